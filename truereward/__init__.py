@@ -1,0 +1,70 @@
+"""truereward: the reward of a graded run, or the reason there is none.
+
+A reader turns a run's evidence into :class:`CaseResult` rows; :func:`fold`
+turns the rows into a reward under a named scheme, or into refusals with
+codes (:mod:`truereward.codes`); :func:`grade_document` builds ``grade.json``;
+:func:`publish` writes it with ``ctrf.json``, ``reward.json`` and
+``reward.txt``, atomically. A run that could not be graded has no reward: it
+is never scored 0 and never scored 1.
+
+Importing this package is cheap: the names below are loaded on first use, so
+``import truereward`` pulls in neither pydantic models nor fsspec, s3fs or
+prefect.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+
+if TYPE_CHECKING:
+    from .cases import CaseResult, CheckAnswer, Observation
+    from .codes import Blame, Ungradable
+    from .ctrfreport import ctrf
+    from .document import GradeDocument, RunInfo, grade_document
+    from .folding import Fold, fold
+    from .publishing import PublishConflict, PublishError, PublishResult, publish
+    from .refusal import Refusal
+
+#: Public name -> (module, attribute), imported on first access.
+_LAZY = {
+    "CaseResult": ("cases", "CaseResult"),
+    "CheckAnswer": ("cases", "CheckAnswer"),
+    "Observation": ("cases", "Observation"),
+    "Blame": ("codes", "Blame"),
+    "Ungradable": ("codes", "Ungradable"),
+    "ctrf": ("ctrfreport", "ctrf"),
+    "GradeDocument": ("document", "GradeDocument"),
+    "RunInfo": ("document", "RunInfo"),
+    "grade_document": ("document", "grade_document"),
+    "Fold": ("folding", "Fold"),
+    "fold": ("folding", "fold"),
+    "PublishConflict": ("publishing", "PublishConflict"),
+    "PublishError": ("publishing", "PublishError"),
+    "PublishResult": ("publishing", "PublishResult"),
+    "publish": ("publishing", "publish"),
+    "Refusal": ("refusal", "Refusal"),
+}
+
+#: Submodules reachable as attributes without an explicit import.
+_SUBMODULES = {"cases", "codes", "document", "files", "folding", "publishing", "strictjson"}
+
+__all__ = ["__version__", *sorted(_LAZY)]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return import_module(f".{name}", __name__)
+    try:
+        module, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'truereward' has no attribute {name!r}") from None
+    value = getattr(import_module(f".{module}", __name__), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | _SUBMODULES)

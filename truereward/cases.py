@@ -1,0 +1,166 @@
+"""The record every kind of evidence reduces to: the result of one case.
+
+A reader looks at one kind of evidence (a test report, an end state, a
+measured figure, criteria) and answers with one :class:`CaseResult` per case.
+Everything after it (the fold, the grade document, the published files) reads
+this record and nothing else.
+
+The record is strict: no type coercion (``"1"`` is not a number and ``True``
+is never one), unknown fields are rejected, NaN and infinities are rejected
+everywhere, and every validation error names the field. ``to_row()`` and
+``from_row()`` carry it as plain JSON with the same ten keys as the rows
+written by truereward 0.4.0, so rows written by that package load unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    model_validator,
+)
+
+from . import codes
+
+__all__ = [
+    "FAIL",
+    "FAIL_TO_PASS",
+    "KINDS",
+    "PASS",
+    "PASS_TO_PASS",
+    "UNGRADABLE",
+    "VERDICTS",
+    "CaseId",
+    "CaseResult",
+    "CheckAnswer",
+    "Kind",
+    "Observation",
+    "Verdict",
+    "check_case_id",
+]
+
+#: Behaviour the change must produce (SWE-bench's FAIL_TO_PASS).
+FAIL_TO_PASS = "fail_to_pass"
+#: Behaviour the change must not break: a guard (SWE-bench's PASS_TO_PASS).
+PASS_TO_PASS = "pass_to_pass"
+KINDS = (FAIL_TO_PASS, PASS_TO_PASS)
+
+PASS = "pass"
+FAIL = "fail"
+#: Nothing was measured; ``code`` says why.
+UNGRADABLE = "ungradable"
+VERDICTS = (PASS, FAIL, UNGRADABLE)
+
+Kind = Literal["fail_to_pass", "pass_to_pass"]
+Verdict = Literal["pass", "fail", "ungradable"]
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def check_case_id(value: str) -> str:
+    """Validate a case id: 1 to 512 characters, no leading or trailing
+    whitespace, no control characters (C0, DEL, C1). Returns it unchanged."""
+    if not value:
+        raise ValueError("a case id must not be empty")
+    if len(value) > 512:
+        raise ValueError(f"a case id has at most 512 characters, got {len(value)}")
+    if value.strip() != value:
+        raise ValueError("a case id must not start or end with whitespace")
+    if _CONTROL.search(value):
+        raise ValueError("a case id must not contain control characters")
+    return value
+
+
+CaseId = Annotated[str, AfterValidator(check_case_id)]
+
+_STRICT = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
+
+
+class Observation(BaseModel):
+    """One thing the reader looked at, in the reader's own words. Free text:
+    it never enters the reward."""
+
+    model_config = _STRICT
+
+    name: str
+    verdict: str
+    why: str = ""
+
+
+def _known_run_check(value: str) -> str:
+    if value not in codes.RUN_CHECKS:
+        raise ValueError(
+            f"unknown run check {value!r}; known checks: {', '.join(sorted(codes.RUN_CHECKS))}"
+        )
+    return value
+
+
+class CheckAnswer(BaseModel):
+    """One case's answer to a run check (see :data:`truereward.codes.RUN_CHECKS`):
+    whether it held, and why not when it did not. The run holds a check only
+    when every answer to it holds."""
+
+    model_config = _STRICT
+
+    check: Annotated[str, AfterValidator(_known_run_check)]
+    holds: bool
+    why: str = ""
+
+
+class CaseResult(BaseModel):
+    """One graded case.
+
+    ``verdict`` is ``pass``, ``fail`` or ``ungradable``; ``code`` is non-empty
+    and a known refusal code exactly when the verdict is ``ungradable`` (the
+    code's blame and retry default come from :mod:`truereward.codes`).
+    ``observations``, ``measures`` and ``containment`` describe what the reader
+    saw and measured; they never enter the reward. ``checks`` are this case's
+    answers to run checks. ``duration_s`` is the time spent grading the case.
+    """
+
+    model_config = _STRICT
+
+    id: CaseId
+    kind: Kind
+    verdict: Verdict
+    code: str = ""
+    why: str = ""
+    observations: list[Observation] = Field(default_factory=list)
+    measures: dict[str, float] = Field(default_factory=dict)
+    checks: list[CheckAnswer] = Field(default_factory=list)
+    containment: dict[str, JsonValue] | None = None
+    duration_s: Annotated[float, Field(ge=0)] = 0.0
+
+    @model_validator(mode="after")
+    def _code_goes_with_ungradable(self) -> CaseResult:
+        if self.verdict == UNGRADABLE:
+            if not self.code:
+                raise ValueError("code: an ungradable case needs a refusal code")
+            if not codes.known(self.code):
+                raise ValueError(f"code: {codes.UnknownCode(self.code)}")
+        elif self.code:
+            raise ValueError(f"code: only an ungradable case carries a code (verdict is "
+                             f"{self.verdict!r}, code is {self.code!r})")
+        return self
+
+    @property
+    def graded(self) -> bool:
+        """True when the case passed or failed (something was measured)."""
+        return self.verdict != UNGRADABLE
+
+    def to_row(self) -> dict[str, Any]:
+        """The record as a plain JSON-ready dict with the ten row keys."""
+        return self.model_dump(mode="json")
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> CaseResult:
+        """The record a row carries; ``pydantic.ValidationError`` naming the
+        field when the row is not a valid record."""
+        return cls.model_validate(row)

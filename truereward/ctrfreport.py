@@ -1,0 +1,109 @@
+"""The grade as a CTRF report (``ctrf.json``), for people and dashboards.
+
+Current CTRF (``reportFormat: "CTRF"``, ``specVersion: "1.0.0"``): one test
+per row (``passed``, ``failed``, or ``other`` for an ungradable row, with the
+verdict in ``rawStatus``) and one ``other`` test for every refusal that no
+row's own status shows (a missing case, a duplicate id, a failed run check,
+a refused evidence file), so the report never looks greener than the grade.
+Durations are integer milliseconds; ``start``/``stop`` are the run's
+timestamps in epoch milliseconds, or 0 when the document has none.
+``extra.truereward`` carries the grade's gradability, reward, scheme and the
+sha256 of the ``grade.json`` it was made from.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from .cases import UNGRADABLE
+from .codes import Blame
+from .document import GradeDocument
+
+__all__ = ["SPEC_VERSION", "ctrf"]
+
+SPEC_VERSION = "1.0.0"
+
+_STATUS = {"pass": "passed", "fail": "failed", UNGRADABLE: "other"}
+
+
+def _epoch_ms(value: datetime | None) -> int:
+    return 0 if value is None else int(value.timestamp() * 1000)
+
+
+def _blame_of(code: str, document: GradeDocument) -> str | None:
+    for item in document.refusals:
+        if item.code == code:
+            return item.blame.value
+    return None
+
+
+def ctrf(document: GradeDocument) -> dict[str, Any]:
+    """The CTRF report of ``document`` as a JSON-ready dict (see the module
+    docstring); valid against the official CTRF schema."""
+    tests: list[dict[str, Any]] = []
+    shown: set[tuple[str, str, str]] = set()
+    for row in document.detail:
+        test: dict[str, Any] = {
+            "name": row.id,
+            "status": _STATUS[row.verdict],
+            "rawStatus": row.verdict,
+            "duration": round(row.duration_s * 1000),
+            "suite": [row.kind],
+            "extra": {"truereward": {
+                "kind": row.kind,
+                "code": row.code or None,
+                "blame": _blame_of(row.code, document) if row.code else None,
+            }},
+        }
+        if row.why:
+            test["message"] = row.why
+        tests.append(test)
+        if row.verdict == UNGRADABLE:
+            shown.add((row.id, row.code, row.why))
+    declared = document.inputs.case_set or {}
+    for item in document.refusals:
+        if item.case is not None and (item.case, item.code, item.why) in shown:
+            continue
+        tests.append({
+            "name": f"{item.case} [{item.code}]" if item.case else item.code,
+            "status": "other",
+            "rawStatus": "refused",
+            "duration": 0,
+            "suite": ["refusals"],
+            "message": item.why or item.code,
+            "extra": {"truereward": {
+                "code": item.code,
+                "blame": Blame(item.blame).value,
+                "case": item.case,
+                "kind": declared.get(item.case) if item.case else None,
+            }},
+        })
+    statuses = [test["status"] for test in tests]
+    run = document.run
+    summary = {
+        "tests": len(tests),
+        "passed": statuses.count("passed"),
+        "failed": statuses.count("failed"),
+        "skipped": 0,
+        "pending": 0,
+        "other": statuses.count("other"),
+        "start": _epoch_ms(run.started if run else None),
+        "stop": _epoch_ms(run.finished if run else None),
+    }
+    return {
+        "reportFormat": "CTRF",
+        "specVersion": SPEC_VERSION,
+        "generatedBy": document.grader.name,
+        "results": {
+            "tool": {"name": document.grader.name, "version": document.grader.version},
+            "summary": summary,
+            "tests": tests,
+        },
+        "extra": {"truereward": {
+            "gradable": document.gradable,
+            "reward": document.reward,
+            "scheme": document.scheme,
+            "grade_sha256": document.digest,
+        }},
+    }

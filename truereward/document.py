@@ -1,0 +1,261 @@
+"""The grade document (``grade.json``): one run's fold, its rows and where it
+came from.
+
+:func:`grade_document` folds the rows and returns a :class:`GradeDocument`, a
+versioned, strict pydantic model. Its bytes (:meth:`GradeDocument.to_bytes`)
+are deterministic: sorted keys, ``detail`` sorted by id, refusals sorted,
+strict JSON (never NaN). The same rows in any order give the same bytes, and
+:attr:`GradeDocument.digest` (sha256 of those bytes) names the grade, which is
+how a publisher replaces exactly the grade it means to (``replaces=``).
+
+The document keeps everything needed to fold it again (``detail``, ``scheme``
+and ``inputs``: the case set, the refusals and run-check answers given from
+outside the rows), so ``truereward verify`` can check the stored figures
+rather than trust them.
+
+No timestamps are added implicitly: a document depends only on its inputs,
+so grading the same evidence twice gives the same grade (and republishing it
+is a no-op). Timestamps go in ``run`` when the caller has them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from functools import cached_property
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+)
+
+from ._version import __version__
+from .cases import CaseResult, CheckAnswer
+from .codes import Ungradable
+from .folding import (
+    DEFAULT_SCHEME,
+    CaseCounts,
+    FailedIds,
+    Fold,
+    FoldInputs,
+    RunCheck,
+    Scheme,
+    fold_prepared,
+    prepare_inputs,
+    validate_rows,
+)
+from .refusal import Refusal
+from .segments import check_segment
+from .strictjson import canonical_bytes, loads
+from .trusted import trusted
+
+__all__ = [
+    "GRADER_NAME",
+    "SCHEMA_VERSION",
+    "Attempt",
+    "EvidenceDigest",
+    "GradeDocument",
+    "Grader",
+    "RunInfo",
+    "digest_file",
+    "grade_document",
+]
+
+#: The version of the document's shape. A change to the shape is a new
+#: version; readers check it.
+SCHEMA_VERSION = 1
+GRADER_NAME = "truereward"
+
+_STRICT = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
+
+
+def _utc(value: datetime) -> datetime:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError("a timestamp must carry a time zone (UTC)")
+    return value.astimezone(UTC)
+
+
+#: A timezone-aware timestamp, stored in UTC (``2026-11-30T10:06:44Z``).
+UTCTime = Annotated[datetime, AfterValidator(_utc)]
+Segment = Annotated[str, AfterValidator(check_segment)]
+
+
+class Grader(BaseModel):
+    """Who folded and wrote the document."""
+
+    model_config = _STRICT
+
+    name: str = GRADER_NAME
+    version: str = __version__
+
+
+class RunInfo(BaseModel):
+    """What is known about the graded run. ``id`` and ``sweep`` become path
+    segments when publishing, so they are validated as such (no ``/``, no
+    ``..``, no control characters). ``attempt`` counts from 1."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    id: Segment | None = None
+    sweep: Segment | None = None
+    attempt: Annotated[int, Field(ge=1, strict=True)] = 1
+    started: UTCTime | None = None
+    finished: UTCTime | None = None
+
+
+class Attempt(BaseModel):
+    """One earlier attempt at grading the run, when grading was retried:
+    its number, whether it was gradable, its refusals, and when it ran."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    attempt: Annotated[int, Field(ge=1, strict=True)]
+    gradable: bool
+    reward: float | None = None
+    refusals: list[Refusal] = Field(default_factory=list)
+    started: UTCTime | None = None
+    finished: UTCTime | None = None
+
+
+class EvidenceDigest(BaseModel):
+    """One evidence file the grader read: where, its sha256 and its size."""
+
+    model_config = _STRICT
+
+    path: str
+    sha256: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+    size: Annotated[int, Field(ge=0)]
+
+
+class GradeDocument(BaseModel):
+    """The grade of one run (``grade.json``), schema version 1.
+
+    The fold's fields (``gradable``, ``reward``, ``guards_hold``,
+    ``fix_rate``, ``case_fraction``, ``cases``, ``failed``, ``refusals``,
+    ``checks``; see :class:`~truereward.folding.Fold`) sit at the top level,
+    beside ``detail`` (the rows, sorted by id), ``inputs`` (what else the fold
+    took), ``run`` (metadata), ``attempts`` (earlier attempts when grading
+    was retried) and ``evidence`` (digests of the files read).
+    """
+
+    model_config = _STRICT
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    grader: Grader = Field(default_factory=Grader)
+    scheme: str
+    gradable: bool
+    reward: float | None
+    guards_hold: bool
+    fix_rate: float | None
+    case_fraction: float | None
+    cases: CaseCounts
+    failed: FailedIds
+    refusals: list[Refusal]
+    checks: list[RunCheck]
+    inputs: FoldInputs
+    detail: list[CaseResult]
+    run: RunInfo | None = None
+    attempts: list[Attempt] = Field(default_factory=list)
+    evidence: list[EvidenceDigest] = Field(default_factory=list)
+
+    @cached_property
+    def _bytes(self) -> bytes:
+        return canonical_bytes(self.model_dump(mode="json"))
+
+    def to_bytes(self) -> bytes:
+        """The canonical ``grade.json`` bytes (sorted keys, 2-space indent,
+        UTF-8, final newline)."""
+        return self._bytes
+
+    @property
+    def digest(self) -> str:
+        """sha256 (hex) of :meth:`to_bytes`: the name of this grade, given
+        as ``replaces=`` to publish a grade over this one."""
+        return hashlib.sha256(self._bytes).hexdigest()
+
+    @property
+    def fold(self) -> Fold:
+        """The fold's fields as a :class:`~truereward.folding.Fold`."""
+        return trusted(Fold, {name: getattr(self, name) for name in Fold.model_fields})
+
+    @classmethod
+    def from_bytes(cls, data: bytes | str) -> GradeDocument:
+        """Load a stored document (strict JSON, strict schema). Raises
+        :class:`~truereward.strictjson.StrictJSONError` (not strict JSON:
+        NaN, duplicate keys, bad UTF-8) or ``pydantic.ValidationError``."""
+        loads(data)  # refuses what pydantic's JSON parser would let through
+        if isinstance(data, bytes) and data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        return cls.model_validate_json(data)
+
+
+def digest_file(path: str | Path, *, name: str | None = None) -> EvidenceDigest:
+    """The digest of one local evidence file, read in chunks. ``name`` is the
+    path written into the document (default: ``path`` as given)."""
+    sha = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            sha.update(chunk)
+            size += len(chunk)
+    return trusted(EvidenceDigest, {
+        "path": name if name is not None else str(path), "sha256": sha.hexdigest(), "size": size,
+    })
+
+
+def _row_order(row: CaseResult) -> tuple[str, bytes]:
+    # Rows that share an id are ordered by their content, so the document
+    # never depends on which one arrived first.
+    return (row.id, canonical_bytes(row.to_row(), indent=None))
+
+
+def grade_document(
+    rows: Iterable[CaseResult | Mapping[str, Any]],
+    *,
+    case_set: object = None,
+    scheme: str | Scheme = DEFAULT_SCHEME,
+    run: RunInfo | Mapping[str, Any] | None = None,
+    evidence: Iterable[EvidenceDigest | Mapping[str, Any]] = (),
+    refusals: Iterable[Refusal | Ungradable | Mapping[str, Any]] = (),
+    checks: Iterable[CheckAnswer | Mapping[str, Any]] = (),
+    attempts: Iterable[Attempt | Mapping[str, Any]] = (),
+) -> GradeDocument:
+    """Fold ``rows`` (see :func:`truereward.fold`) and build the grade document.
+
+    ``run`` is the run's metadata (:class:`RunInfo` or a mapping),
+    ``evidence`` the digests of the evidence files read (sorted by path in the
+    document), ``refusals`` and ``checks`` what the fold takes beside the rows,
+    ``attempts`` the earlier attempts when grading was retried. Invalid rows
+    raise ``pydantic.ValidationError`` naming the row index and field.
+    """
+    validated = validate_rows(rows)
+    inputs = prepare_inputs(case_set=case_set, checks=checks, refusals=refusals)
+    folded = fold_prepared(validated, inputs, scheme)
+    ids = [row.id for row in validated]
+    if len(set(ids)) == len(ids):
+        detail = sorted(validated, key=lambda row: row.id)
+    else:
+        detail = sorted(validated, key=_row_order)
+    values = dict(folded.__dict__)
+    values.update(
+        schema_version=SCHEMA_VERSION,
+        grader=_GRADER,
+        inputs=inputs,
+        detail=detail,
+        run=None if run is None else RunInfo.model_validate(run),
+        attempts=[Attempt.model_validate(item) for item in attempts],
+        evidence=sorted(
+            (EvidenceDigest.model_validate(item) for item in evidence),
+            key=lambda item: (item.path, item.sha256),
+        ),
+    )
+    return trusted(GradeDocument, values)
+
+
+_GRADER = Grader()

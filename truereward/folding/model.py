@@ -1,0 +1,116 @@
+"""What a fold returns: the reward or the reasons there is none, and the
+figures beside it."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..cases import CheckAnswer, Kind
+from ..refusal import Refusal
+
+__all__ = ["CaseCounts", "FailedIds", "Fold", "FoldInputs", "KindCounts", "RunCheck"]
+
+_FROZEN = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
+
+
+class KindCounts(BaseModel):
+    """Counts of the rows of one kind. ``total = graded + ungradable`` and
+    ``graded = passed + failed``."""
+
+    model_config = _FROZEN
+
+    total: int
+    graded: int
+    passed: int
+    failed: int
+    ungradable: int
+
+
+class CaseCounts(KindCounts):
+    """Counts over every row, and per kind. ``declared`` is the number of
+    valid declarations in the case set, or ``None`` when the fold had none."""
+
+    fail_to_pass: KindCounts
+    pass_to_pass: KindCounts
+    declared: int | None = None
+
+
+class FailedIds(BaseModel):
+    """The ids of graded rows that failed, per kind, sorted (an id appears
+    once however many rows carry it)."""
+
+    model_config = _FROZEN
+
+    fail_to_pass: list[str]
+    pass_to_pass: list[str]
+
+
+class RunCheck(BaseModel):
+    """A run check over the whole run: it holds when every answer holds.
+    ``answered`` counts the answers; ``why`` joins the reasons of the answers
+    that did not hold."""
+
+    model_config = _FROZEN
+
+    check: str
+    code: str
+    holds: bool
+    answered: int
+    why: str = ""
+
+
+class Fold(BaseModel):
+    """The outcome of folding the rows of one run under a scheme.
+
+    - ``gradable`` is true exactly when ``refusals`` is empty.
+    - ``reward`` is a float (``1.0``/``0.0`` under ``gated-binary/1``) when
+      gradable, and ``None`` otherwise: never 0 for an ungradable run.
+    - ``guards_hold``: every graded pass-to-pass row passed (true when there
+      is none).
+    - ``fix_rate``: passed / graded fail-to-pass rows, not gated by the
+      guards; ``None`` when no fail-to-pass row was graded.
+    - ``case_fraction``: passed / graded rows; ``None`` when nothing was
+      graded.
+    The rates and counts are over the graded rows even when the run is not
+    gradable; they describe what was measured, they are not a grade.
+    """
+
+    model_config = _FROZEN
+
+    scheme: str
+    gradable: bool
+    reward: float | None
+    guards_hold: bool
+    fix_rate: float | None
+    case_fraction: float | None
+    cases: CaseCounts
+    failed: FailedIds
+    refusals: list[Refusal]
+    checks: list[RunCheck]
+
+    @property
+    def blame(self) -> set[str]:
+        """Who failed, over every refusal (empty when gradable)."""
+        return {item.blame.value for item in self.refusals}
+
+    @property
+    def codes(self) -> list[str]:
+        """The distinct refusal codes, sorted."""
+        return sorted({item.code for item in self.refusals})
+
+
+class FoldInputs(BaseModel):
+    """Everything besides the rows that a fold took, normalised and sorted, so
+    that a stored document can be folded again (``truereward verify``).
+
+    ``case_set`` holds the valid declarations (``None`` when the fold had no
+    case set); invalid declarations are ``CASE_INVALID`` entries of
+    ``refusals``, beside the refusals given from outside the rows. ``checks``
+    are run-check answers given beside the rows' own.
+    """
+
+    model_config = _FROZEN
+
+    case_set: dict[str, Kind] | None = None
+    refusals: list[Refusal] = Field(default_factory=list)
+    checks: list[CheckAnswer] = Field(default_factory=list)

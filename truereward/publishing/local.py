@@ -1,0 +1,277 @@
+"""Publishing into a local directory: atomic, durable, conditional.
+
+Every file is whole or absent, never torn, even under ``kill -9`` or a power
+cut:
+
+- each body goes to a temporary file in the target directory (created with
+  mode ``0666`` so the umask applies: ``0644`` under umask 022), is written
+  and ``fsync``-ed, then moved into place with ``os.replace`` (or linked with
+  ``os.link`` when creating ``grade.json``, which fails if another writer got
+  there first); the directory is ``fsync``-ed so the rename is durable;
+- publishers of one directory take an exclusive ``flock`` on the directory
+  itself (no lock file), so the read-compare-write of a replace is atomic
+  against other truereward publishers, across processes; the lock dies with
+  its process;
+- temporary files of ours (``.truereward.*.tmp``) left by a killed publisher
+  are removed under that lock;
+- existing symlinks among the four names are replaced, never written through
+  (files are opened with ``O_NOFOLLOW``).
+
+The order of operations keeps the set consistent at every instant:
+``reward.txt`` and ``reward.json`` are removed before a new ``grade.json`` is
+put in place (so no reward can stand beside a grade it does not belong to),
+then ``grade.json``, ``ctrf.json`` and ``reward.json``, and ``reward.txt``
+last. The conflict check comes before any of it: a conflicting publish
+touches nothing.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import re
+import secrets
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..document import GradeDocument
+from ..files import CTRF, GRADE, REWARD_FILES, REWARD_JSON, REWARD_TXT, render
+from .decide import Decision, decide, sha256_hex
+from .errors import PublishConflict, PublishError
+from .result import PublishResult
+
+__all__ = ["TEMP_PATTERN", "publish_local"]
+
+#: Names of our temporary files; anything matching in a target directory is
+#: ours and stale once we hold the directory lock.
+TEMP_PATTERN = re.compile(r"^\.truereward\..+\.tmp$")
+
+#: The largest existing file read back for comparison; anything larger cannot
+#: be a grade we wrote, and compares as different.
+_READ_LIMIT = 256 << 20
+
+_ABSENT = object()
+
+
+def _fsync_dir(dir_fd: int) -> None:
+    try:
+        os.fsync(dir_fd)
+    except OSError as error:  # some file systems cannot fsync a directory
+        if error.errno not in (errno.EINVAL, errno.ENOTSUP):
+            raise
+
+
+def _ensure_directory(path: Path) -> None:
+    """Create ``path`` and missing parents, fsyncing each parent so the new
+    entries are durable."""
+    missing: list[Path] = []
+    probe = path
+    while not probe.exists():
+        missing.append(probe)
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory)
+        except FileExistsError:
+            continue
+        parent_fd = os.open(directory.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            _fsync_dir(parent_fd)
+        finally:
+            os.close(parent_fd)
+    if not path.is_dir():
+        raise PublishError(f"{path}: the target exists and is not a directory")
+
+
+@contextmanager
+def _locked_directory(path: Path) -> Iterator[int]:
+    """An fd on ``path``, exclusively flock-ed for the duration."""
+    dir_fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(dir_fd, fcntl.LOCK_EX)
+        yield dir_fd
+    finally:
+        os.close(dir_fd)  # releases the lock
+
+
+def _read(dir_fd: int, name: str) -> bytes | None | object:
+    """The bytes of regular file ``name``; ``None`` when absent; ``_ABSENT``
+    when the name is taken by a symlink (which we replace, never follow)."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return _ABSENT
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise PublishError(f"{name} exists and is not a regular file")
+        if info.st_size > _READ_LIMIT:
+            return b"\0"  # compares different from any body of ours
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _exists(dir_fd: int, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _write_temp(dir_fd: int, name: str, data: bytes) -> str:
+    temp = f".truereward.{name}.{secrets.token_hex(8)}.tmp"
+    fd = os.open(
+        temp,
+        os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+        0o666,
+        dir_fd=dir_fd,
+    )
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        os.unlink(temp, dir_fd=dir_fd)
+        raise
+    os.close(fd)
+    return temp
+
+
+def _replace(dir_fd: int, name: str, data: bytes) -> None:
+    """Put ``data`` at ``name`` atomically (replacing a file or symlink)."""
+    temp = _write_temp(dir_fd, name, data)
+    try:
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        os.unlink(temp, dir_fd=dir_fd)
+        raise
+
+
+def _create(dir_fd: int, name: str, data: bytes) -> bool:
+    """Create ``name`` with ``data`` only if the name is free; False if taken."""
+    temp = _write_temp(dir_fd, name, data)
+    try:
+        os.link(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(temp, dir_fd=dir_fd)
+    return True
+
+
+def _remove(dir_fd: int, name: str) -> bool:
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _remove_stale_temps(dir_fd: int) -> None:
+    for entry in os.listdir(dir_fd):
+        if TEMP_PATTERN.match(entry):
+            _remove(dir_fd, entry)
+
+
+def _repair(dir_fd: int, bodies: dict[str, bytes]) -> tuple[list[str], list[str]]:
+    """The grade is already published: make the other files match it, in the
+    safe order. Usually writes nothing."""
+    written: list[str] = []
+    removed: list[str] = []
+    if REWARD_TXT not in bodies:
+        for name in REWARD_FILES:
+            if _remove(dir_fd, name):
+                removed.append(name)
+    if removed:
+        _fsync_dir(dir_fd)
+    for name in (CTRF, REWARD_JSON, REWARD_TXT):
+        if name in bodies and _read(dir_fd, name) != bodies[name]:
+            if name == REWARD_TXT and written:
+                _fsync_dir(dir_fd)  # the files before it are durable first
+            _replace(dir_fd, name, bodies[name])
+            written.append(name)
+    if written:
+        _fsync_dir(dir_fd)
+    return written, removed
+
+
+def publish_local(
+    document: GradeDocument, directory: str | os.PathLike[str], *, replaces: str | None = None
+) -> PublishResult:
+    """Publish ``document`` into ``directory`` (created if missing).
+
+    See :func:`truereward.publish` for the semantics of ``replaces`` and the
+    module docstring for the guarantees. Raises :class:`PublishConflict` (and
+    touches nothing) when another grade is published there, and
+    :class:`PublishError` on I/O errors.
+    """
+    path = Path(directory)
+    bodies = render(document)
+    ours = bodies[GRADE]
+    digest = sha256_hex(ours)
+    try:
+        _ensure_directory(path)
+        with _locked_directory(path) as dir_fd:
+            _remove_stale_temps(dir_fd)
+            existing = _read(dir_fd, GRADE)
+            decision = decide(existing if isinstance(existing, bytes) else None, ours, replaces)
+            if decision is Decision.CREATE and existing is _ABSENT:
+                decision = Decision.REPLACE  # a symlink squats the name: replace it
+            if decision is Decision.CONFLICT:
+                raise PublishConflict(
+                    str(path),
+                    existing=sha256_hex(existing) if isinstance(existing, bytes) else None,
+                    attempted=digest,
+                    replaces=replaces,
+                )
+            if decision is Decision.SAME:
+                written, removed = _repair(dir_fd, bodies)
+                return PublishResult(str(path), digest, decision, tuple(written), tuple(removed))
+
+            removed = [name for name in REWARD_FILES if _remove(dir_fd, name)]
+            if removed:
+                _fsync_dir(dir_fd)
+            if decision is Decision.CREATE:
+                if not _create(dir_fd, GRADE, ours):
+                    # Someone outside our lock created it meanwhile.
+                    raced = _read(dir_fd, GRADE)
+                    raise PublishConflict(
+                        str(path),
+                        existing=sha256_hex(raced) if isinstance(raced, bytes) else None,
+                        attempted=digest,
+                        replaces=replaces,
+                    )
+            else:
+                _replace(dir_fd, GRADE, ours)
+            _fsync_dir(dir_fd)
+            written = [GRADE]
+            for name in (CTRF, REWARD_JSON):
+                if name in bodies:
+                    _replace(dir_fd, name, bodies[name])
+                    written.append(name)
+            _fsync_dir(dir_fd)
+            if REWARD_TXT in bodies:
+                _replace(dir_fd, REWARD_TXT, bodies[REWARD_TXT])
+                _fsync_dir(dir_fd)
+                written.append(REWARD_TXT)
+            return PublishResult(str(path), digest, decision, tuple(written), tuple(removed))
+    except PublishError:
+        raise
+    except OSError as error:
+        raise PublishError(f"{path}: {error.strerror or error}") from error

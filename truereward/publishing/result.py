@@ -1,0 +1,31 @@
+"""What a publish did."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .decide import Decision
+
+__all__ = ["PublishResult"]
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    """The outcome of one successful publish.
+
+    ``decision`` says whether the grade was created, replaced another, or was
+    already there (``SAME``: then ``written`` lists only what had to be
+    repaired after an earlier publish was interrupted, usually nothing).
+    ``written`` and ``removed`` name the files, in the order it touched them.
+    """
+
+    target: str
+    digest: str
+    decision: Decision
+    written: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        """Whether anything at the target was written or removed."""
+        return bool(self.written or self.removed)

@@ -1,0 +1,33 @@
+"""Names that become path segments: run ids and sweep names.
+
+A run id or a sweep name is joined into a path or an object key when grades
+are published (``<target>/<run id>/grade.json``). It must therefore be one
+segment that cannot escape its parent: not empty, not ``.`` or ``..``, no
+``/`` or ``\\``, no control characters, no leading or trailing whitespace,
+at most 255 characters.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["check_segment"]
+
+_FORBIDDEN = re.compile(r"[/\\\x00-\x1f\x7f-\x9f]")
+
+
+def check_segment(value: str) -> str:
+    """``value`` if it is a safe single path segment, else ``ValueError``
+    saying why."""
+    if not value:
+        raise ValueError("a name used as a path segment must not be empty")
+    if value in (".", ".."):
+        raise ValueError(f"{value!r} cannot be used as a path segment")
+    if len(value) > 255:
+        raise ValueError(f"a path segment has at most 255 characters, got {len(value)}")
+    if value.strip() != value:
+        raise ValueError(f"{value!r} starts or ends with whitespace")
+    bad = _FORBIDDEN.search(value)
+    if bad:
+        raise ValueError(f"{value!r} contains {bad.group()!r}: no separators or control characters")
+    return value
