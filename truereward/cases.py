@@ -24,6 +24,7 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    WithJsonSchema,
     model_validator,
 )
 
@@ -37,6 +38,7 @@ __all__ = [
     "PASS_TO_PASS",
     "UNGRADABLE",
     "VERDICTS",
+    "CASE_ID_PATTERN",
     "CaseId",
     "CaseResult",
     "CheckAnswer",
@@ -78,7 +80,16 @@ def check_case_id(value: str) -> str:
     return value
 
 
-CaseId = Annotated[str, AfterValidator(check_case_id)]
+#: The JSON Schema form of :func:`check_case_id` (validation itself runs
+#: :func:`check_case_id`, which gives clearer messages).
+CASE_ID_PATTERN = r"^[^\s\x00-\x1f\x7f-\x9f](?:[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f])?$"
+
+CaseId = Annotated[
+    str,
+    AfterValidator(check_case_id),
+    WithJsonSchema({"type": "string", "minLength": 1, "maxLength": 512,
+                    "pattern": CASE_ID_PATTERN}),
+]
 
 _STRICT = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
 
@@ -114,6 +125,14 @@ class CheckAnswer(BaseModel):
     why: str = ""
 
 
+#: The rule "a code exactly when ungradable" in JSON Schema terms.
+_CODE_RULE: dict[str, Any] = {
+    "if": {"properties": {"verdict": {"const": "ungradable"}}, "required": ["verdict"]},
+    "then": {"properties": {"code": {"minLength": 1}}, "required": ["code"]},
+    "else": {"properties": {"code": {"const": ""}}},
+}
+
+
 class CaseResult(BaseModel):
     """One graded case.
 
@@ -125,7 +144,10 @@ class CaseResult(BaseModel):
     answers to run checks. ``duration_s`` is the time spent grading the case.
     """
 
-    model_config = _STRICT
+    model_config = ConfigDict(
+        frozen=True, strict=True, extra="forbid", allow_inf_nan=False,
+        json_schema_extra=_CODE_RULE,
+    )
 
     id: CaseId
     kind: Kind

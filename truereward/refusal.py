@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from . import codes
 from .trusted import trusted
@@ -24,7 +24,7 @@ class Refusal(BaseModel):
     model_config = ConfigDict(frozen=True, strict=True, extra="forbid")
 
     code: Annotated[str, StringConstraints(pattern=codes.CODE_PATTERN.pattern)]
-    blame: codes.Blame
+    blame: Annotated[codes.Blame, Field(strict=False)]  # "run" or "grader"
     why: str = ""
     case: str | None = None
 

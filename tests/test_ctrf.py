@@ -1,0 +1,73 @@
+"""ctrf.json: valid against the official CTRF schema, never greener than the grade."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import given
+
+from tests import strategies as gen
+from truereward import ctrf, grade_document
+
+SCHEMA = json.loads((Path(__file__).parent / "data" / "ctrf.schema.json").read_text())
+
+
+def validate(report):
+    jsonschema.Draft7Validator(SCHEMA).validate(report)
+
+
+def test_gradable_run(row):
+    report = ctrf(grade_document([row("a", duration_s=1.2346), row("b", "pass_to_pass")],
+                                 run={"started": "2026-11-30T10:00:00Z",
+                                      "finished": "2026-11-30T10:00:02Z"}))
+    validate(report)
+    assert report["reportFormat"] == "CTRF" and report["specVersion"] == "1.0.0"
+    summary = report["results"]["summary"]
+    assert (summary["tests"], summary["passed"], summary["other"]) == (2, 2, 0)
+    assert summary["stop"] - summary["start"] == 2000
+    first = report["results"]["tests"][0]
+    assert first["duration"] == 1235 and isinstance(first["duration"], int)
+    assert first["suite"] == ["fail_to_pass"] and first["rawStatus"] == "pass"
+
+
+def test_ungradable_run_with_refusals_that_have_no_row(row):
+    document = grade_document(
+        [row("a"), row("b", verdict="ungradable", code="CASE_NOT_GRADED", why="crashed"),
+         row("a", verdict="fail")],
+        case_set={"a": "fail_to_pass", "b": "fail_to_pass", "c": "pass_to_pass"},
+        refusals=[{"code": "GRADER_TIMEOUT", "why": "budget"}],
+    )
+    report = ctrf(document)
+    validate(report)
+    tests = report["results"]["tests"]
+    other = [test for test in tests if test["status"] == "other"]
+    names = sorted(test["name"] for test in other)
+    # the ungradable row, the duplicate id, the missing case, the run-level timeout
+    assert names == ["GRADER_TIMEOUT", "a [CASE_INVALID]", "b", "c [CASES_MISSING]"]
+    missing = next(test for test in other if test["name"] == "c [CASES_MISSING]")
+    assert missing["extra"]["truereward"] == {"code": "CASES_MISSING", "blame": "grader",
+                                              "case": "c", "kind": "pass_to_pass"}
+    assert report["extra"]["truereward"]["gradable"] is False
+    assert report["extra"]["truereward"]["reward"] is None
+
+
+@pytest.mark.parametrize("rows", [[], [{"id": "g", "kind": "pass_to_pass", "verdict": "pass"}]])
+def test_run_level_refusals_appear_as_other_tests(rows):
+    report = ctrf(grade_document(rows))
+    validate(report)
+    assert report["results"]["summary"]["other"] == 1
+
+
+@given(gen.row_lists, gen.case_sets)
+def test_every_report_validates_and_is_never_greener_than_the_grade(rows, case_set):
+    document = grade_document(rows, case_set=case_set)
+    report = ctrf(document)
+    validate(report)
+    summary = report["results"]["summary"]
+    assert summary["tests"] == len(report["results"]["tests"])
+    if not document.gradable:
+        assert summary["other"] >= 1
+    assert report["extra"]["truereward"]["grade_sha256"] == document.digest

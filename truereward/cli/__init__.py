@@ -1,0 +1,64 @@
+"""The ``truereward`` command line.
+
+Each subcommand is one module of this package with ``register(subparsers)``
+and ``run(args) -> int``; :data:`COMMANDS` lists them. Errors in the input
+end with exit status 2 and a message naming the file, line and field, never a
+traceback (:mod:`truereward.cli.common` has the exit codes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from importlib import import_module
+
+from .._version import __version__
+from .common import EXIT_INTERNAL, CliError
+
+__all__ = ["COMMANDS", "main"]
+
+#: Subcommand modules, in the order ``--help`` lists them.
+COMMANDS = ("fold", "verify", "schema", "codes")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="truereward",
+        description="The reward of a graded run, or the reason there is none.",
+    )
+    parser.add_argument("--version", action="version", version=f"truereward {__version__}")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        module = import_module(f".{name}", __name__)
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except CliError as error:
+        print(f"truereward {args.command}: {error}", file=sys.stderr)
+        return error.status
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # noqa: BLE001 - the last line of defence: no traceback
+        if os.environ.get("TRUEREWARD_DEBUG"):
+            raise
+        print(
+            f"truereward {args.command}: internal error: {type(error).__name__}: {error} "
+            "(set TRUEREWARD_DEBUG=1 for a traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+    return status
+
+
+def console() -> None:
+    """Entry point of the console script."""
+    sys.exit(main())

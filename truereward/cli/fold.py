@@ -1,0 +1,119 @@
+"""``truereward fold ROWS.jsonl``: fold rows and publish the grade.
+
+Reads one CaseResult row per line, folds them (optionally against a declared
+case set), builds the grade document and publishes it to the logs directory
+(``--logs``, else ``$GRADE_LOGS``, else ``/logs/verifier``). Prints one line:
+the reward, or the refusal codes with their blame. Exit 0 when published
+(gradable or not: the files say which), 2 on bad input, 3 when another grade
+is already published there, 4 when the target cannot be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any
+
+from .common import (
+    EXIT_CONFLICT,
+    EXIT_OK,
+    EXIT_PUBLISH_FAILED,
+    CliError,
+    load_case_set,
+    load_rows,
+)
+
+#: Where a Harbor verifier's files go unless told otherwise.
+DEFAULT_LOGS = "/logs/verifier"
+LOGS_ENV = "GRADE_LOGS"
+
+
+def default_logs() -> str:
+    """``$GRADE_LOGS`` when set, else ``/logs/verifier``."""
+    return os.environ.get(LOGS_ENV) or DEFAULT_LOGS
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "fold", help="fold rows (JSONL) into a grade and publish it",
+        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+    )
+    parser.add_argument("rows", help="JSONL file of CaseResult rows ('-' for stdin)")
+    parser.add_argument("--case-set", metavar="FILE",
+                        help="declared cases: JSON or TOML, {id: kind} or a list of {id, kind}")
+    parser.add_argument("--logs", metavar="DIR",
+                        help=f"where to publish (default: ${LOGS_ENV} or {DEFAULT_LOGS})")
+    parser.add_argument("--scheme", default="gated-binary/1", help="reward scheme")
+    parser.add_argument("--replaces", metavar="SHA256",
+                        help="digest of the published grade.json this grade replaces")
+    parser.add_argument("--run-id", help="the run's id, recorded in the document")
+    parser.add_argument("--sweep", help="the sweep's name, recorded in the document")
+    parser.add_argument("--evidence", action="append", default=[], metavar="FILE",
+                        help="an evidence file whose digest the document records (repeatable)")
+    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from ..codes import UnknownCode
+    from ..document import digest_file, grade_document
+    from ..folding import UnknownScheme
+    from ..publishing import PublishConflict, PublishError, publish
+
+    rows = load_rows(args.rows)
+    case_set = load_case_set(args.case_set) if args.case_set else None
+    run_info = None
+    if args.run_id or args.sweep:
+        run_info = {"id": args.run_id, "sweep": args.sweep}
+    try:
+        evidence = [digest_file(path) for path in args.evidence]
+    except OSError as error:
+        raise CliError(f"{error.filename}: cannot read evidence: {error.strerror}") from None
+    try:
+        document = grade_document(rows, case_set=case_set, scheme=args.scheme, run=run_info,
+                                  evidence=evidence)
+    except UnknownScheme as error:
+        raise CliError(f"--scheme: {error}") from None
+    except (ValidationError, UnknownCode, TypeError) as error:
+        raise CliError(f"{args.case_set or 'run'}: {error}") from None
+    target = args.logs or default_logs()
+    try:
+        result = publish(document, target, replaces=args.replaces)
+    except PublishConflict as error:
+        raise CliError(str(error), EXIT_CONFLICT) from None
+    except PublishError as error:
+        raise CliError(str(error), EXIT_PUBLISH_FAILED) from None
+    except ValueError as error:
+        raise CliError(f"--replaces: {error}") from None
+    if args.json:
+        print(json.dumps({
+            "target": result.target,
+            "decision": result.decision.value,
+            "digest": result.digest,
+            "written": list(result.written),
+            "removed": list(result.removed),
+            "gradable": document.gradable,
+            "reward": document.reward,
+            "refusals": [item.model_dump(mode="json") for item in document.refusals],
+        }, sort_keys=True))
+    else:
+        print(f"{outcome_line(document)} -> {result.target} ({result.decision.value})")
+    return EXIT_OK
+
+
+def outcome_line(document: Any) -> str:
+    """One line saying the reward, or the refusal codes with blame and count."""
+    if document.gradable:
+        return f"gradable: reward {document.reward!r} ({document.scheme})"
+    counts: dict[tuple[str, str], int] = {}
+    for item in document.refusals:
+        key = (item.code, item.blame.value)
+        counts[key] = counts.get(key, 0) + 1
+    listed = ", ".join(
+        f"{code} ({blame})" + (f" x{count}" if count > 1 else "")
+        for (code, blame), count in sorted(counts.items())
+    )
+    return f"ungradable: {listed}"
