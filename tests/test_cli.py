@@ -1,0 +1,164 @@
+"""The command line: fold, verify, schema, codes; bad input never a traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from truereward.cli import main
+from truereward.schemas import load
+
+
+def write_rows(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "truereward", *args], capture_output=True,
+                          text=True, env=env, check=False)
+
+
+def test_fold_publishes_and_verify_agrees(row, tmp_path, capsys):
+    rows = write_rows(tmp_path / "rows.jsonl", [row("a"), row("g", "pass_to_pass")])
+    logs = tmp_path / "logs"
+    assert main(["fold", str(rows), "--logs", str(logs)]) == 0
+    out = capsys.readouterr().out
+    assert "gradable: reward 1.0 (gated-binary/1)" in out and "(create)" in out
+    assert (logs / "reward.txt").read_text() == "1.0\n"
+    assert main(["verify", str(logs)]) == 0
+    assert "consistent" in capsys.readouterr().out
+    assert main(["verify", str(logs / "grade.json")]) == 0
+
+
+def test_fold_twice_is_idempotent(row, tmp_path, capsys):
+    rows = write_rows(tmp_path / "rows.jsonl", [row("a")])
+    assert main(["fold", str(rows), "--logs", str(tmp_path / "l")]) == 0
+    assert main(["fold", str(rows), "--logs", str(tmp_path / "l")]) == 0
+    assert "(same)" in capsys.readouterr().out
+
+
+def test_fold_with_case_set_reports_missing_cases(row, tmp_path, capsys):
+    rows = write_rows(tmp_path / "rows.jsonl", [row("a")])
+    case_set = tmp_path / "task.json"
+    case_set.write_text(json.dumps([{"id": "a", "kind": "fail_to_pass"},
+                                    {"id": "b", "kind": "pass_to_pass"}]))
+    assert main(["fold", str(rows), "--case-set", str(case_set), "--logs",
+                 str(tmp_path / "l")]) == 0
+    assert "ungradable: CASES_MISSING (grader)" in capsys.readouterr().out
+    assert not (tmp_path / "l" / "reward.txt").exists()
+
+
+def test_fold_with_toml_case_set(row, tmp_path):
+    rows = write_rows(tmp_path / "rows.jsonl", [row("a")])
+    (tmp_path / "task.toml").write_text('[cases]\na = "fail_to_pass"\n')
+    assert main(["fold", str(rows), "--case-set", str(tmp_path / "task.toml"), "--logs",
+                 str(tmp_path / "l"), "--json"]) == 0
+
+
+def test_conflicting_fold_exits_3_and_replaces_works(row, tmp_path, capsys):
+    logs = str(tmp_path / "l")
+    first = write_rows(tmp_path / "one.jsonl", [row("a")])
+    second = write_rows(tmp_path / "two.jsonl", [row("a", verdict="fail")])
+    assert main(["fold", str(first), "--logs", logs, "--json"]) == 0
+    digest = json.loads(capsys.readouterr().out)["digest"]
+    assert main(["fold", str(second), "--logs", logs]) == 3
+    assert "already published" in capsys.readouterr().err
+    assert main(["fold", str(second), "--logs", logs, "--replaces", digest]) == 0
+    assert (tmp_path / "l" / "reward.txt").read_text() == "0.0\n"
+
+
+def test_grade_logs_environment_variable(row, tmp_path):
+    rows = write_rows(tmp_path / "rows.jsonl", [row("a")])
+    result = run_cli("fold", str(rows), env={"GRADE_LOGS": str(tmp_path / "env-logs"),
+                                             "PATH": ""})
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "env-logs" / "grade.json").exists()
+
+
+@pytest.mark.parametrize(("lines", "expected"), [
+    (['{"id": "a", "kind": "fail_to_pass", "verdict": "pass"}',
+      '{"id": "b", "kind": "fail_to_pass", "verdict": "maybe"}'], ":2: verdict:"),
+    (['{"id": "a", "kind": "fail_to_pass", "verdict": "pass", "measures": {"x": NaN}}'],
+     ":1: NaN is not a JSON number"),
+    (['{"id": "a", "kind": "fail_to_pass", "verdict": "pass"'], ":1: invalid JSON at line 1"),
+    (['[1, 2]'], ":1: a row is a JSON object"),
+    (['{"id": "a", "kind": "fail_to_pass", "verdict": "ungradable", "code": "BOGUS_CODE"}'],
+     ":1: code: unknown refusal code 'BOGUS_CODE'"),
+    (['{"id": "a", "kind": "fail_to_pass", "verdict": "pass", "colour": "red"}'],
+     ":1: colour: Extra inputs are not permitted"),
+    (['{"id": "a", "kind": "fail_to_pass", "verdict": "pass", "measures": {"x": true}}'],
+     ":1: measures.x:"),
+])
+def test_bad_rows_exit_2_naming_file_line_and_field(tmp_path, lines, expected):
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("\n".join(lines) + "\n")
+    result = run_cli("fold", str(rows), "--logs", str(tmp_path / "l"))
+    assert result.returncode == 2
+    assert f"{rows}{expected}" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "l").exists()
+
+
+@pytest.mark.parametrize("args", [
+    ["fold", "/nonexistent/rows.jsonl"],
+    ["fold", "ROWS", "--scheme", "nope/1"],
+    ["fold", "ROWS", "--case-set", "/nonexistent/task.json"],
+    ["fold", "ROWS", "--replaces", "xyz"],
+    ["verify", "/nonexistent/dir"],
+    ["verify", "GARBAGE"],
+])
+def test_bad_arguments_exit_2_without_traceback(row, tmp_path, args):
+    rows = write_rows(tmp_path / "rows.jsonl", [row("a")])
+    garbage = tmp_path / "grade.json"
+    garbage.write_text("{not json")
+    args = [str(rows) if arg == "ROWS" else str(garbage) if arg == "GARBAGE" else arg
+            for arg in args]
+    if args[0] == "fold":
+        args += ["--logs", str(tmp_path / "l")]
+    result = run_cli(*args)
+    assert result.returncode == 2, result
+    assert "Traceback" not in result.stderr and result.stderr.strip()
+
+
+def test_verify_reports_inconsistency_with_exit_1(row, tmp_path, capsys):
+    rows = write_rows(tmp_path / "rows.jsonl", [row("a", verdict="fail")])
+    logs = tmp_path / "l"
+    assert main(["fold", str(rows), "--logs", str(logs)]) == 0
+    (logs / "reward.txt").write_text("1.0\n")
+    assert main(["verify", str(logs)]) == 1
+    assert "reward.txt: stored 1.0, expected 0.0" in capsys.readouterr().out
+    data = json.loads((logs / "grade.json").read_text())
+    data["reward"] = 1.0
+    (logs / "grade.json").write_text(json.dumps(data))
+    assert main(["verify", str(logs / "grade.json"), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["consistent"] is False
+    assert [item["where"] for item in report["disagreements"]] == ["reward"]
+
+
+def test_schema_prints_the_shipped_schemas(capsys):
+    assert main(["schema", "grade"]) == 0
+    assert json.loads(capsys.readouterr().out) == load("grade")
+    assert main(["schema", "row"]) == 0
+    assert json.loads(capsys.readouterr().out)["title"] == "truereward case result row"
+
+
+def test_codes_lists_blame_and_retry(capsys):
+    assert main(["codes", "--json"]) == 0
+    listed = {item["code"]: item for item in json.loads(capsys.readouterr().out)}
+    assert listed["EVIDENCE_MISSING"]["blame"] == "run"
+    assert listed["GRADER_TIMEOUT"]["retry"] is True
+    assert main(["codes"]) == 0
+    assert "RUN_NOT_DETERMINISTIC  run" in capsys.readouterr().out
+
+
+def test_console_script_is_installed():
+    script = Path(sys.executable).parent / "truereward"
+    result = subprocess.run([str(script), "--version"], capture_output=True, text=True,
+                            check=False)
+    assert result.returncode == 0 and result.stdout.startswith("truereward ")

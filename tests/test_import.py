@@ -1,0 +1,41 @@
+"""`import truereward` stays light."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+HEAVY = ("prefect", "fsspec", "s3fs", "botocore", "boto3", "pydantic", "defusedxml")
+
+
+def test_import_pulls_in_no_heavy_dependency():
+    script = (
+        "import sys, truereward\n"
+        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip() == ""
+
+
+def test_public_names_load_on_first_use():
+    script = (
+        "import sys, truereward\n"
+        "truereward.fold\n"
+        "assert 'pydantic' in sys.modules\n"
+        "assert not any(m in sys.modules for m in ('prefect', 'fsspec', 's3fs', 'botocore'))\n"
+        "truereward.publish\n"
+        "assert not any(m in sys.modules for m in ('prefect', 'fsspec', 's3fs', 'botocore'))\n"
+        "print(sorted(truereward.__all__) == sorted(set(truereward.__all__)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "True"
+
+
+def test_every_public_name_resolves():
+    import truereward
+
+    for name in truereward.__all__:
+        assert getattr(truereward, name) is not None
