@@ -10,9 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-settings.register_profile(
-    "default", deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile(
     "thorough", max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -26,8 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def row() -> Callable[..., dict[str, Any]]:
     """Build a row dict: ``row("a", "fail_to_pass", "pass", why=...)``."""
 
-    def make(case_id: str, kind: str = "fail_to_pass", verdict: str = "pass",
-             **extra: Any) -> dict[str, Any]:
+    def make(
+        case_id: str, kind: str = "fail_to_pass", verdict: str = "pass", **extra: Any
+    ) -> dict[str, Any]:
         built: dict[str, Any] = {"id": case_id, "kind": kind, "verdict": verdict}
         if verdict == "ungradable":
             built["code"] = extra.pop("code", "CASE_NOT_GRADED")

@@ -8,12 +8,18 @@ from hypothesis import strategies as st
 
 KINDS = ("fail_to_pass", "pass_to_pass")
 VERDICTS = ("pass", "fail", "ungradable")
-UNGRADABLE_CODES = ("CASE_NOT_GRADED", "CASE_NOT_PREPARED", "EVIDENCE_MALFORMED",
-                    "EVIDENCE_UNREADABLE", "GRADER_TIMEOUT")
+UNGRADABLE_CODES = (
+    "CASE_NOT_GRADED",
+    "CASE_NOT_PREPARED",
+    "EVIDENCE_MALFORMED",
+    "EVIDENCE_UNREADABLE",
+    "GRADER_TIMEOUT",
+)
 
 case_ids = st.text(
     alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp")),
-    min_size=1, max_size=12,
+    min_size=1,
+    max_size=12,
 )
 small_ids = st.sampled_from([f"c{i}" for i in range(8)])
 finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
@@ -31,11 +37,20 @@ def rows(draw: Any, ids: Any = small_ids, verdicts: Any = None) -> dict[str, Any
         "why": draw(st.sampled_from(["", "because", "assertion failed"])),
         "observations": [],
         "measures": draw(st.dictionaries(st.sampled_from(["ms", "bytes"]), finite, max_size=2)),
-        "checks": draw(st.lists(
-            st.fixed_dictionaries({"check": st.just("determinism"), "holds": st.booleans(),
-                                   "why": st.sampled_from(["", "differs"])}),
-            max_size=1,
-        )) if draw(st.integers(0, 9)) == 0 else [],
+        "checks": draw(
+            st.lists(
+                st.fixed_dictionaries(
+                    {
+                        "check": st.just("determinism"),
+                        "holds": st.booleans(),
+                        "why": st.sampled_from(["", "differs"]),
+                    }
+                ),
+                max_size=1,
+            )
+        )
+        if draw(st.integers(0, 9)) == 0
+        else [],
         "containment": None,
         "duration_s": draw(st.floats(0, 1000, allow_nan=False)),
     }

@@ -15,8 +15,18 @@ from tests import strategies as gen
 from truereward import CaseResult
 from truereward.schemas import generate, load
 
-ROW_KEYS = {"id", "kind", "verdict", "code", "why", "observations", "measures", "checks",
-            "containment", "duration_s"}
+ROW_KEYS = {
+    "id",
+    "kind",
+    "verdict",
+    "code",
+    "why",
+    "observations",
+    "measures",
+    "checks",
+    "containment",
+    "duration_s",
+}
 
 
 def error_fields(error: ValidationError) -> list[tuple]:
@@ -24,10 +34,17 @@ def error_fields(error: ValidationError) -> list[tuple]:
 
 
 def test_to_row_has_the_ten_keys_and_round_trips():
-    result = CaseResult(id="t::a", kind="fail_to_pass", verdict="pass", why="ok",
-                        observations=[{"name": "stdout", "verdict": "seen", "why": "x"}],
-                        measures={"ms": 12.5}, checks=[{"check": "determinism", "holds": True}],
-                        containment={"sandbox": "gvisor", "network": False}, duration_s=0.25)
+    result = CaseResult(
+        id="t::a",
+        kind="fail_to_pass",
+        verdict="pass",
+        why="ok",
+        observations=[{"name": "stdout", "verdict": "seen", "why": "x"}],
+        measures={"ms": 12.5},
+        checks=[{"check": "determinism", "holds": True}],
+        containment={"sandbox": "gvisor", "network": False},
+        duration_s=0.25,
+    )
     row = result.to_row()
     assert set(row) == ROW_KEYS
     assert json.loads(json.dumps(row)) == row
@@ -41,30 +58,33 @@ def test_every_valid_row_round_trips_through_json(row):
     assert again == result
 
 
-@pytest.mark.parametrize(("field", "value"), [
-    ("id", ""),
-    ("id", " leading"),
-    ("id", "trailing "),
-    ("id", "tab\tinside"),
-    ("id", "x" * 513),
-    ("id", 5),
-    ("kind", "guard"),
-    ("verdict", "passed"),
-    ("verdict", True),
-    ("why", None),
-    ("measures", {"ms": float("nan")}),
-    ("measures", {"ms": float("inf")}),
-    ("measures", {"ms": True}),
-    ("measures", {"ms": "12"}),
-    ("duration_s", -1.0),
-    ("duration_s", float("nan")),
-    ("duration_s", False),
-    ("containment", {"x": float("nan")}),
-    ("containment", "sandboxed"),
-    ("observations", [{"name": "a"}]),
-    ("checks", [{"check": "determinism", "holds": 1}]),
-    ("checks", [{"check": "determinism", "holds": "yes"}]),
-])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("id", ""),
+        ("id", " leading"),
+        ("id", "trailing "),
+        ("id", "tab\tinside"),
+        ("id", "x" * 513),
+        ("id", 5),
+        ("kind", "guard"),
+        ("verdict", "passed"),
+        ("verdict", True),
+        ("why", None),
+        ("measures", {"ms": float("nan")}),
+        ("measures", {"ms": float("inf")}),
+        ("measures", {"ms": True}),
+        ("measures", {"ms": "12"}),
+        ("duration_s", -1.0),
+        ("duration_s", float("nan")),
+        ("duration_s", False),
+        ("containment", {"x": float("nan")}),
+        ("containment", "sandboxed"),
+        ("observations", [{"name": "a"}]),
+        ("checks", [{"check": "determinism", "holds": 1}]),
+        ("checks", [{"check": "determinism", "holds": "yes"}]),
+    ],
+)
 def test_invalid_fields_are_rejected_naming_the_field(field, value):
     row = {"id": "a", "kind": "fail_to_pass", "verdict": "pass", field: value}
     with pytest.raises(ValidationError) as caught:
@@ -79,8 +99,15 @@ def test_unknown_fields_are_rejected():
 
 
 def test_ints_are_accepted_as_floats_but_bools_never():
-    result = CaseResult.from_row({"id": "a", "kind": "fail_to_pass", "verdict": "pass",
-                                  "measures": {"bytes": 1024}, "duration_s": 2})
+    result = CaseResult.from_row(
+        {
+            "id": "a",
+            "kind": "fail_to_pass",
+            "verdict": "pass",
+            "measures": {"bytes": 1024},
+            "duration_s": 2,
+        }
+    )
     assert result.measures == {"bytes": 1024.0} and result.duration_s == 2.0
 
 
@@ -102,8 +129,9 @@ def test_the_record_is_frozen():
 
 
 def test_unicode_ids_are_fine():
-    assert CaseResult(id="tests/test_ü.py::test_名前[1-2]", kind="fail_to_pass",
-                      verdict="pass").id.endswith("[1-2]")
+    assert CaseResult(
+        id="tests/test_ü.py::test_名前[1-2]", kind="fail_to_pass", verdict="pass"
+    ).id.endswith("[1-2]")
 
 
 def test_shipped_row_schema_matches_the_model():
@@ -115,20 +143,31 @@ def test_valid_rows_satisfy_the_shipped_schema(row):
     jsonschema.validate(CaseResult.from_row(row).to_row(), load("row"))
 
 
-@pytest.mark.parametrize("row", [
-    {"id": "a", "kind": "fail_to_pass", "verdict": "ungradable"},
-    {"id": "a", "kind": "fail_to_pass", "verdict": "pass", "code": "CASE_INVALID"},
-    {"id": " a", "kind": "fail_to_pass", "verdict": "pass"},
-    {"id": "a", "kind": "fail_to_pass", "verdict": "pass", "extra": 1},
-])
+@pytest.mark.parametrize(
+    "row",
+    [
+        {"id": "a", "kind": "fail_to_pass", "verdict": "ungradable"},
+        {"id": "a", "kind": "fail_to_pass", "verdict": "pass", "code": "CASE_INVALID"},
+        {"id": " a", "kind": "fail_to_pass", "verdict": "pass"},
+        {"id": "a", "kind": "fail_to_pass", "verdict": "pass", "extra": 1},
+    ],
+)
 def test_invalid_rows_fail_the_shipped_schema_too(row):
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(row, load("row"))
 
 
-@given(st.dictionaries(st.sampled_from(sorted(ROW_KEYS) + ["other"]),
-                       st.none() | st.booleans() | st.integers() | st.text(max_size=5)
-                       | st.floats() | st.lists(st.integers(), max_size=2)))
+@given(
+    st.dictionaries(
+        st.sampled_from([*sorted(ROW_KEYS), "other"]),
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.text(max_size=5)
+        | st.floats()
+        | st.lists(st.integers(), max_size=2),
+    )
+)
 def test_garbage_rows_raise_only_validation_errors(garbage):
     try:
         result = CaseResult.from_row(garbage)

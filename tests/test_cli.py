@@ -19,8 +19,13 @@ def write_rows(path: Path, rows: list[dict]) -> Path:
 
 
 def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "truereward", *args], capture_output=True,
-                          text=True, env=env, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "truereward", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
 
 
 def test_fold_publishes_and_verify_agrees(row, tmp_path, capsys):
@@ -45,10 +50,12 @@ def test_fold_twice_is_idempotent(row, tmp_path, capsys):
 def test_fold_with_case_set_reports_missing_cases(row, tmp_path, capsys):
     rows = write_rows(tmp_path / "rows.jsonl", [row("a")])
     case_set = tmp_path / "task.json"
-    case_set.write_text(json.dumps([{"id": "a", "kind": "fail_to_pass"},
-                                    {"id": "b", "kind": "pass_to_pass"}]))
-    assert main(["fold", str(rows), "--case-set", str(case_set), "--logs",
-                 str(tmp_path / "l")]) == 0
+    case_set.write_text(
+        json.dumps([{"id": "a", "kind": "fail_to_pass"}, {"id": "b", "kind": "pass_to_pass"}])
+    )
+    assert (
+        main(["fold", str(rows), "--case-set", str(case_set), "--logs", str(tmp_path / "l")]) == 0
+    )
     assert "ungradable: CASES_MISSING (grader)" in capsys.readouterr().out
     assert not (tmp_path / "l" / "reward.txt").exists()
 
@@ -56,8 +63,20 @@ def test_fold_with_case_set_reports_missing_cases(row, tmp_path, capsys):
 def test_fold_with_toml_case_set(row, tmp_path):
     rows = write_rows(tmp_path / "rows.jsonl", [row("a")])
     (tmp_path / "task.toml").write_text('[cases]\na = "fail_to_pass"\n')
-    assert main(["fold", str(rows), "--case-set", str(tmp_path / "task.toml"), "--logs",
-                 str(tmp_path / "l"), "--json"]) == 0
+    assert (
+        main(
+            [
+                "fold",
+                str(rows),
+                "--case-set",
+                str(tmp_path / "task.toml"),
+                "--logs",
+                str(tmp_path / "l"),
+                "--json",
+            ]
+        )
+        == 0
+    )
 
 
 def test_conflicting_fold_exits_3_and_replaces_works(row, tmp_path, capsys):
@@ -74,26 +93,41 @@ def test_conflicting_fold_exits_3_and_replaces_works(row, tmp_path, capsys):
 
 def test_grade_logs_environment_variable(row, tmp_path):
     rows = write_rows(tmp_path / "rows.jsonl", [row("a")])
-    result = run_cli("fold", str(rows), env={"GRADE_LOGS": str(tmp_path / "env-logs"),
-                                             "PATH": ""})
+    result = run_cli("fold", str(rows), env={"GRADE_LOGS": str(tmp_path / "env-logs"), "PATH": ""})
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "env-logs" / "grade.json").exists()
 
 
-@pytest.mark.parametrize(("lines", "expected"), [
-    (['{"id": "a", "kind": "fail_to_pass", "verdict": "pass"}',
-      '{"id": "b", "kind": "fail_to_pass", "verdict": "maybe"}'], ":2: verdict:"),
-    (['{"id": "a", "kind": "fail_to_pass", "verdict": "pass", "measures": {"x": NaN}}'],
-     ":1: NaN is not a JSON number"),
-    (['{"id": "a", "kind": "fail_to_pass", "verdict": "pass"'], ":1: invalid JSON at line 1"),
-    (['[1, 2]'], ":1: a row is a JSON object"),
-    (['{"id": "a", "kind": "fail_to_pass", "verdict": "ungradable", "code": "BOGUS_CODE"}'],
-     ":1: code: unknown refusal code 'BOGUS_CODE'"),
-    (['{"id": "a", "kind": "fail_to_pass", "verdict": "pass", "colour": "red"}'],
-     ":1: colour: Extra inputs are not permitted"),
-    (['{"id": "a", "kind": "fail_to_pass", "verdict": "pass", "measures": {"x": true}}'],
-     ":1: measures.x:"),
-])
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (
+            [
+                '{"id": "a", "kind": "fail_to_pass", "verdict": "pass"}',
+                '{"id": "b", "kind": "fail_to_pass", "verdict": "maybe"}',
+            ],
+            ":2: verdict:",
+        ),
+        (
+            ['{"id": "a", "kind": "fail_to_pass", "verdict": "pass", "measures": {"x": NaN}}'],
+            ":1: NaN is not a JSON number",
+        ),
+        (['{"id": "a", "kind": "fail_to_pass", "verdict": "pass"'], ":1: invalid JSON at line 1"),
+        (["[1, 2]"], ":1: a row is a JSON object"),
+        (
+            ['{"id": "a", "kind": "fail_to_pass", "verdict": "ungradable", "code": "BOGUS_CODE"}'],
+            ":1: code: unknown refusal code 'BOGUS_CODE'",
+        ),
+        (
+            ['{"id": "a", "kind": "fail_to_pass", "verdict": "pass", "colour": "red"}'],
+            ":1: colour: Extra inputs are not permitted",
+        ),
+        (
+            ['{"id": "a", "kind": "fail_to_pass", "verdict": "pass", "measures": {"x": true}}'],
+            ":1: measures.x:",
+        ),
+    ],
+)
 def test_bad_rows_exit_2_naming_file_line_and_field(tmp_path, lines, expected):
     rows = tmp_path / "rows.jsonl"
     rows.write_text("\n".join(lines) + "\n")
@@ -104,20 +138,24 @@ def test_bad_rows_exit_2_naming_file_line_and_field(tmp_path, lines, expected):
     assert not (tmp_path / "l").exists()
 
 
-@pytest.mark.parametrize("args", [
-    ["fold", "/nonexistent/rows.jsonl"],
-    ["fold", "ROWS", "--scheme", "nope/1"],
-    ["fold", "ROWS", "--case-set", "/nonexistent/task.json"],
-    ["fold", "ROWS", "--replaces", "xyz"],
-    ["verify", "/nonexistent/dir"],
-    ["verify", "GARBAGE"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["fold", "/nonexistent/rows.jsonl"],
+        ["fold", "ROWS", "--scheme", "nope/1"],
+        ["fold", "ROWS", "--case-set", "/nonexistent/task.json"],
+        ["fold", "ROWS", "--replaces", "xyz"],
+        ["verify", "/nonexistent/dir"],
+        ["verify", "GARBAGE"],
+    ],
+)
 def test_bad_arguments_exit_2_without_traceback(row, tmp_path, args):
     rows = write_rows(tmp_path / "rows.jsonl", [row("a")])
     garbage = tmp_path / "grade.json"
     garbage.write_text("{not json")
-    args = [str(rows) if arg == "ROWS" else str(garbage) if arg == "GARBAGE" else arg
-            for arg in args]
+    args = [
+        str(rows) if arg == "ROWS" else str(garbage) if arg == "GARBAGE" else arg for arg in args
+    ]
     if args[0] == "fold":
         args += ["--logs", str(tmp_path / "l")]
     result = run_cli(*args)
@@ -159,6 +197,5 @@ def test_codes_lists_blame_and_retry(capsys):
 
 def test_console_script_is_installed():
     script = Path(sys.executable).parent / "truereward"
-    result = subprocess.run([str(script), "--version"], capture_output=True, text=True,
-                            check=False)
+    result = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=False)
     assert result.returncode == 0 and result.stdout.startswith("truereward ")

@@ -29,8 +29,9 @@ SHARED_TABLE = {
 
 
 def test_shared_list_is_exactly_the_spec_table():
-    assert {name: (code.blame.value, code.retry) for name, code in codes.SHARED.items()} \
-        == SHARED_TABLE
+    assert {
+        name: (code.blame.value, code.retry) for name, code in codes.SHARED.items()
+    } == SHARED_TABLE
 
 
 def test_unknown_code_lists_the_known_codes():
@@ -40,8 +41,9 @@ def test_unknown_code_lists_the_known_codes():
 
 
 def test_declare_adds_codes_and_identical_redeclaration_is_a_noop():
-    spec = {"DECL_ONE_TIMEOUT": {"meaning": "the judge timed out", "blame": "grader",
-                                 "retry": True}}
+    spec = {
+        "DECL_ONE_TIMEOUT": {"meaning": "the judge timed out", "blame": "grader", "retry": True}
+    }
     declare(spec)
     declare(spec)
     assert lookup("DECL_ONE_TIMEOUT").blame is Blame.GRADER
@@ -65,31 +67,41 @@ def test_names_must_match_the_pattern(name):
         declare({name: {"meaning": "x", "blame": "grader"}})
 
 
-@pytest.mark.parametrize(("spec", "message"), [
-    ({"meaning": "", "blame": "grader"}, "meaning"),
-    ({"blame": "grader"}, "meaning"),
-    ({"meaning": "x", "blame": "judge"}, "blame"),
-    ({"meaning": "x", "blame": "grader", "retry": "yes"}, "retry"),
-    ({"meaning": "x", "blame": "grader", "side": "run"}, "unknown declaration keys"),
-    ({"meaning": "x", "blame": "run", "retry": True}, "run-blamed"),
-])
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({"meaning": "", "blame": "grader"}, "meaning"),
+        ({"blame": "grader"}, "meaning"),
+        ({"meaning": "x", "blame": "judge"}, "blame"),
+        ({"meaning": "x", "blame": "grader", "retry": "yes"}, "retry"),
+        ({"meaning": "x", "blame": "grader", "side": "run"}, "unknown declaration keys"),
+        ({"meaning": "x", "blame": "run", "retry": True}, "run-blamed"),
+    ],
+)
 def test_bad_declarations_are_rejected(spec, message):
     with pytest.raises(ValueError, match=message):
         declare({"DECL_BAD_ONE": spec})
 
 
 def test_a_batch_is_checked_whole_before_any_is_added():
-    with pytest.raises(ValueError):
-        declare({"DECL_BATCH_OK": {"meaning": "fine", "blame": "grader"},
-                 "DECL_BATCH_BAD": {"meaning": "", "blame": "grader"}})
+    with pytest.raises(ValueError, match="meaning"):
+        declare(
+            {
+                "DECL_BATCH_OK": {"meaning": "fine", "blame": "grader"},
+                "DECL_BATCH_BAD": {"meaning": "", "blame": "grader"},
+            }
+        )
     assert not codes.known("DECL_BATCH_OK")
 
 
 def test_ungradable_carries_code_blame_and_pickles():
     error = Ungradable("EVIDENCE_MISSING", "no report at /logs/ctrf.json", case="a")
     again = pickle.loads(pickle.dumps(error))
-    assert (again.code, again.why, again.case) == ("EVIDENCE_MISSING",
-                                                   "no report at /logs/ctrf.json", "a")
+    assert (again.code, again.why, again.case) == (
+        "EVIDENCE_MISSING",
+        "no report at /logs/ctrf.json",
+        "a",
+    )
     assert again.blame is Blame.RUN and again.retry is False
 
 
@@ -107,13 +119,25 @@ def _make_distribution(where: Path, name: str, module: str, body: str, target: s
 
 
 def test_codes_are_discovered_through_entry_points(tmp_path):
-    _make_distribution(tmp_path, "demo_reader", "demo_reader_codes", """
+    _make_distribution(
+        tmp_path,
+        "demo_reader",
+        "demo_reader_codes",
+        """
         CODES = {"DEMO_JUDGE_ABSTAINED": {"meaning": "the judge abstained",
                                           "blame": "grader", "retry": True}}
-    """, "demo_reader_codes:CODES")
-    _make_distribution(tmp_path, "broken_reader", "broken_reader_codes", """
+    """,
+        "demo_reader_codes:CODES",
+    )
+    _make_distribution(
+        tmp_path,
+        "broken_reader",
+        "broken_reader_codes",
+        """
         raise RuntimeError("cannot import")
-    """, "broken_reader_codes:CODES")
+    """,
+        "broken_reader_codes:CODES",
+    )
     script = textwrap.dedent("""
         import warnings
         from truereward import CaseResult
@@ -125,7 +149,12 @@ def test_codes_are_discovered_through_entry_points(tmp_path):
         code = lookup(row.code)
         print(code.blame.value, code.retry, any("broken_reader" in str(w.message) for w in seen))
     """)
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            env={"PYTHONPATH": str(tmp_path), "PATH": ""}, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(tmp_path), "PATH": ""},
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["grader", "True", "True"]

@@ -74,15 +74,27 @@ class Legacy:
 def legacy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Legacy]:
     target = tmp_path_factory.mktemp("truereward-040")
     install = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target",
-         str(target), f"truereward=={LEGACY_VERSION}"],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(target),
+            f"truereward=={LEGACY_VERSION}",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert install.returncode == 0, f"could not install truereward 0.4.0: {install.stderr}"
     process = subprocess.Popen(
-        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(target)!r})\n"
-         + SERVER],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(target)!r})\n" + SERVER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     yield Legacy(process)
     assert process.stdin is not None
@@ -93,13 +105,29 @@ def legacy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Legacy]:
 def test_rows_written_by_040_load_unchanged(legacy):
     cases = [
         {"id": "tests/test_a.py::test_one", "kind": "fail_to_pass", "verdict": "pass"},
-        {"id": "guard", "kind": "pass_to_pass", "verdict": "fail", "why": "assert 1 == 2",
-         "observations": [{"name": "exit", "verdict": "nonzero", "why": "1"}],
-         "measures": {"ms": 12.5, "bytes": 1024}, "duration_s": 1.23456},
-        {"id": "c", "kind": "fail_to_pass", "verdict": "ungradable", "code": "CASE_NOT_GRADED",
-         "why": "reader crashed", "containment": {"sandbox": "gvisor", "net": False}},
-        {"id": "d", "kind": "pass_to_pass", "verdict": "pass",
-         "checks": [{"check": "determinism", "holds": False, "why": "differs"}]},
+        {
+            "id": "guard",
+            "kind": "pass_to_pass",
+            "verdict": "fail",
+            "why": "assert 1 == 2",
+            "observations": [{"name": "exit", "verdict": "nonzero", "why": "1"}],
+            "measures": {"ms": 12.5, "bytes": 1024},
+            "duration_s": 1.23456,
+        },
+        {
+            "id": "c",
+            "kind": "fail_to_pass",
+            "verdict": "ungradable",
+            "code": "CASE_NOT_GRADED",
+            "why": "reader crashed",
+            "containment": {"sandbox": "gvisor", "net": False},
+        },
+        {
+            "id": "d",
+            "kind": "pass_to_pass",
+            "verdict": "pass",
+            "checks": [{"check": "determinism", "holds": False, "why": "differs"}],
+        },
     ]
     rows = legacy.ask({"op": "rows", "cases": cases})
     for row in rows:
@@ -111,8 +139,11 @@ def test_rows_written_by_040_load_unchanged(legacy):
 
 legacy_rows = st.lists(
     gen.rows(ids=gen.small_ids).map(
-        lambda row: {**row, "code": LEGACY_CODES[hash(row["code"]) % len(LEGACY_CODES)]}
-        if row["verdict"] == "ungradable" else row
+        lambda row: (
+            {**row, "code": LEGACY_CODES[hash(row["code"]) % len(LEGACY_CODES)]}
+            if row["verdict"] == "ungradable"
+            else row
+        )
     ),
     max_size=10,
     unique_by=lambda row: row["id"],
@@ -130,8 +161,16 @@ def test_fold_agrees_with_040_on_valid_rows(legacy, rows):
 
 
 def full(row: dict[str, Any]) -> dict[str, Any]:
-    return {"code": "", "why": "", "observations": [], "measures": {}, "checks": [],
-            "containment": None, "duration_s": 0.0, **row}
+    return {
+        "code": "",
+        "why": "",
+        "observations": [],
+        "measures": {},
+        "checks": [],
+        "containment": None,
+        "duration_s": 0.0,
+        **row,
+    }
 
 
 def test_deliberate_differences(legacy, row):

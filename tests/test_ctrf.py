@@ -20,9 +20,12 @@ def validate(report):
 
 
 def test_gradable_run(row):
-    report = ctrf(grade_document([row("a", duration_s=1.2346), row("b", "pass_to_pass")],
-                                 run={"started": "2026-11-30T10:00:00Z",
-                                      "finished": "2026-11-30T10:00:02Z"}))
+    report = ctrf(
+        grade_document(
+            [row("a", duration_s=1.2346), row("b", "pass_to_pass")],
+            run={"started": "2026-11-30T10:00:00Z", "finished": "2026-11-30T10:00:02Z"},
+        )
+    )
     validate(report)
     assert report["reportFormat"] == "CTRF" and report["specVersion"] == "1.0.0"
     summary = report["results"]["summary"]
@@ -35,8 +38,11 @@ def test_gradable_run(row):
 
 def test_ungradable_run_with_refusals_that_have_no_row(row):
     document = grade_document(
-        [row("a"), row("b", verdict="ungradable", code="CASE_NOT_GRADED", why="crashed"),
-         row("a", verdict="fail")],
+        [
+            row("a"),
+            row("b", verdict="ungradable", code="CASE_NOT_GRADED", why="crashed"),
+            row("a", verdict="fail"),
+        ],
         case_set={"a": "fail_to_pass", "b": "fail_to_pass", "c": "pass_to_pass"},
         refusals=[{"code": "GRADER_TIMEOUT", "why": "budget"}],
     )
@@ -48,8 +54,12 @@ def test_ungradable_run_with_refusals_that_have_no_row(row):
     # the ungradable row, the duplicate id, the missing case, the run-level timeout
     assert names == ["GRADER_TIMEOUT", "a [CASE_INVALID]", "b", "c [CASES_MISSING]"]
     missing = next(test for test in other if test["name"] == "c [CASES_MISSING]")
-    assert missing["extra"]["truereward"] == {"code": "CASES_MISSING", "blame": "grader",
-                                              "case": "c", "kind": "pass_to_pass"}
+    assert missing["extra"]["truereward"] == {
+        "code": "CASES_MISSING",
+        "blame": "grader",
+        "case": "c",
+        "kind": "pass_to_pass",
+    }
     assert report["extra"]["truereward"]["gradable"] is False
     assert report["extra"]["truereward"]["reward"] is None
 

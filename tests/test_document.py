@@ -24,12 +24,28 @@ def test_document_holds_the_fold_rows_and_metadata(row, tmp_path):
     document = grade_document(
         [row("b", "pass_to_pass"), row("a")],
         case_set={"a": "fail_to_pass", "b": "pass_to_pass"},
-        run={"id": "run-7", "sweep": "nightly", "attempt": 2,
-             "started": "2026-11-30T10:00:00+01:00", "finished": "2026-11-30T09:01:00Z"},
+        run={
+            "id": "run-7",
+            "sweep": "nightly",
+            "attempt": 2,
+            "started": "2026-11-30T10:00:00+01:00",
+            "finished": "2026-11-30T09:01:00Z",
+        },
         evidence=[digest_file(evidence, name="report.xml")],
-        attempts=[{"attempt": 1, "gradable": False,
-                   "refusals": [{"code": "EVIDENCE_UNREADABLE", "blame": "grader",
-                                 "why": "timeout", "case": None}]}],
+        attempts=[
+            {
+                "attempt": 1,
+                "gradable": False,
+                "refusals": [
+                    {
+                        "code": "EVIDENCE_UNREADABLE",
+                        "blame": "grader",
+                        "why": "timeout",
+                        "case": None,
+                    }
+                ],
+            }
+        ],
     )
     data = json.loads(document.to_bytes())
     assert data["schema_version"] == 1
@@ -38,8 +54,9 @@ def test_document_holds_the_fold_rows_and_metadata(row, tmp_path):
     assert data["gradable"] is True and data["reward"] == 1.0
     assert [item["id"] for item in data["detail"]] == ["a", "b"]
     assert data["run"]["started"] == "2026-11-30T09:00:00Z"
-    assert data["evidence"] == [{"path": "report.xml", "size": 12,
-                                 "sha256": hashlib.sha256(b"<testsuite/>").hexdigest()}]
+    assert data["evidence"] == [
+        {"path": "report.xml", "size": 12, "sha256": hashlib.sha256(b"<testsuite/>").hexdigest()}
+    ]
     assert data["attempts"][0]["refusals"][0]["code"] == "EVIDENCE_UNREADABLE"
     assert data["inputs"]["case_set"] == {"a": "fail_to_pass", "b": "pass_to_pass"}
 
@@ -48,24 +65,33 @@ def test_bytes_are_canonical_and_digest_names_them(row):
     document = grade_document([row("a")])
     raw = document.to_bytes()
     assert raw.endswith(b"\n")
-    assert raw == (json.dumps(json.loads(raw), sort_keys=True, indent=2, ensure_ascii=False)
-                   + "\n").encode()
+    assert (
+        raw
+        == (
+            json.dumps(json.loads(raw), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+        ).encode()
+    )
     assert document.digest == hashlib.sha256(raw).hexdigest()
 
 
 def test_round_trip_through_bytes(row):
-    document = grade_document([row("a"), row("b", verdict="ungradable")],
-                              refusals=[{"code": "GRADER_TIMEOUT", "why": "x"}])
+    document = grade_document(
+        [row("a"), row("b", verdict="ungradable")],
+        refusals=[{"code": "GRADER_TIMEOUT", "why": "x"}],
+    )
     again = GradeDocument.from_bytes(document.to_bytes())
     assert again == document and again.digest == document.digest
 
 
-@pytest.mark.parametrize("text", [
-    b'{"schema_version": NaN}',
-    b'{"a": 1, "a": 2}',
-    b"\xff\xfe",
-    b"[1, 2",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"schema_version": NaN}',
+        b'{"a": 1, "a": 2}',
+        b"\xff\xfe",
+        b"[1, 2",
+    ],
+)
 def test_from_bytes_refuses_non_strict_json(text):
     with pytest.raises(StrictJSONError):
         GradeDocument.from_bytes(text)
@@ -82,10 +108,18 @@ def test_from_bytes_refuses_other_shapes(row):
         GradeDocument.from_bytes(json.dumps(data))
 
 
-@pytest.mark.parametrize("bad", [
-    {"id": "../escape"}, {"id": "a/b"}, {"sweep": ".."}, {"id": "tab\there"}, {"id": ""},
-    {"attempt": 0}, {"started": "2026-11-30T10:00:00"},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"id": "../escape"},
+        {"id": "a/b"},
+        {"sweep": ".."},
+        {"id": "tab\there"},
+        {"id": ""},
+        {"attempt": 0},
+        {"started": "2026-11-30T10:00:00"},
+    ],
+)
 def test_run_metadata_is_validated(row, bad):
     with pytest.raises(ValidationError):
         grade_document([row("a")], run=bad)

@@ -47,8 +47,9 @@ def test_permuting_case_set_and_refusals_never_changes_bytes(rows, case_set, ran
     random.shuffle(shuffled_entries)
     random.shuffle(shuffled_refusals)
     first = grade_document(rows, case_set=entries if case_set else None, refusals=refusals)
-    second = grade_document(rows, case_set=shuffled_entries if case_set else None,
-                            refusals=shuffled_refusals)
+    second = grade_document(
+        rows, case_set=shuffled_entries if case_set else None, refusals=shuffled_refusals
+    )
     assert first.to_bytes() == second.to_bytes()
 
 
@@ -65,8 +66,7 @@ def test_adding_a_failing_graded_row_never_raises_the_reward(rows, case_set, ext
 def test_one_ungradable_row_always_removes_the_reward(rows, case_set, extra, scheme):
     result = fold([*rows, extra], case_set=case_set, scheme=scheme)
     assert result.reward is None and not result.gradable
-    assert any(item.code == extra["code"] and item.case == extra["id"]
-               for item in result.refusals)
+    assert any(item.code == extra["code"] and item.case == extra["id"] for item in result.refusals)
 
 
 @given(gen.row_lists, maybe_case_set)

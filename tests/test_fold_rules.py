@@ -54,8 +54,9 @@ def test_row_outside_case_set_is_case_invalid(row):
 
 
 def test_row_with_another_kind_than_declared_is_case_invalid(row):
-    result = fold([row("a", "pass_to_pass"), row("b")],
-                  case_set={"a": "fail_to_pass", "b": "fail_to_pass"})
+    result = fold(
+        [row("a", "pass_to_pass"), row("b")], case_set={"a": "fail_to_pass", "b": "fail_to_pass"}
+    )
     assert codes_of(result) == [("CASE_INVALID", "a")]
     assert "declared fail_to_pass" in result.refusals[0].why
 
@@ -83,8 +84,9 @@ def test_case_set_that_is_not_a_case_set_raises():
 
 
 def test_complete_case_set_is_gradable(row):
-    result = fold([row("a"), row("b", "pass_to_pass")],
-                  case_set={"a": "fail_to_pass", "b": "pass_to_pass"})
+    result = fold(
+        [row("a"), row("b", "pass_to_pass")], case_set={"a": "fail_to_pass", "b": "pass_to_pass"}
+    )
     assert result.gradable and result.reward == 1.0
 
 
@@ -92,8 +94,13 @@ def test_complete_case_set_is_gradable(row):
 
 
 def test_each_ungradable_row_gives_its_refusal(row):
-    result = fold([row("a"), row("b", verdict="ungradable", code="CASE_NOT_PREPARED", why="x"),
-                   row("c", verdict="ungradable", code="EVIDENCE_MALFORMED")])
+    result = fold(
+        [
+            row("a"),
+            row("b", verdict="ungradable", code="CASE_NOT_PREPARED", why="x"),
+            row("c", verdict="ungradable", code="EVIDENCE_MALFORMED"),
+        ]
+    )
     assert codes_of(result) == [("CASE_NOT_PREPARED", "b"), ("EVIDENCE_MALFORMED", "c")]
     assert result.refusals[1].blame.value == "run"
     assert result.refusals[0].why == "x"
@@ -112,8 +119,12 @@ def test_given_refusal_with_unknown_code_raises(row):
 
 def test_failed_determinism_check_is_run_not_deterministic(row):
     answers = [{"check": "determinism", "holds": False, "why": "second run differs"}]
-    result = fold([row("a", checks=answers), row("b", checks=[
-        {"check": "determinism", "holds": True, "why": ""}])])
+    result = fold(
+        [
+            row("a", checks=answers),
+            row("b", checks=[{"check": "determinism", "holds": True, "why": ""}]),
+        ]
+    )
     assert codes_of(result) == [("RUN_NOT_DETERMINISTIC", None)]
     assert result.refusals[0].blame.value == "run"
     (check,) = result.checks
@@ -162,8 +173,12 @@ def test_no_fail_to_pass_row_is_refused(row):
 
 
 def test_no_fail_to_pass_even_beside_other_refusals(row):
-    result = fold([row("a", "pass_to_pass"),
-                   row("b", "pass_to_pass", verdict="ungradable", code="CASE_NOT_GRADED")])
+    result = fold(
+        [
+            row("a", "pass_to_pass"),
+            row("b", "pass_to_pass", verdict="ungradable", code="CASE_NOT_GRADED"),
+        ]
+    )
     assert codes_of(result) == [("NO_FAIL_TO_PASS", None), ("CASE_NOT_GRADED", "b")]
 
 
@@ -173,8 +188,7 @@ def test_an_ungradable_fail_to_pass_row_counts_as_having_one(row):
 
 
 def test_declared_fail_to_pass_counts_as_having_one(row):
-    result = fold([row("a", "pass_to_pass")],
-                  case_set={"a": "pass_to_pass", "f": "fail_to_pass"})
+    result = fold([row("a", "pass_to_pass")], case_set={"a": "pass_to_pass", "f": "fail_to_pass"})
     assert codes_of(result) == [("CASES_MISSING", "f")]
 
 
@@ -204,8 +218,9 @@ def test_gradable_exactly_when_no_refusal(row):
 
 
 def test_one_ungradable_case_removes_the_reward_and_rates_stay(row):
-    result = fold([row("a"), row("b", verdict="fail"),
-                   row("c", verdict="ungradable", code="CASE_NOT_GRADED")])
+    result = fold(
+        [row("a"), row("b", verdict="fail"), row("c", verdict="ungradable", code="CASE_NOT_GRADED")]
+    )
     assert result.reward is None
     assert result.fix_rate == 0.5 and result.case_fraction == 0.5
     assert result.cases.ungradable == 1 and result.cases.graded == 2
@@ -219,8 +234,9 @@ def test_guards_hold_is_true_without_guards(row):
 
 
 def test_fix_rate_is_not_gated_by_guards(row):
-    result = fold([row("a"), row("b"), row("c", verdict="fail"),
-                   row("g", "pass_to_pass", verdict="fail")])
+    result = fold(
+        [row("a"), row("b"), row("c", verdict="fail"), row("g", "pass_to_pass", verdict="fail")]
+    )
     assert result.fix_rate == pytest.approx(2 / 3)
     assert result.reward == 0.0
 
@@ -231,8 +247,14 @@ def test_fix_rate_is_none_without_graded_fix(row):
 
 
 def test_case_fraction_and_counts(row):
-    result = fold([row("a"), row("b", verdict="fail"), row("g", "pass_to_pass"),
-                   row("h", "pass_to_pass", verdict="fail")])
+    result = fold(
+        [
+            row("a"),
+            row("b", verdict="fail"),
+            row("g", "pass_to_pass"),
+            row("h", "pass_to_pass", verdict="fail"),
+        ]
+    )
     assert result.case_fraction == 0.5
     counts = result.cases
     assert (counts.total, counts.graded, counts.passed, counts.failed) == (4, 4, 2, 2)
@@ -240,8 +262,14 @@ def test_case_fraction_and_counts(row):
 
 
 def test_failed_ids_per_kind_sorted(row):
-    result = fold([row("z", verdict="fail"), row("b", verdict="fail"),
-                   row("h", "pass_to_pass", verdict="fail"), row("a")])
+    result = fold(
+        [
+            row("z", verdict="fail"),
+            row("b", verdict="fail"),
+            row("h", "pass_to_pass", verdict="fail"),
+            row("a"),
+        ]
+    )
     assert result.failed.fail_to_pass == ["b", "z"]
     assert result.failed.pass_to_pass == ["h"]
 
@@ -251,21 +279,28 @@ def test_failed_ids_per_kind_sorted(row):
 
 def test_refusals_sorted_by_case_code_why(row):
     result = fold(
-        [row("b", verdict="ungradable", code="GRADER_TIMEOUT"),
-         row("a", verdict="ungradable", code="CASE_NOT_GRADED", why="z"),
-         row("c")],
+        [
+            row("b", verdict="ungradable", code="GRADER_TIMEOUT"),
+            row("a", verdict="ungradable", code="CASE_NOT_GRADED", why="z"),
+            row("c"),
+        ],
         refusals=[{"code": "EVIDENCE_MISSING", "why": "run-level"}],
     )
-    assert codes_of(result) == [("EVIDENCE_MISSING", None), ("CASE_NOT_GRADED", "a"),
-                                ("GRADER_TIMEOUT", "b")]
+    assert codes_of(result) == [
+        ("EVIDENCE_MISSING", None),
+        ("CASE_NOT_GRADED", "a"),
+        ("GRADER_TIMEOUT", "b"),
+    ]
 
 
 # --- schemes ---------------------------------------------------------------------------------
 
 
 def test_fix_rate_scheme_is_dense_when_guards_hold(row):
-    result = fold([row("a"), row("b", verdict="fail"), row("c"), row("g", "pass_to_pass")],
-                  scheme="fix-rate/1")
+    result = fold(
+        [row("a"), row("b", verdict="fail"), row("c"), row("g", "pass_to_pass")],
+        scheme="fix-rate/1",
+    )
     assert result.reward == pytest.approx(2 / 3)
     assert result.scheme == "fix-rate/1"
 

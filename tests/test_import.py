@@ -9,12 +9,10 @@ HEAVY = ("prefect", "fsspec", "s3fs", "botocore", "boto3", "pydantic", "defusedx
 
 
 def test_import_pulls_in_no_heavy_dependency():
-    script = (
-        "import sys, truereward\n"
-        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
+    script = f"import sys, truereward\nprint(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            check=True)
     assert result.stdout.strip() == ""
 
 
@@ -28,8 +26,9 @@ def test_public_names_load_on_first_use():
         "assert not any(m in sys.modules for m in ('prefect', 'fsspec', 's3fs', 'botocore'))\n"
         "print(sorted(truereward.__all__) == sorted(set(truereward.__all__)))\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "True"
 
@@ -39,3 +38,9 @@ def test_every_public_name_resolves():
 
     for name in truereward.__all__:
         assert getattr(truereward, name) is not None
+
+
+def test_all_lists_exactly_the_lazy_names():
+    import truereward
+
+    assert set(truereward.__all__) == {*truereward._LAZY, "__version__"}

@@ -86,16 +86,25 @@ def test_kill_9_at_random_moments_never_leaves_a_torn_or_inconsistent_set(row, t
         if os.WIFSIGNALED(status):
             killed_while_publishing += 1
         check_consistent(tmp_path)
-        states.add(tuple(sorted("temp" if TEMP_PATTERN.match(path.name) else path.name
-                                for path in tmp_path.iterdir())))
+        states.add(
+            tuple(
+                sorted(
+                    "temp" if TEMP_PATTERN.match(path.name) else path.name
+                    for path in tmp_path.iterdir()
+                )
+            )
+        )
     assert killed_while_publishing == KILLS  # the child never ended on its own
     # The kills landed in the middle of publishes, not only between them.
     assert len(states) >= 3, states
     assert any("temp" in state for state in states), states
 
     # After all that, one clean publish ends fully consistent, temp files cleaned.
-    current = hashlib.sha256((tmp_path / "grade.json").read_bytes()).hexdigest() \
-        if (tmp_path / "grade.json").exists() else None
+    current = (
+        hashlib.sha256((tmp_path / "grade.json").read_bytes()).hexdigest()
+        if (tmp_path / "grade.json").exists()
+        else None
+    )
     final = grade_document([row("z"), row("y", "pass_to_pass")])
     publish(final, tmp_path, replaces=current)
     assert verify_published(tmp_path)[1] == []

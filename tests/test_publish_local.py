@@ -19,8 +19,9 @@ FILES = ("grade.json", "ctrf.json", "reward.json", "reward.txt")
 
 
 def gradable(row, reward=1.0):
-    return grade_document([row("a", verdict="pass" if reward == 1.0 else "fail"),
-                           row("g", "pass_to_pass")])
+    return grade_document(
+        [row("a", verdict="pass" if reward == 1.0 else "fail"), row("g", "pass_to_pass")]
+    )
 
 
 def ungradable(row):
@@ -47,7 +48,10 @@ def test_gradable_grade_writes_four_files(row, tmp_path):
     assert (directory / "grade.json").read_bytes() == document.to_bytes()
     assert (directory / "reward.txt").read_bytes() == b"1.0\n"
     assert json.loads((directory / "reward.json").read_text()) == {
-        "reward": 1.0, "fix_rate": 1.0, "guards_hold": 1}
+        "reward": 1.0,
+        "fix_rate": 1.0,
+        "guards_hold": 1,
+    }
     assert verify_published(directory)[1] == []
 
 
@@ -56,8 +60,9 @@ def test_zero_reward_text(row, tmp_path):
     assert (tmp_path / "reward.txt").read_bytes() == b"0.0\n"
     flat = json.loads((tmp_path / "reward.json").read_text())
     assert flat == {"reward": 0.0, "fix_rate": 0.0, "guards_hold": 1}
-    assert all(isinstance(value, int | float) and not isinstance(value, bool)
-               for value in flat.values())
+    assert all(
+        isinstance(value, int | float) and not isinstance(value, bool) for value in flat.values()
+    )
 
 
 def test_ungradable_grade_writes_no_reward_file(row, tmp_path):
@@ -254,8 +259,12 @@ def test_malformed_replaces_is_a_value_error(row, tmp_path):
 
 
 def test_racing_threads_have_exactly_one_winner(row, tmp_path):
-    documents = [grade_document([row("a", verdict="pass" if i % 2 else "fail"),
-                                 row(f"g{i}", "pass_to_pass")]) for i in range(16)]
+    documents = [
+        grade_document(
+            [row("a", verdict="pass" if i % 2 else "fail"), row(f"g{i}", "pass_to_pass")]
+        )
+        for i in range(16)
+    ]
     outcomes: list[object] = [None] * len(documents)
     start = threading.Barrier(len(documents))
 

@@ -51,7 +51,25 @@ _LAZY = {
 #: Submodules reachable as attributes without an explicit import.
 _SUBMODULES = {"cases", "codes", "document", "files", "folding", "publishing", "strictjson"}
 
-__all__ = ["__version__", *sorted(_LAZY)]
+__all__ = [
+    "Blame",
+    "CaseResult",
+    "CheckAnswer",
+    "Fold",
+    "GradeDocument",
+    "Observation",
+    "PublishConflict",
+    "PublishError",
+    "PublishResult",
+    "Refusal",
+    "RunInfo",
+    "Ungradable",
+    "__version__",
+    "ctrf",
+    "fold",
+    "grade_document",
+    "publish",
+]
 
 
 def __getattr__(name: str) -> Any:

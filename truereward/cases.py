@@ -31,6 +31,7 @@ from pydantic import (
 from . import codes
 
 __all__ = [
+    "CASE_ID_PATTERN",
     "FAIL",
     "FAIL_TO_PASS",
     "KINDS",
@@ -38,7 +39,6 @@ __all__ = [
     "PASS_TO_PASS",
     "UNGRADABLE",
     "VERDICTS",
-    "CASE_ID_PATTERN",
     "CaseId",
     "CaseResult",
     "CheckAnswer",
@@ -87,8 +87,9 @@ CASE_ID_PATTERN = r"^[^\s\x00-\x1f\x7f-\x9f](?:[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x
 CaseId = Annotated[
     str,
     AfterValidator(check_case_id),
-    WithJsonSchema({"type": "string", "minLength": 1, "maxLength": 512,
-                    "pattern": CASE_ID_PATTERN}),
+    WithJsonSchema(
+        {"type": "string", "minLength": 1, "maxLength": 512, "pattern": CASE_ID_PATTERN}
+    ),
 ]
 
 _STRICT = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
@@ -145,7 +146,10 @@ class CaseResult(BaseModel):
     """
 
     model_config = ConfigDict(
-        frozen=True, strict=True, extra="forbid", allow_inf_nan=False,
+        frozen=True,
+        strict=True,
+        extra="forbid",
+        allow_inf_nan=False,
         json_schema_extra=_CODE_RULE,
     )
 
@@ -168,8 +172,10 @@ class CaseResult(BaseModel):
             if not codes.known(self.code):
                 raise ValueError(f"code: {codes.UnknownCode(self.code)}")
         elif self.code:
-            raise ValueError(f"code: only an ungradable case carries a code (verdict is "
-                             f"{self.verdict!r}, code is {self.code!r})")
+            raise ValueError(
+                f"code: only an ungradable case carries a code (verdict is "
+                f"{self.verdict!r}, code is {self.code!r})"
+            )
         return self
 
     @property

@@ -81,8 +81,11 @@ def declared_cases(value: object) -> DeclaredCases:
     problems: list[Refusal] = []
     for case_id, kind in pairs:
         if not isinstance(case_id, str):
-            problems.append(refusal("CASE_INVALID", f"a case is declared with id {case_id!r}, "
-                                    "which is not a string"))
+            problems.append(
+                refusal(
+                    "CASE_INVALID", f"a case is declared with id {case_id!r}, which is not a string"
+                )
+            )
             continue
         if case_id in invalid:
             continue

@@ -96,43 +96,61 @@ SHARED: Mapping[str, Code] = {
     code.name: code
     for code in (
         _shared(
-            "CASE_INVALID", Blame.GRADER, False,
+            "CASE_INVALID",
+            Blame.GRADER,
+            False,
             "a case declaration is invalid, two cases share an id, or a result "
             "names a case outside the case set",
         ),
         _shared(
-            "CASE_NOT_PREPARED", Blame.GRADER, True,
+            "CASE_NOT_PREPARED",
+            Blame.GRADER,
+            True,
             "the case could not be set up, so nothing was measured",
         ),
         _shared(
-            "CASE_NOT_GRADED", Blame.GRADER, True,
+            "CASE_NOT_GRADED",
+            Blame.GRADER,
+            True,
             "the case ended without a result (the reader crashed, returned a "
             "non-result, or the process died)",
         ),
         _shared(
-            "CASES_MISSING", Blame.GRADER, False,
+            "CASES_MISSING",
+            Blame.GRADER,
+            False,
             "the case set names cases that have no result: only a subset was graded",
         ),
         _shared("NOTHING_GRADED", Blame.GRADER, True, "no case was graded at all"),
         _shared(
-            "NO_FAIL_TO_PASS", Blame.GRADER, False,
+            "NO_FAIL_TO_PASS",
+            Blame.GRADER,
+            False,
             "the case set has no fail-to-pass case, so nothing tests the change",
         ),
         _shared(
-            "EVIDENCE_UNREADABLE", Blame.GRADER, True,
+            "EVIDENCE_UNREADABLE",
+            Blame.GRADER,
+            True,
             "the grader could not read evidence (I/O error, store unavailable, timeout)",
         ),
         _shared("GRADER_TIMEOUT", Blame.GRADER, True, "grading exceeded its time budget"),
         _shared(
-            "EVIDENCE_MISSING", Blame.RUN, False,
+            "EVIDENCE_MISSING",
+            Blame.RUN,
+            False,
             "the run left no evidence where the task says it must be",
         ),
         _shared(
-            "EVIDENCE_MALFORMED", Blame.RUN, False,
+            "EVIDENCE_MALFORMED",
+            Blame.RUN,
+            False,
             "the run's evidence is not a valid report of its declared format",
         ),
         _shared(
-            "RUN_NOT_DETERMINISTIC", Blame.RUN, False,
+            "RUN_NOT_DETERMINISTIC",
+            Blame.RUN,
+            False,
             "the same submission, run twice from the same start, gave different results",
         ),
     )
@@ -178,8 +196,10 @@ def _parse_declaration(name: object, spec: object) -> Code:
     if not isinstance(retry, bool):
         raise ValueError(f"{name}: 'retry' must be true or false, got {retry!r}")
     if retry and blame == "run":
-        raise ValueError(f"{name}: a run-blamed code cannot be retried (grading again "
-                         "cannot change what the run left)")
+        raise ValueError(
+            f"{name}: a run-blamed code cannot be retried (grading again "
+            "cannot change what the run left)"
+        )
     return Code(name=name, meaning=meaning, blame=Blame(blame), retry=retry)
 
 
@@ -301,7 +321,5 @@ class Ungradable(Exception):
         return (_rebuild_ungradable, (type(self), self.code, self.why, self.case))
 
 
-def _rebuild_ungradable(
-    cls: type[Ungradable], code: str, why: str, case: str | None
-) -> Ungradable:
+def _rebuild_ungradable(cls: type[Ungradable], code: str, why: str, case: str | None) -> Ungradable:
     return cls(code, why, case=case)

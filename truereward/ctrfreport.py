@@ -50,11 +50,13 @@ def ctrf(document: GradeDocument) -> dict[str, Any]:
             "rawStatus": row.verdict,
             "duration": round(row.duration_s * 1000),
             "suite": [row.kind],
-            "extra": {"truereward": {
-                "kind": row.kind,
-                "code": row.code or None,
-                "blame": _blame_of(row.code, document) if row.code else None,
-            }},
+            "extra": {
+                "truereward": {
+                    "kind": row.kind,
+                    "code": row.code or None,
+                    "blame": _blame_of(row.code, document) if row.code else None,
+                }
+            },
         }
         if row.why:
             test["message"] = row.why
@@ -65,20 +67,24 @@ def ctrf(document: GradeDocument) -> dict[str, Any]:
     for item in document.refusals:
         if item.case is not None and (item.case, item.code, item.why) in shown:
             continue
-        tests.append({
-            "name": f"{item.case} [{item.code}]" if item.case else item.code,
-            "status": "other",
-            "rawStatus": "refused",
-            "duration": 0,
-            "suite": ["refusals"],
-            "message": item.why or item.code,
-            "extra": {"truereward": {
-                "code": item.code,
-                "blame": Blame(item.blame).value,
-                "case": item.case,
-                "kind": declared.get(item.case) if item.case else None,
-            }},
-        })
+        tests.append(
+            {
+                "name": f"{item.case} [{item.code}]" if item.case else item.code,
+                "status": "other",
+                "rawStatus": "refused",
+                "duration": 0,
+                "suite": ["refusals"],
+                "message": item.why or item.code,
+                "extra": {
+                    "truereward": {
+                        "code": item.code,
+                        "blame": Blame(item.blame).value,
+                        "case": item.case,
+                        "kind": declared.get(item.case) if item.case else None,
+                    }
+                },
+            }
+        )
     statuses = [test["status"] for test in tests]
     run = document.run
     summary = {
@@ -100,10 +106,12 @@ def ctrf(document: GradeDocument) -> dict[str, Any]:
             "summary": summary,
             "tests": tests,
         },
-        "extra": {"truereward": {
-            "gradable": document.gradable,
-            "reward": document.reward,
-            "scheme": document.scheme,
-            "grade_sha256": document.digest,
-        }},
+        "extra": {
+            "truereward": {
+                "gradable": document.gradable,
+                "reward": document.reward,
+                "scheme": document.scheme,
+                "grade_sha256": document.digest,
+            }
+        },
     }

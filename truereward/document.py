@@ -69,7 +69,7 @@ __all__ = [
 
 #: The version of the document's shape. A change to the shape is a new
 #: version; readers check it.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Literal[1] = 1
 GRADER_NAME = "truereward"
 
 _STRICT = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
@@ -204,9 +204,14 @@ def digest_file(path: str | Path, *, name: str | None = None) -> EvidenceDigest:
         while chunk := handle.read(1 << 20):
             sha.update(chunk)
             size += len(chunk)
-    return trusted(EvidenceDigest, {
-        "path": name if name is not None else str(path), "sha256": sha.hexdigest(), "size": size,
-    })
+    return trusted(
+        EvidenceDigest,
+        {
+            "path": name if name is not None else str(path),
+            "sha256": sha.hexdigest(),
+            "size": size,
+        },
+    )
 
 
 def _row_order(row: CaseResult) -> tuple[str, bytes]:

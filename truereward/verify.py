@@ -24,7 +24,7 @@ from .strictjson import StrictJSONError, loads
 __all__ = ["Disagreement", "Unreadable", "verify_document", "verify_published"]
 
 
-class Unreadable(Exception):  # noqa: N818 - "unreadable" is the outcome, as in exit 2
+class Unreadable(Exception):
     """The grade could not be read at all (missing, not strict JSON, not a
     grade document, or folded under a scheme this process does not know)."""
 

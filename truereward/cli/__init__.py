@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.status
     except KeyboardInterrupt:
         return 130
-    except Exception as error:  # noqa: BLE001 - the last line of defence: no traceback
+    except Exception as error:
         if os.environ.get("TRUEREWARD_DEBUG"):
             raise
         print(

@@ -15,7 +15,8 @@ from .common import EXIT_OK
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "codes", help="list the refusal codes with blame and retry default",
+        "codes",
+        help="list the refusal codes with blame and retry default",
     )
     parser.add_argument("--json", action="store_true", help="print the codes as JSON")
     parser.set_defaults(run=run)
@@ -26,10 +27,15 @@ def run(args: argparse.Namespace) -> int:
 
     codes = all_codes()
     if args.json:
-        print(json.dumps(
-            [{**code.as_dict(), "shared": name in SHARED} for name, code in sorted(codes.items())],
-            indent=2,
-        ))
+        print(
+            json.dumps(
+                [
+                    {**code.as_dict(), "shared": name in SHARED}
+                    for name, code in sorted(codes.items())
+                ],
+                indent=2,
+            )
+        )
         return EXIT_OK
     width = max(len(name) for name in codes)
     print(f"{'code':<{width}}  blame   retry  meaning")

@@ -36,21 +36,34 @@ def default_logs() -> str:
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "fold", help="fold rows (JSONL) into a grade and publish it",
+        "fold",
+        help="fold rows (JSONL) into a grade and publish it",
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
     )
     parser.add_argument("rows", help="JSONL file of CaseResult rows ('-' for stdin)")
-    parser.add_argument("--case-set", metavar="FILE",
-                        help="declared cases: JSON or TOML, {id: kind} or a list of {id, kind}")
-    parser.add_argument("--logs", metavar="DIR",
-                        help=f"where to publish (default: ${LOGS_ENV} or {DEFAULT_LOGS})")
+    parser.add_argument(
+        "--case-set",
+        metavar="FILE",
+        help="declared cases: JSON or TOML, {id: kind} or a list of {id, kind}",
+    )
+    parser.add_argument(
+        "--logs", metavar="DIR", help=f"where to publish (default: ${LOGS_ENV} or {DEFAULT_LOGS})"
+    )
     parser.add_argument("--scheme", default="gated-binary/1", help="reward scheme")
-    parser.add_argument("--replaces", metavar="SHA256",
-                        help="digest of the published grade.json this grade replaces")
+    parser.add_argument(
+        "--replaces",
+        metavar="SHA256",
+        help="digest of the published grade.json this grade replaces",
+    )
     parser.add_argument("--run-id", help="the run's id, recorded in the document")
     parser.add_argument("--sweep", help="the sweep's name, recorded in the document")
-    parser.add_argument("--evidence", action="append", default=[], metavar="FILE",
-                        help="an evidence file whose digest the document records (repeatable)")
+    parser.add_argument(
+        "--evidence",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="an evidence file whose digest the document records (repeatable)",
+    )
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
     parser.set_defaults(run=run)
 
@@ -73,8 +86,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         raise CliError(f"{error.filename}: cannot read evidence: {error.strerror}") from None
     try:
-        document = grade_document(rows, case_set=case_set, scheme=args.scheme, run=run_info,
-                                  evidence=evidence)
+        document = grade_document(
+            rows, case_set=case_set, scheme=args.scheme, run=run_info, evidence=evidence
+        )
     except UnknownScheme as error:
         raise CliError(f"--scheme: {error}") from None
     except (ValidationError, UnknownCode, TypeError) as error:
@@ -89,16 +103,21 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise CliError(f"--replaces: {error}") from None
     if args.json:
-        print(json.dumps({
-            "target": result.target,
-            "decision": result.decision.value,
-            "digest": result.digest,
-            "written": list(result.written),
-            "removed": list(result.removed),
-            "gradable": document.gradable,
-            "reward": document.reward,
-            "refusals": [item.model_dump(mode="json") for item in document.refusals],
-        }, sort_keys=True))
+        print(
+            json.dumps(
+                {
+                    "target": result.target,
+                    "decision": result.decision.value,
+                    "digest": result.digest,
+                    "written": list(result.written),
+                    "removed": list(result.removed),
+                    "gradable": document.gradable,
+                    "reward": document.reward,
+                    "refusals": [item.model_dump(mode="json") for item in document.refusals],
+                },
+                sort_keys=True,
+            )
+        )
     else:
         print(f"{outcome_line(document)} -> {result.target} ({result.decision.value})")
     return EXIT_OK

@@ -11,7 +11,8 @@ from .common import EXIT_OK
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "schema", help="print the JSON Schema of grade.json or of a row",
+        "schema",
+        help="print the JSON Schema of grade.json or of a row",
     )
     parser.add_argument("name", choices=["grade", "row"])
     parser.set_defaults(run=run)

@@ -17,7 +17,8 @@ from .common import EXIT_FAILED, EXIT_OK, CliError
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "verify", help="check a published grade by folding it again",
+        "verify",
+        help="check a published grade by folding it again",
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
     )
     parser.add_argument("target", help="a logs directory or a grade.json file")
@@ -33,14 +34,20 @@ def run(args: argparse.Namespace) -> int:
     except Unreadable as error:
         raise CliError(str(error)) from None
     if args.json:
-        print(json.dumps({
-            "target": args.target,
-            "consistent": not found,
-            "disagreements": [
-                {"where": item.where, "stored": item.stored, "expected": item.expected}
-                for item in found
-            ],
-        }, sort_keys=True, default=str))
+        print(
+            json.dumps(
+                {
+                    "target": args.target,
+                    "consistent": not found,
+                    "disagreements": [
+                        {"where": item.where, "stored": item.stored, "expected": item.expected}
+                        for item in found
+                    ],
+                },
+                sort_keys=True,
+                default=str,
+            )
+        )
     elif found:
         for item in found:
             print(f"{args.target}: {item}")

@@ -91,11 +91,14 @@ def prepare_inputs(
         kinds = declared.kinds
         given = list(declared.refusals) + given
     answers = _ANSWERS.validate_python(list(checks))
-    return trusted(FoldInputs, {
-        "case_set": kinds,
-        "refusals": sorted(given, key=sort_key),
-        "checks": sorted(answers, key=lambda answer: (answer.check, answer.holds, answer.why)),
-    })
+    return trusted(
+        FoldInputs,
+        {
+            "case_set": kinds,
+            "refusals": sorted(given, key=sort_key),
+            "checks": sorted(answers, key=lambda answer: (answer.check, answer.holds, answer.why)),
+        },
+    )
 
 
 def fold_prepared(rows: list[CaseResult], inputs: FoldInputs, scheme: str | Scheme) -> Fold:
@@ -104,18 +107,21 @@ def fold_prepared(rows: list[CaseResult], inputs: FoldInputs, scheme: str | Sche
     declared = None if inputs.case_set is None else DeclaredCases(kinds=inputs.case_set)
     counted = tally(rows, declared, inputs.checks, inputs.refusals)
     reward = chosen.reward(counted) if counted.gradable else None
-    return trusted(Fold, {
-        "scheme": chosen.name,
-        "gradable": counted.gradable,
-        "reward": reward,
-        "guards_hold": counted.guards_hold,
-        "fix_rate": counted.fix_rate,
-        "case_fraction": counted.case_fraction,
-        "cases": counted.cases,
-        "failed": counted.failed,
-        "refusals": counted.refusals,
-        "checks": counted.checks,
-    })
+    return trusted(
+        Fold,
+        {
+            "scheme": chosen.name,
+            "gradable": counted.gradable,
+            "reward": reward,
+            "guards_hold": counted.guards_hold,
+            "fix_rate": counted.fix_rate,
+            "case_fraction": counted.case_fraction,
+            "cases": counted.cases,
+            "failed": counted.failed,
+            "refusals": counted.refusals,
+            "checks": counted.checks,
+        },
+    )
 
 
 def fold(

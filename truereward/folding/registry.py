@@ -76,9 +76,7 @@ def get_scheme(name: str) -> Scheme:
         _load_builtins()
         found = _schemes.get(name)
     if found is None:
-        raise UnknownScheme(
-            f"unknown scheme {name!r}; known schemes: {', '.join(scheme_names())}"
-        )
+        raise UnknownScheme(f"unknown scheme {name!r}; known schemes: {', '.join(scheme_names())}")
     return found
 
 

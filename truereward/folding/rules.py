@@ -88,12 +88,22 @@ def case_set_mismatches(
             continue
         declared_kind = kinds.get(case_id)
         if declared_kind is None:
-            found.append(refusal("CASE_INVALID", f"a result names case {case_id}, which is "
-                                 "outside the declared case set", case_id))
+            found.append(
+                refusal(
+                    "CASE_INVALID",
+                    f"a result names case {case_id}, which is outside the declared case set",
+                    case_id,
+                )
+            )
         elif row_kinds != {declared_kind}:
             said = " and ".join(sorted(row_kinds))
-            found.append(refusal("CASE_INVALID", f"case {case_id} is declared {declared_kind} "
-                                 f"but its result says {said}", case_id))
+            found.append(
+                refusal(
+                    "CASE_INVALID",
+                    f"case {case_id} is declared {declared_kind} but its result says {said}",
+                    case_id,
+                )
+            )
     found.extend(
         refusal("CASES_MISSING", f"declared case {case_id} has no result", case_id)
         for case_id in kinds
@@ -130,9 +140,18 @@ def failed_run_checks(
         )
         code = RUN_CHECKS[name]
         why = "; ".join(failing)
-        checks.append(trusted(RunCheck, {
-            "check": name, "code": code, "holds": not failing, "answered": len(given), "why": why,
-        }))
+        checks.append(
+            trusted(
+                RunCheck,
+                {
+                    "check": name,
+                    "code": code,
+                    "holds": not failing,
+                    "answered": len(given),
+                    "why": why,
+                },
+            )
+        )
         if failing:
             refusals.append(refusal(code, f"run check {name} did not hold: {why}"))
     return checks, refusals
@@ -158,10 +177,16 @@ def coverage_refusals(
 
 
 def _kind_counts(passed: int, failed: int, ungradable: int) -> KindCounts:
-    return trusted(KindCounts, {
-        "total": passed + failed + ungradable, "graded": passed + failed,
-        "passed": passed, "failed": failed, "ungradable": ungradable,
-    })
+    return trusted(
+        KindCounts,
+        {
+            "total": passed + failed + ungradable,
+            "graded": passed + failed,
+            "passed": passed,
+            "failed": failed,
+            "ungradable": ungradable,
+        },
+    )
 
 
 def tally(
@@ -196,8 +221,9 @@ def tally(
     refusals = duplicate_ids(per_id) if len(per_id) < len(rows) else []
     if declared is not None:
         invalid = {item.case for item in refusals if item.case is not None}
-        invalid.update(item.case for item in given
-                       if item.code == "CASE_INVALID" and item.case is not None)
+        invalid.update(
+            item.case for item in given if item.code == "CASE_INVALID" and item.case is not None
+        )
         refusals += case_set_mismatches(kinds_seen, declared, invalid)
     if fix[2] or guard[2]:
         refusals += ungradable_rows(rows)
@@ -212,21 +238,31 @@ def tally(
 
     fix_counts = _kind_counts(*fix)
     guard_counts = _kind_counts(*guard)
-    cases = trusted(CaseCounts, {
-        "total": len(rows), "graded": graded, "passed": passed,
-        "failed": fix[1] + guard[1], "ungradable": fix[2] + guard[2],
-        "fail_to_pass": fix_counts, "pass_to_pass": guard_counts,
-        "declared": None if declared is None else len(declared.kinds),
-    })
+    cases = trusted(
+        CaseCounts,
+        {
+            "total": len(rows),
+            "graded": graded,
+            "passed": passed,
+            "failed": fix[1] + guard[1],
+            "ungradable": fix[2] + guard[2],
+            "fail_to_pass": fix_counts,
+            "pass_to_pass": guard_counts,
+            "declared": None if declared is None else len(declared.kinds),
+        },
+    )
     return Tally(
         rows=rows,
         refusals=refusals,
         checks=checks,
         cases=cases,
-        failed=trusted(FailedIds, {
-            "fail_to_pass": sorted(failed_ids[FAIL_TO_PASS]),
-            "pass_to_pass": sorted(failed_ids[PASS_TO_PASS]),
-        }),
+        failed=trusted(
+            FailedIds,
+            {
+                "fail_to_pass": sorted(failed_ids[FAIL_TO_PASS]),
+                "pass_to_pass": sorted(failed_ids[PASS_TO_PASS]),
+            },
+        ),
         guards_hold=guard[1] == 0,
         fix_rate=fix[0] / (fix[0] + fix[1]) if fix[0] + fix[1] else None,
         case_fraction=passed / graded if graded else None,

@@ -30,8 +30,10 @@ class PublishConflict(PublishError):
         if existing is None:
             what = f"no grade is published there, but replaces names {replaces}"
         elif replaces is None:
-            what = (f"another grade ({existing}) is already published; name it with "
-                    "replaces= to replace it")
+            what = (
+                f"another grade ({existing}) is already published; name it with "
+                "replaces= to replace it"
+            )
         else:
             what = f"the published grade is {existing}, not {replaces} as replaces says"
         super().__init__(f"{target}: {what}")

@@ -99,7 +99,7 @@ def _locked_directory(path: Path) -> Iterator[int]:
         os.close(dir_fd)  # releases the lock
 
 
-def _read(dir_fd: int, name: str) -> bytes | None | object:
+def _read(dir_fd: int, name: str) -> bytes | object | None:
     """The bytes of regular file ``name``; ``None`` when absent; ``_ABSENT``
     when the name is taken by a symlink (which we replace, never follow)."""
     try:
@@ -143,7 +143,7 @@ def _write_temp(dir_fd: int, name: str, data: bytes) -> str:
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
     except BaseException:
         os.close(fd)

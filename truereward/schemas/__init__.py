@@ -62,7 +62,8 @@ def write_all(directory: Path | None = None) -> list[Path]:
     paths = []
     for name, file_name in NAMES.items():
         path = where / file_name
-        path.write_text(json.dumps(generate(name), indent=2, sort_keys=True) + "\n",
-                        encoding="utf-8")
+        path.write_text(
+            json.dumps(generate(name), indent=2, sort_keys=True) + "\n", encoding="utf-8"
+        )
         paths.append(path)
     return paths

@@ -20,8 +20,10 @@ def fix_rate(tally: Tally) -> float:
     return float(tally.fix_rate)
 
 
-SCHEME = register(Scheme(
-    name="fix-rate/1",
-    description="passed / graded fail-to-pass cases when every guard holds, else 0.0",
-    reward=fix_rate,
-))
+SCHEME = register(
+    Scheme(
+        name="fix-rate/1",
+        description="passed / graded fail-to-pass cases when every guard holds, else 0.0",
+        reward=fix_rate,
+    )
+)

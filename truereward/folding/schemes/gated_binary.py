@@ -19,8 +19,10 @@ def gated_binary(tally: Tally) -> float:
     return 1.0 if tally.guards_hold and fix.passed == fix.graded else 0.0
 
 
-SCHEME = register(Scheme(
-    name="gated-binary/1",
-    description="1.0 when every guard holds and every fail-to-pass case passes, else 0.0",
-    reward=gated_binary,
-))
+SCHEME = register(
+    Scheme(
+        name="gated-binary/1",
+        description="1.0 when every guard holds and every fail-to-pass case passes, else 0.0",
+        reward=gated_binary,
+    )
+)
