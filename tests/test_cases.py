@@ -174,3 +174,20 @@ def test_garbage_rows_raise_only_validation_errors(garbage):
     except ValidationError:
         return
     assert all(math.isfinite(value) for value in result.measures.values())
+
+
+@given(st.text(max_size=20) | st.text(alphabet=st.characters(max_codepoint=0x3000), max_size=6))
+def test_the_id_pattern_and_check_case_id_agree(text):
+    from truereward.cases import check_case_id
+
+    try:
+        check_case_id(text)
+        expected = True
+    except ValueError:
+        expected = False
+    try:
+        CaseResult(id=text, kind="fail_to_pass", verdict="pass")
+        accepted = True
+    except ValidationError:
+        accepted = False
+    assert accepted == expected

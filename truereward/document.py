@@ -24,6 +24,7 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from functools import cached_property
+from operator import attrgetter
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -46,7 +47,7 @@ from .folding import (
     FoldInputs,
     RunCheck,
     Scheme,
-    fold_prepared,
+    fold_fields,
     prepare_inputs,
     validate_rows,
 )
@@ -241,26 +242,26 @@ def grade_document(
     """
     validated = validate_rows(rows)
     inputs = prepare_inputs(case_set=case_set, checks=checks, refusals=refusals)
-    folded = fold_prepared(validated, inputs, scheme)
-    ids = [row.id for row in validated]
-    if len(set(ids)) == len(ids):
-        detail = sorted(validated, key=lambda row: row.id)
-    else:
-        detail = sorted(validated, key=_row_order)
-    values = dict(folded.__dict__)
-    values.update(
-        schema_version=SCHEMA_VERSION,
-        grader=_GRADER,
-        inputs=inputs,
-        detail=detail,
-        run=None if run is None else RunInfo.model_validate(run),
-        attempts=[Attempt.model_validate(item) for item in attempts],
-        evidence=sorted(
+    values = fold_fields(validated, inputs, scheme)
+    detail = sorted(validated, key=_ID)
+    if len({row.id for row in detail}) < len(detail):
+        detail.sort(key=_row_order)
+    values["schema_version"] = SCHEMA_VERSION
+    values["grader"] = _GRADER
+    values["inputs"] = inputs
+    values["detail"] = detail
+    values["run"] = None if run is None else RunInfo.model_validate(run)
+    values["attempts"] = [Attempt.model_validate(item) for item in attempts] if attempts else []
+    values["evidence"] = (
+        sorted(
             (EvidenceDigest.model_validate(item) for item in evidence),
             key=lambda item: (item.path, item.sha256),
-        ),
+        )
+        if evidence
+        else []
     )
     return trusted(GradeDocument, values)
 
 
+_ID = attrgetter("id")
 _GRADER = Grader()

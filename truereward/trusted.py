@@ -20,12 +20,14 @@ M = TypeVar("M", bound=BaseModel)
 _set = object.__setattr__
 
 
-def trusted(cls: type[M], values: dict[str, Any]) -> M:
+def trusted(cls: type[M], values: dict[str, Any], fields_set: set[str] | None = None) -> M:
     """An instance of ``cls`` holding ``values`` (every field, already
-    valid), without validation. Only for values computed by this package."""
+    valid), without validation. Only for values computed or checked by this
+    package. ``fields_set`` is what pydantic reports as explicitly set
+    (default: every field)."""
     instance = cls.__new__(cls)
     _set(instance, "__dict__", values)
-    _set(instance, "__pydantic_fields_set__", set(values))
+    _set(instance, "__pydantic_fields_set__", set(values) if fields_set is None else fields_set)
     _set(instance, "__pydantic_extra__", None)
     _set(instance, "__pydantic_private__", None)
     return instance

@@ -55,9 +55,13 @@ class CliError(Exception):
 def describe_validation_error(error: ValidationError, *, limit: int = 5) -> str:
     """The errors of a pydantic validation as ``field.path: message`` parts."""
     parts = []
+    from ..cases import CASE_ID_RULE
+
     for item in error.errors()[:limit]:
         where = ".".join(str(part) for part in item["loc"]) or "(row)"
         message = str(item["msg"]).removeprefix("Value error, ")
+        if item["type"] == "string_pattern_mismatch" and item["loc"][-1:] == ("id",):
+            message = f"{CASE_ID_RULE}, got {item['input']!r}"
         if message.startswith("code: "):
             where, message = "code", message.removeprefix("code: ")
         parts.append(f"{where}: {message}")

@@ -36,6 +36,7 @@ __all__ = [
     "UnknownScheme",
     "as_refusals",
     "fold",
+    "fold_fields",
     "fold_prepared",
     "get_scheme",
     "prepare_inputs",
@@ -54,8 +55,7 @@ _ANSWERS: TypeAdapter[list[CheckAnswer]] = TypeAdapter(list[CheckAnswer])
 def validate_rows(rows: Iterable[CaseResult | Mapping[str, Any]]) -> list[CaseResult]:
     """Rows as :class:`CaseResult` objects. Raises ``pydantic.ValidationError``
     whose locations are (row index, field) for any invalid row."""
-    items = rows if isinstance(rows, list) else list(rows)
-    return _ROWS.validate_python(items)
+    return _ROWS.validate_python(rows if isinstance(rows, list) else list(rows))
 
 
 def as_refusals(items: Iterable[Refusal | Ungradable | Mapping[str, Any]]) -> list[Refusal]:
@@ -75,6 +75,10 @@ def as_refusals(items: Iterable[Refusal | Ungradable | Mapping[str, Any]]) -> li
     return out
 
 
+def _answer_order(answer: CheckAnswer) -> tuple[str, bool, str]:
+    return (answer.check, answer.holds, answer.why)
+
+
 def prepare_inputs(
     *,
     case_set: object = None,
@@ -90,38 +94,40 @@ def prepare_inputs(
         declared = declared_cases(case_set)
         kinds = declared.kinds
         given = list(declared.refusals) + given
-    answers = _ANSWERS.validate_python(list(checks))
+    answers = _ANSWERS.validate_python(list(checks)) if checks else []
     return trusted(
         FoldInputs,
         {
             "case_set": kinds,
-            "refusals": sorted(given, key=sort_key),
-            "checks": sorted(answers, key=lambda answer: (answer.check, answer.holds, answer.why)),
+            "refusals": sorted(given, key=sort_key) if given else [],
+            "checks": sorted(answers, key=_answer_order) if answers else [],
         },
     )
+
+
+def fold_fields(rows: list[CaseResult], inputs: FoldInputs, scheme: str | Scheme) -> dict[str, Any]:
+    """The fields of the :class:`Fold` of validated rows with prepared inputs,
+    as a dict (the grade document takes them without building a Fold)."""
+    chosen = scheme if isinstance(scheme, Scheme) else get_scheme(scheme)
+    declared = None if inputs.case_set is None else DeclaredCases(kinds=inputs.case_set)
+    counted = tally(rows, declared, inputs.checks, inputs.refusals)
+    return {
+        "scheme": chosen.name,
+        "gradable": counted.gradable,
+        "reward": chosen.reward(counted) if counted.gradable else None,
+        "guards_hold": counted.guards_hold,
+        "fix_rate": counted.fix_rate,
+        "case_fraction": counted.case_fraction,
+        "cases": counted.cases,
+        "failed": counted.failed,
+        "refusals": counted.refusals,
+        "checks": counted.checks,
+    }
 
 
 def fold_prepared(rows: list[CaseResult], inputs: FoldInputs, scheme: str | Scheme) -> Fold:
     """Fold validated rows with prepared inputs (see :func:`fold`)."""
-    chosen = scheme if isinstance(scheme, Scheme) else get_scheme(scheme)
-    declared = None if inputs.case_set is None else DeclaredCases(kinds=inputs.case_set)
-    counted = tally(rows, declared, inputs.checks, inputs.refusals)
-    reward = chosen.reward(counted) if counted.gradable else None
-    return trusted(
-        Fold,
-        {
-            "scheme": chosen.name,
-            "gradable": counted.gradable,
-            "reward": reward,
-            "guards_hold": counted.guards_hold,
-            "fix_rate": counted.fix_rate,
-            "case_fraction": counted.case_fraction,
-            "cases": counted.cases,
-            "failed": counted.failed,
-            "refusals": counted.refusals,
-            "checks": counted.checks,
-        },
-    )
+    return trusted(Fold, fold_fields(rows, inputs, scheme))
 
 
 def fold(

@@ -22,10 +22,11 @@ Refusals are then sorted by (case, code, why).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..cases import FAIL_TO_PASS, PASS, PASS_TO_PASS, UNGRADABLE, CaseResult, CheckAnswer
+from ..cases import FAIL, FAIL_TO_PASS, PASS, PASS_TO_PASS, UNGRADABLE, CaseResult, CheckAnswer
 from ..caseset import DeclaredCases
 from ..codes import RUN_CHECKS
 from ..refusal import Refusal, refusal, sort_key
@@ -196,30 +197,25 @@ def tally(
     given: Sequence[Refusal],
 ) -> Tally:
     """Apply the shared rules to validated rows; see the module docstring."""
-    # One pass over the rows gathers everything the rules and figures need.
-    kinds_seen: dict[str, set[str]] = {}
-    per_id: dict[str, int] = {}
-    fix = [0, 0, 0]  # passed, failed, ungradable
-    guard = [0, 0, 0]
-    failed_ids: dict[str, set[str]] = {FAIL_TO_PASS: set(), PASS_TO_PASS: set()}
-    has_fix_row = False
-    for row in rows:
-        case_id = row.id
-        per_id[case_id] = per_id.get(case_id, 0) + 1
-        if declared is not None:
-            kinds_seen.setdefault(case_id, set()).add(row.kind)
-        counts = fix if row.kind == FAIL_TO_PASS else guard
-        has_fix_row = has_fix_row or counts is fix
-        if row.verdict == PASS:
-            counts[0] += 1
-        elif row.verdict == UNGRADABLE:
-            counts[2] += 1
-        else:
-            counts[1] += 1
-            failed_ids[row.kind].add(case_id)
+    # Counting is done with list comprehensions and list.count (C loops): the
+    # fold runs once per graded run, thousands of times per sweep.
+    fix_verdicts: list[str] = [row.verdict for row in rows if row.kind == FAIL_TO_PASS]
+    guard_verdicts: list[str] = [row.verdict for row in rows if row.kind != FAIL_TO_PASS]
+    fix = [fix_verdicts.count(PASS), fix_verdicts.count(FAIL), fix_verdicts.count(UNGRADABLE)]
+    guard = [
+        guard_verdicts.count(PASS),
+        guard_verdicts.count(FAIL),
+        guard_verdicts.count(UNGRADABLE),
+    ]
+    ids = [row.id for row in rows]
 
-    refusals = duplicate_ids(per_id) if len(per_id) < len(rows) else []
+    refusals: list[Refusal] = []
+    if len(set(ids)) < len(ids):
+        refusals += duplicate_ids(Counter(ids))
     if declared is not None:
+        kinds_seen: dict[str, set[str]] = {}
+        for row in rows:
+            kinds_seen.setdefault(row.id, set()).add(row.kind)
         invalid = {item.case for item in refusals if item.case is not None}
         invalid.update(
             item.case for item in given if item.code == "CASE_INVALID" and item.case is not None
@@ -228,16 +224,23 @@ def tally(
     if fix[2] or guard[2]:
         refusals += ungradable_rows(rows)
     refusals += given
-    checks, check_refusals = failed_run_checks(rows, answers)
-    refusals += check_refusals
+    checks: list[RunCheck] = []
+    if answers or any([row.checks for row in rows]):
+        checks, check_refusals = failed_run_checks(rows, answers)
+        refusals += check_refusals
 
     graded = fix[0] + fix[1] + guard[0] + guard[1]
     passed = fix[0] + guard[0]
+    has_fix_row = bool(fix[0] or fix[1] or fix[2])
     refusals += coverage_refusals(graded, has_fix_row, declared, bool(refusals))
     refusals.sort(key=sort_key)
 
-    fix_counts = _kind_counts(*fix)
-    guard_counts = _kind_counts(*guard)
+    failed_fix: list[str] = []
+    failed_guard: list[str] = []
+    if fix[1] or guard[1]:
+        failed = [row for row in rows if row.verdict == FAIL]
+        failed_fix = sorted({row.id for row in failed if row.kind == FAIL_TO_PASS})
+        failed_guard = sorted({row.id for row in failed if row.kind == PASS_TO_PASS})
     cases = trusted(
         CaseCounts,
         {
@@ -246,8 +249,8 @@ def tally(
             "passed": passed,
             "failed": fix[1] + guard[1],
             "ungradable": fix[2] + guard[2],
-            "fail_to_pass": fix_counts,
-            "pass_to_pass": guard_counts,
+            "fail_to_pass": _kind_counts(*fix),
+            "pass_to_pass": _kind_counts(*guard),
             "declared": None if declared is None else len(declared.kinds),
         },
     )
@@ -256,13 +259,7 @@ def tally(
         refusals=refusals,
         checks=checks,
         cases=cases,
-        failed=trusted(
-            FailedIds,
-            {
-                "fail_to_pass": sorted(failed_ids[FAIL_TO_PASS]),
-                "pass_to_pass": sorted(failed_ids[PASS_TO_PASS]),
-            },
-        ),
+        failed=trusted(FailedIds, {"fail_to_pass": failed_fix, "pass_to_pass": failed_guard}),
         guards_hold=guard[1] == 0,
         fix_rate=fix[0] / (fix[0] + fix[1]) if fix[0] + fix[1] else None,
         case_fraction=passed / graded if graded else None,

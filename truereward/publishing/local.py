@@ -124,14 +124,6 @@ def _read(dir_fd: int, name: str) -> bytes | object | None:
         os.close(fd)
 
 
-def _exists(dir_fd: int, name: str) -> bool:
-    try:
-        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return False
-    return True
-
-
 def _write_temp(dir_fd: int, name: str, data: bytes) -> str:
     temp = f".truereward.{name}.{secrets.token_hex(8)}.tmp"
     fd = os.open(

@@ -1,0 +1,95 @@
+"""Validate + fold + grade document for a 20-case run: truereward against
+truereward 0.4.0, measured alternately in one process.
+
+    .venv/bin/python infra/bench/fold_throughput.py [--quick]
+
+0.4.0 is installed into .bench/ and imported under another name. Both sides
+start from the same rows and do what each needs to go from rows to a grade
+document: 0.4.0 validates each row (``CaseResult.from_row``) and calls its
+``grade_document``; we call ``grade_document`` (which validates). Measured
+from row dicts (rows handed over in memory, as the pytest plugin does) and
+from JSON lines (rows read from a file, as ``truereward fold`` does). Target:
+throughput ratio >= 1.5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from _common import alternate, install_target, load_as, ratio_line
+
+import truereward
+from truereward import CaseResult
+
+KINDS = ["fail_to_pass"] * 5 + ["pass_to_pass"] * 15
+
+
+def sample_rows() -> list[dict[str, object]]:
+    rows = []
+    for index, kind in enumerate(KINDS):
+        verdict = "fail" if index in (3, 11) else "pass"
+        rows.append(
+            {
+                "id": f"tests/test_m{index // 5}.py::TestThing::test_case_{index}[param-{index}]",
+                "kind": kind,
+                "verdict": verdict,
+                "code": "",
+                "why": "assert 2 == 3" if verdict == "fail" else "",
+                "observations": [],
+                "measures": {"ms": 10.0 + index},
+                "checks": [],
+                "containment": None,
+                "duration_s": 0.01 * index,
+            }
+        )
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="a short smoke run")
+    args = parser.parse_args()
+    legacy = load_as(install_target("truereward==0.4.0") / "truereward", "truereward_040")
+    assert legacy.__version__ == "0.4.0"
+    rows = sample_rows()
+    lines = [json.dumps(row) for row in rows]
+
+    def ours_dicts() -> object:
+        return truereward.grade_document(rows)
+
+    def theirs_dicts() -> object:
+        for row in rows:
+            legacy.CaseResult.from_row(row)
+        return legacy.grade_document(rows)
+
+    def ours_json() -> object:
+        return truereward.grade_document([CaseResult.model_validate_json(line) for line in lines])
+
+    def theirs_json() -> object:
+        parsed = [json.loads(line) for line in lines]
+        for row in parsed:
+            legacy.CaseResult.from_row(row)
+        return legacy.grade_document(parsed)
+
+    # Both sides agree on the answer before anything is timed.
+    assert ours_dicts().reward == theirs_dicts()["reward"] == 0.0
+
+    number, rounds = (200, 3) if args.quick else (2000, 15)
+    print(
+        f"20-case run, {rounds} alternating rounds of {number} calls, "
+        f"Python {sys.version.split()[0]}"
+    )
+    dicts = ratio_line(
+        "from row dicts ", *alternate(ours_dicts, theirs_dicts, number=number, rounds=rounds)
+    )
+    jsons = ratio_line(
+        "from JSON lines", *alternate(ours_json, theirs_json, number=number, rounds=rounds)
+    )
+    print(f"RATIO fold_throughput dicts={dicts:.2f} json={jsons:.2f} (target >= 1.5)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

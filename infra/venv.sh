@@ -1,0 +1,15 @@
+# Sourced by the other scripts: make ./.venv (Python 3.11+) and install the
+# project into it with the extras named in TRUEREWARD_EXTRAS.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+python="${PYTHON:-python3}"
+if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "truereward needs Python 3.11 or newer (tried: $python; set PYTHON=...)" >&2
+  exit 2
+fi
+if [ ! -x .venv/bin/python ]; then
+  "$python" -m venv .venv
+  .venv/bin/python -m pip install --quiet --upgrade pip
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${TRUEREWARD_EXTRAS:+[$TRUEREWARD_EXTRAS]}"
