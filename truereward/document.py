@@ -41,11 +41,8 @@ from .cases import CaseResult, CheckAnswer
 from .codes import Ungradable
 from .folding import (
     DEFAULT_SCHEME,
-    CaseCounts,
-    FailedIds,
     Fold,
     FoldInputs,
-    RunCheck,
     Scheme,
     fold_fields,
     prepare_inputs,
@@ -134,31 +131,21 @@ class EvidenceDigest(BaseModel):
     size: Annotated[int, Field(ge=0)]
 
 
-class GradeDocument(BaseModel):
+class GradeDocument(Fold):
     """The grade of one run (``grade.json``), schema version 1.
 
-    The fold's fields (``gradable``, ``reward``, ``guards_hold``,
-    ``fix_rate``, ``case_fraction``, ``cases``, ``failed``, ``refusals``,
-    ``checks``; see :class:`~truereward.folding.Fold`) sit at the top level,
-    beside ``detail`` (the rows, sorted by id), ``inputs`` (what else the fold
-    took), ``run`` (metadata), ``attempts`` (earlier attempts when grading
-    was retried) and ``evidence`` (digests of the files read).
+    A document is a :class:`~truereward.folding.Fold` (``gradable``,
+    ``reward``, ``guards_hold``, ``fix_rate``, ``case_fraction``, ``cases``,
+    ``failed``, ``refusals``, ``checks``, ``scheme``) with, beside it,
+    ``detail`` (the rows, sorted by id), ``inputs`` (what else the fold took),
+    ``run`` (metadata), ``attempts`` (earlier attempts when grading was
+    retried), ``evidence`` (digests of the files read) and who wrote it.
     """
 
     model_config = _STRICT
 
     schema_version: Literal[1] = SCHEMA_VERSION
     grader: Grader = Field(default_factory=Grader)
-    scheme: str
-    gradable: bool
-    reward: float | None
-    guards_hold: bool
-    fix_rate: float | None
-    case_fraction: float | None
-    cases: CaseCounts
-    failed: FailedIds
-    refusals: list[Refusal]
-    checks: list[RunCheck]
     inputs: FoldInputs
     detail: list[CaseResult]
     run: RunInfo | None = None
@@ -179,11 +166,6 @@ class GradeDocument(BaseModel):
         """sha256 (hex) of :meth:`to_bytes`: the name of this grade, given
         as ``replaces=`` to publish a grade over this one."""
         return hashlib.sha256(self._bytes).hexdigest()
-
-    @property
-    def fold(self) -> Fold:
-        """The fold's fields as a :class:`~truereward.folding.Fold`."""
-        return trusted(Fold, {name: getattr(self, name) for name in Fold.model_fields})
 
     @classmethod
     def from_bytes(cls, data: bytes | str) -> GradeDocument:
