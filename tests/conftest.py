@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,3 +34,59 @@ def row() -> Callable[..., dict[str, Any]]:
         return built
 
     return make
+
+
+# --- a real S3 API on loopback (moto's server) ------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint() -> Iterator[str]:
+    """moto's S3 server on 127.0.0.1, a free port, for the whole session."""
+    import logging
+
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+def s3_options(endpoint: str, **config: Any) -> dict[str, Any]:
+    """s3fs storage options for a loopback S3 endpoint, dummy credentials."""
+    options: dict[str, Any] = {
+        "key": "testing",
+        "secret": "testing",
+        "endpoint_url": endpoint,
+        "client_kwargs": {"region_name": "us-east-1"},
+    }
+    if config:
+        options["config_kwargs"] = config
+    return options
+
+
+@pytest.fixture
+def s3_client(s3_endpoint: str) -> Any:
+    """A boto3 client on the same server, for looking at what was published."""
+    import boto3
+
+    return boto3.client(
+        "s3",
+        endpoint_url=s3_endpoint,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        region_name="us-east-1",
+    )
+
+
+@pytest.fixture
+def bucket(s3_client: Any, request: pytest.FixtureRequest) -> str:
+    """A fresh bucket for one test."""
+    import re
+
+    name = "t-" + re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:50].strip("-")
+    name = f"{name}-{os.getpid()}"[:63]
+    s3_client.create_bucket(Bucket=name)
+    return name

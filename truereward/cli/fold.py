@@ -47,7 +47,25 @@ def register(subparsers: Any) -> None:
         help="declared cases: JSON or TOML, {id: kind} or a list of {id, kind}",
     )
     parser.add_argument(
-        "--logs", metavar="DIR", help=f"where to publish (default: ${LOGS_ENV} or {DEFAULT_LOGS})"
+        "--logs",
+        metavar="DIR|URL",
+        help="where to publish: a directory or an fsspec URL such as s3://bucket/prefix "
+        f"(default: ${LOGS_ENV} or {DEFAULT_LOGS})",
+    )
+    parser.add_argument(
+        "--storage-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="storage_options",
+        help="an fsspec storage option for --logs (repeatable; the value is read as JSON when "
+        "it parses, else as a string; a dotted key such as client_kwargs.region_name sets a "
+        "nested option); credentials also come from the usual AWS environment variables",
+    )
+    parser.add_argument(
+        "--unconditional",
+        action="store_true",
+        help="allow publishing to a backend that cannot write conditionally",
     )
     parser.add_argument("--scheme", default="gated-binary/1", help="reward scheme")
     parser.add_argument(
@@ -95,7 +113,13 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{args.case_set or 'run'}: {error}") from None
     target = args.logs or default_logs()
     try:
-        result = publish(document, target, replaces=args.replaces)
+        result = publish(
+            document,
+            target,
+            replaces=args.replaces,
+            storage_options=parse_storage_options(args.storage_options),
+            unconditional=args.unconditional,
+        )
     except PublishConflict as error:
         raise CliError(str(error), EXIT_CONFLICT) from None
     except PublishError as error:
@@ -121,6 +145,31 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"{outcome_line(document)} -> {result.target} ({result.decision.value})")
     return EXIT_OK
+
+
+def parse_storage_options(items: list[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` strings as a (nested) options dict; :class:`CliError`
+    naming the bad item."""
+    from ..strictjson import StrictJSONError, loads
+
+    options: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise CliError(f"--storage-option {item!r}: expected KEY=VALUE")
+        try:
+            value: Any = loads(raw)
+        except StrictJSONError:
+            value = raw
+        *parents, leaf = key.strip().split(".")
+        where = options
+        for parent in parents:
+            nested = where.setdefault(parent, {})
+            if not isinstance(nested, dict):
+                raise CliError(f"--storage-option {item!r}: {parent} is already a value")
+            where = nested
+        where[leaf] = value
+    return options
 
 
 def outcome_line(document: Any) -> str:

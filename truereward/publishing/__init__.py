@@ -2,8 +2,10 @@
 
 ``publish(document, target, *, replaces=None, storage_options=None)`` writes
 ``grade.json``, ``ctrf.json`` and, when the grade is gradable, ``reward.json``
-and ``reward.txt`` (last) to ``target``: a local path, a ``file://`` URL, or
-(with the fsspec backend) another fsspec URL.
+and ``reward.txt`` (last) to ``target``: a local path or ``file://`` URL
+(:mod:`.local`), an ``s3://`` URL (:mod:`.s3`, conditional PUTs through
+s3fs) or another fsspec URL (:mod:`.fsspec_store`), all with the same
+semantics (:mod:`.objects` for object stores).
 
 - **Idempotent**: publishing the same grade again succeeds and writes nothing
   (it only repairs files an interrupted earlier publish left unfinished).
@@ -23,38 +25,71 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..document import GradeDocument
+from ..target import Target
 from .decide import Decision
 from .errors import PublishConflict, PublishError
 from .result import PublishResult
 
-__all__ = ["Decision", "PublishConflict", "PublishError", "PublishResult", "publish"]
+if TYPE_CHECKING:
+    from .objects import Store
 
-_DIGEST = re.compile(r"^[0-9a-fA-F]{64}$")
+__all__ = [
+    "Decision",
+    "PublishConflict",
+    "PublishError",
+    "PublishResult",
+    "Target",
+    "as_target",
+    "open_store",
+    "publish",
+]
+
+_DIGEST = re.compile(r"^\"?([0-9a-fA-F]{64}|[0-9a-fA-F]{32})\"?$")
+
+#: Protocols served by the S3 store (conditional PUTs through s3fs).
+S3_PROTOCOLS = frozenset({"s3", "s3a"})
 
 
-def _local_path(target: str | os.PathLike[str]) -> str | None:
-    """The local path ``target`` names, or None for another protocol."""
-    if not isinstance(target, str):
-        return os.fspath(target)
-    if "://" not in target:
-        return target
-    protocol, _, rest = target.partition("://")
-    if protocol in ("file", "local"):
-        return rest
-    return None
+def as_target(
+    target: str | os.PathLike[str] | Target,
+    storage_options: Mapping[str, Any] | None = None,
+    unconditional: bool = False,
+) -> Target:
+    """A :class:`Target` from a path, a URL or a Target (whose options are
+    merged with ``storage_options``, the latter winning)."""
+    if isinstance(target, Target):
+        if not storage_options and not unconditional:
+            return target
+        return Target(
+            url=target.url,
+            storage_options={**target.options(), **(storage_options or {})},
+            unconditional=target.unconditional or unconditional,
+        )
+    return Target(
+        url=os.fspath(target),
+        storage_options=dict(storage_options or {}),
+        unconditional=unconditional,
+    )
 
 
 def publish(
     document: GradeDocument,
-    target: str | os.PathLike[str],
+    target: str | os.PathLike[str] | Target,
     *,
     replaces: str | None = None,
     storage_options: Mapping[str, Any] | None = None,
+    unconditional: bool = False,
 ) -> PublishResult:
     """Publish ``document`` to ``target``; see the module docstring.
+
+    ``target`` is a local path, a ``file://`` URL, an ``s3://bucket/prefix``
+    URL, any other fsspec URL, or a :class:`Target`. ``replaces`` is the
+    sha256 of the published ``grade.json`` this grade replaces (on object
+    stores its ETag works too). ``unconditional`` allows publishing to a
+    backend that cannot write conditionally.
 
     Raises :class:`PublishConflict` when another grade is published there and
     ``replaces`` does not name it, :class:`PublishError` when the target
@@ -64,14 +99,34 @@ def publish(
     if not isinstance(document, GradeDocument):
         raise TypeError(f"publish() takes a GradeDocument, got {type(document).__name__}")
     if replaces is not None and not _DIGEST.match(replaces):
-        raise ValueError(f"replaces must be a sha256 hex digest, got {replaces!r}")
-    path = _local_path(target)
-    if path is not None:
+        raise ValueError(f"replaces must be a sha256 hex digest (or an ETag), got {replaces!r}")
+    resolved = as_target(target, storage_options, unconditional)
+    if resolved.is_local:
+        if replaces is not None and len(replaces.strip('"')) != 64:
+            raise ValueError("replaces on a local target must be the sha256 of grade.json")
         from .local import publish_local
 
-        return publish_local(document, path, replaces=replaces)
-    protocol = str(target).partition("://")[0]
-    raise PublishError(
-        f"{target}: publishing to {protocol}:// is not supported by this version "
-        "(local directories and file:// URLs are)"
-    )
+        return publish_local(document, resolved.path, replaces=replaces)
+    from .objects import publish_objects
+
+    return publish_objects(document, open_store(resolved), replaces=replaces)
+
+
+def open_store(target: Target) -> Store:
+    """The object store behind a non-local target."""
+    if target.protocol in S3_PROTOCOLS:
+        try:
+            from .s3 import S3Store
+        except ImportError as error:
+            raise PublishError(
+                f"{target.url}: publishing to S3 needs s3fs (pip install 'truereward[s3]')"
+            ) from error
+        return S3Store(target.url, target.options())
+    try:
+        from .fsspec_store import FsspecStore
+    except ImportError as error:
+        raise PublishError(
+            f"{target.url}: publishing to {target.protocol}:// needs fsspec "
+            "(pip install 'truereward[fsspec]')"
+        ) from error
+    return FsspecStore(target.url, target.options(), unconditional=target.unconditional)

@@ -1,0 +1,195 @@
+"""Publishing to an object store: the same rules as local directories, with
+conditional single-request writes instead of renames.
+
+A :class:`Store` is one backend's handful of primitives over the four names
+under one prefix (``s3.py`` for S3, ``fsspec_store.py`` for other fsspec
+filesystems). :func:`publish_objects` is the protocol, the same for all:
+
+1. One listing of the prefix gives the ETag of each of the four objects
+   present (for a fresh gradable run the whole publish is this listing and
+   four PUTs).
+2. :func:`~truereward.publishing.decide.decide` on the published
+   ``grade.json``: SAME when its ETag is the MD5 of our bytes (or its bytes
+   are ours), REPLACE when ``replaces`` names it (its sha256, read back, or
+   its ETag), CREATE when there is none, else CONFLICT, which raises
+   :class:`PublishConflict` before anything is touched.
+3. CREATE/REPLACE: the stale ``reward.txt`` and ``reward.json`` the listing
+   showed are deleted, each conditionally on the ETag listed (a changed
+   object means another publisher is at work: conflict); then ``grade.json``
+   is written with ``If-None-Match: *`` (create) or ``If-Match: <etag>``
+   (replace), the one step that decides a race; then ``ctrf.json``,
+   ``reward.json`` and ``reward.txt`` last.
+4. SAME: nothing is written, except what an interrupted earlier publish left
+   unfinished (objects whose ETag is not the MD5 of their expected body, or
+   reward objects beside an ungradable grade).
+
+A conditional write that fails after a retry of our own request (the first
+attempt reached the store but its answer was lost) is recognised by reading
+``grade.json`` back: if it holds our bytes, the write was ours.
+
+Bodies are sent in single requests from memory; a body above
+:data:`MAX_BODY_BYTES` is refused (multipart uploads would ignore
+``If-Match``).
+
+Known limit: two publishers that both replace the same grade at the same
+instant both pass step 2; the loser's conditional delete of a stale reward
+object can remove the winner's new one when their bytes are identical (same
+ETag). The winner's set then lacks a reward file (never holds a wrong one),
+and publishing it again repairs it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Protocol
+
+from ..document import GradeDocument
+from ..files import CTRF, GRADE, REWARD_FILES, REWARD_JSON, REWARD_TXT, render
+from .decide import Decision, sha256_hex
+from .errors import PublishConflict, PublishError
+from .result import PublishResult
+
+__all__ = ["MAX_BODY_BYTES", "PreconditionFailed", "Store", "publish_objects"]
+
+#: The largest body published in one request: well under s3fs's multipart
+#: threshold (2 x 50 MiB), above which If-Match would be ignored.
+MAX_BODY_BYTES = 32 << 20
+
+_MD5 = re.compile(r"^[0-9a-f]{32}$")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class PreconditionFailed(Exception):
+    """A conditional write or delete was refused by the store."""
+
+
+class Store(Protocol):
+    """The primitives of one backend over the four names under one prefix."""
+
+    #: Where, for messages (``s3://bucket/prefix/run``).
+    location: str
+
+    def etags(self) -> dict[str, str]:
+        """ETag (unquoted) of each of the four names present."""
+
+    def read(self, name: str) -> bytes | None:
+        """The object's bytes, or None when absent."""
+
+    def create(self, name: str, data: bytes) -> None:
+        """Write only if absent; :class:`PreconditionFailed` otherwise."""
+
+    def replace(self, name: str, data: bytes, etag: str) -> None:
+        """Write only if the object's ETag is ``etag``; else PreconditionFailed."""
+
+    def put(self, name: str, data: bytes) -> None:
+        """Write unconditionally."""
+
+    def delete(self, name: str, etag: str) -> None:
+        """Delete only if the ETag is ``etag``; absent is fine."""
+
+
+def md5_hex(data: bytes) -> str:
+    """The MD5 (hex) of ``data``: the ETag S3 gives a single-request upload."""
+    return hashlib.md5(data, usedforsecurity=False).hexdigest()
+
+
+def _decide(
+    store: Store, listed: str | None, ours: bytes, replaces: str | None
+) -> tuple[Decision, str | None, str | None]:
+    """The decision, the ETag to replace, and the published grade's sha256
+    when it had to be read."""
+    if listed is None:
+        return (Decision.CREATE if replaces is None else Decision.CONFLICT), None, None
+    if listed == md5_hex(ours):
+        return Decision.SAME, listed, None
+    wanted = None if replaces is None else replaces.lower().strip('"')
+    if wanted is not None and _MD5.match(wanted) and wanted == listed:
+        return Decision.REPLACE, listed, None
+    existing = store.read(GRADE)
+    if existing is None:  # deleted since the listing
+        return Decision.CONFLICT, None, None
+    if existing == ours:  # an ETag that is not an MD5 (multipart, KMS)
+        return Decision.SAME, listed, sha256_hex(existing)
+    digest = sha256_hex(existing)
+    if wanted is not None and wanted == digest:
+        return Decision.REPLACE, listed, digest
+    return Decision.CONFLICT, listed, digest
+
+
+def _repair(store: Store, bodies: dict[str, bytes], listed: dict[str, str]) -> PublishResult:
+    written: list[str] = []
+    removed: list[str] = []
+    if REWARD_TXT not in bodies:
+        for name in REWARD_FILES:
+            if name in listed:
+                store.delete(name, listed[name])
+                removed.append(name)
+    for name in (CTRF, REWARD_JSON, REWARD_TXT):
+        if name in bodies and listed.get(name) != md5_hex(bodies[name]):
+            store.put(name, bodies[name])
+            written.append(name)
+    return PublishResult(
+        store.location, sha256_hex(bodies[GRADE]), Decision.SAME, tuple(written), tuple(removed)
+    )
+
+
+def publish_objects(
+    document: GradeDocument, store: Store, *, replaces: str | None = None
+) -> PublishResult:
+    """Publish ``document`` through ``store``; see the module docstring."""
+    bodies = render(document)
+    for name, body in bodies.items():
+        if len(body) > MAX_BODY_BYTES:
+            raise PublishError(
+                f"{store.location}/{name}: {len(body)} bytes is above the "
+                f"{MAX_BODY_BYTES >> 20} MiB cap for single-request conditional writes"
+            )
+    ours = bodies[GRADE]
+    digest = sha256_hex(ours)
+    listed = store.etags()
+    decision, etag, existing_digest = _decide(store, listed.get(GRADE), ours, replaces)
+    if decision is Decision.CONFLICT:
+        raise PublishConflict(
+            store.location,
+            existing=existing_digest or listed.get(GRADE),
+            attempted=digest,
+            replaces=replaces,
+        )
+    if decision is Decision.SAME:
+        return _repair(store, bodies, listed)
+
+    removed: list[str] = []
+    try:
+        for name in REWARD_FILES:
+            if name in listed:
+                store.delete(name, listed[name])
+                removed.append(name)
+    except PreconditionFailed:
+        raise PublishConflict(
+            store.location,
+            existing=existing_digest or listed.get(GRADE),
+            attempted=digest,
+            replaces=replaces,
+        ) from None
+    try:
+        if decision is Decision.CREATE:
+            store.create(GRADE, ours)
+        else:
+            assert etag is not None
+            store.replace(GRADE, ours, etag)
+    except PreconditionFailed:
+        current = store.read(GRADE)
+        if current != ours:  # another publisher won; our own retried write is not a conflict
+            raise PublishConflict(
+                store.location,
+                existing=None if current is None else sha256_hex(current),
+                attempted=digest,
+                replaces=replaces,
+            ) from None
+    written = [GRADE]
+    for name in (CTRF, REWARD_JSON, REWARD_TXT):
+        if name in bodies:
+            store.put(name, bodies[name])
+            written.append(name)
+    return PublishResult(store.location, digest, decision, tuple(written), tuple(removed))

@@ -1,0 +1,128 @@
+"""The S3 store: conditional single-request writes through s3fs.
+
+Every write is one ``PutObject`` of an in-memory body, sent through s3fs's
+client (``call_s3``, which adds s3fs's retries to botocore's):
+``If-None-Match: *`` to create, ``If-Match: <etag>`` to compare-and-swap,
+``If-Match`` on ``DeleteObject`` for the stale reward objects. A refused
+precondition (412 ``PreconditionFailed``, or 409
+``ConditionalRequestConflict`` from real S3 under contention) becomes
+:class:`~truereward.publishing.objects.PreconditionFailed`; any other failure
+a :class:`~truereward.publishing.errors.PublishError` naming the object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ..files import WRITE_ORDER
+from .errors import PublishError
+from .objects import PreconditionFailed
+
+__all__ = ["S3Store"]
+
+T = TypeVar("T")
+
+_CONTENT_TYPES = {".json": "application/json", ".txt": "text/plain; charset=utf-8"}
+_PRECONDITION_CODES = {"PreconditionFailed", "ConditionalRequestConflict", "412", "409"}
+
+
+def _error_code(error: BaseException) -> str | None:
+    """The S3 error code behind an error s3fs raised (it keeps the botocore
+    error as ``__cause__``)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        response = getattr(seen, "response", None)
+        if isinstance(response, dict):
+            code = response.get("Error", {}).get("Code")
+            return None if code is None else str(code)
+        seen = seen.__cause__
+    return None
+
+
+class S3Store:
+    """The four objects under ``s3://bucket/prefix``."""
+
+    def __init__(self, url: str, options: dict[str, Any]) -> None:
+        import s3fs
+
+        path = url.split("://", 1)[1].strip("/")
+        self.bucket, _, prefix = path.partition("/")
+        if not self.bucket:
+            raise PublishError(f"{url}: an S3 target needs a bucket")
+        self.prefix = f"{prefix}/" if prefix else ""
+        self.location = f"s3://{self.bucket}/{prefix}".rstrip("/")
+        self.fs = s3fs.S3FileSystem(**options)
+
+    def _call(self, name: str, method: str, **kwargs: Any) -> Any:
+        try:
+            return self.fs.call_s3(method, Bucket=self.bucket, Key=self.prefix + name, **kwargs)
+        except FileExistsError:
+            raise PreconditionFailed(name) from None
+        except FileNotFoundError:
+            raise
+        except Exception as error:
+            if _error_code(error) in _PRECONDITION_CODES:
+                raise PreconditionFailed(name) from None
+            raise PublishError(f"{self.location}/{name}: {method} failed: {error}") from error
+
+    def _guard(self, what: str, call: Callable[[], T]) -> T:
+        try:
+            return call()
+        except (PreconditionFailed, PublishError, FileNotFoundError):
+            raise
+        except Exception as error:
+            raise PublishError(f"{self.location}: {what} failed: {error}") from error
+
+    def etags(self) -> dict[str, str]:
+        def listing() -> dict[str, str]:
+            response = self.fs.call_s3(
+                "list_objects_v2", Bucket=self.bucket, Prefix=self.prefix, Delimiter="/"
+            )
+            found = {}
+            for item in response.get("Contents", []):
+                name = item["Key"][len(self.prefix) :]
+                if name in WRITE_ORDER:
+                    found[name] = str(item["ETag"]).strip('"')
+            return found
+
+        return self._guard("listing", listing)
+
+    def read(self, name: str) -> bytes | None:
+        try:
+            data: bytes = self._guard(
+                f"reading {name}", lambda: self.fs.cat_file(f"{self.bucket}/{self.prefix}{name}")
+            )
+        except FileNotFoundError:
+            return None
+        return data
+
+    def _put(self, name: str, data: bytes, **conditions: str) -> None:
+        suffix = name[name.rfind(".") :]
+        try:
+            self._call(
+                name,
+                "put_object",
+                Body=data,
+                ContentType=_CONTENT_TYPES.get(suffix, "application/octet-stream"),
+                **conditions,
+            )
+        except FileNotFoundError as error:  # If-Match on a key that is gone
+            if conditions:
+                raise PreconditionFailed(name) from None
+            raise PublishError(f"{self.location}/{name}: put failed: {error}") from error
+
+    def create(self, name: str, data: bytes) -> None:
+        self._put(name, data, IfNoneMatch="*")
+
+    def replace(self, name: str, data: bytes, etag: str) -> None:
+        self._put(name, data, IfMatch=f'"{etag}"')
+
+    def put(self, name: str, data: bytes) -> None:
+        self._put(name, data)
+
+    def delete(self, name: str, etag: str) -> None:
+        try:
+            self._call(name, "delete_object", IfMatch=f'"{etag}"')
+        except FileNotFoundError:
+            return  # already gone (a retried request of ours, or another cleaner)
