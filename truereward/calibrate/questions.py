@@ -114,6 +114,8 @@ class Question:
     def choice(cls, name: str, options: Sequence[str], *, text: str = "") -> Question:
         """Pick one of at least two distinct option names; the decision is the
         option name."""
+        if isinstance(options, str | bytes) or not isinstance(options, Sequence):
+            raise CalibrationError(f"{name}: options are a list of strings, got {options!r}")
         return cls(name, QuestionKind.CHOICE, options=tuple(options), text=text)
 
     @classmethod
