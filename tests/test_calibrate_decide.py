@@ -181,7 +181,9 @@ def test_score_with_a_level_count_and_json_round_trip():
     ],
 )
 def test_labels_are_checked_against_their_question(label, question, message):
-    with pytest.raises(CalibrationError, match=rf"cases\[1\]\.labels\.{question.name}: .*{message}"):
+    with pytest.raises(
+        CalibrationError, match=rf"cases\[1\]\.labels\.{question.name}: .*{message}"
+    ):
         check_cases((question,), [Case(labels={}), Case(labels={question.name: label})])
 
 

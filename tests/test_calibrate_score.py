@@ -45,8 +45,12 @@ def test_worked_example_true_false_none_true_against_true():
     assert stats.accuracy == 0.5
     assert stats.accuracy_when_answered == 2 / 3
     assert [miss.case_index for miss in report.misses] == [1]  # the None is not a miss
-    assert report.decisions == ({"relevant": True}, {"relevant": False}, {"relevant": None},
-                                {"relevant": True})
+    assert report.decisions == (
+        {"relevant": True},
+        {"relevant": False},
+        {"relevant": None},
+        {"relevant": True},
+    )
 
 
 def test_unlabelled_cases_do_not_count_but_are_decided():
@@ -127,7 +131,12 @@ def test_choice_and_score_questions_and_misses():
         (boolean_answers([True, True]), [1.0, -1.0], 2.0, r"latencies_ms\[1\]"),
         (boolean_answers([True, True]), [1.0, float("nan")], 2.0, r"latencies_ms\[1\]"),
         (boolean_answers([True, True]), [1.0, 1.0], float("inf"), "total_ms"),
-        ([{"relevant": Answer(True, 1)}, {}], [1.0, 1.0], 2.0, r"answers\[1\]\.relevant: no answer"),
+        (
+            [{"relevant": Answer(True, 1)}, {}],
+            [1.0, 1.0],
+            2.0,
+            r"answers\[1\]\.relevant: no answer",
+        ),
         (
             [{"relevant": Answer(True, 1)}, {"relevant": Answer("yes", 1)}],
             [1.0, 1.0],
@@ -260,9 +269,11 @@ def test_stability_errors_on_empty_and_misaligned_input():
 decision_lists = st.lists(st.sampled_from([True, False, None]), max_size=10)
 
 
-@given(st.lists(decision_lists, min_size=1, max_size=4).filter(
-    lambda lists: len({len(item) for item in lists}) == 1
-))
+@given(
+    st.lists(decision_lists, min_size=1, max_size=4).filter(
+        lambda lists: len({len(item) for item in lists}) == 1
+    )
+)
 def test_stability_matches_a_direct_count(lists):
     reports = [boolean_report(decisions) for decisions in lists]
     result = stability(reports)["relevant"]
@@ -278,8 +289,18 @@ def test_stability_matches_a_direct_count(lists):
 
 def test_scores_and_stability_are_per_question():
     cases = [Case(labels={"quality": 2})]
-    one = score([SCORE, BOOLEAN], cases, [{"quality": Answer(2.0, 1), "relevant": Answer(True, 1)}],
-                [0.0], 0.0)
-    two = score([SCORE, BOOLEAN], cases, [{"quality": Answer(1.6, 1), "relevant": Answer(None, 1)}],
-                [0.0], 0.0)
+    one = score(
+        [SCORE, BOOLEAN],
+        cases,
+        [{"quality": Answer(2.0, 1), "relevant": Answer(True, 1)}],
+        [0.0],
+        0.0,
+    )
+    two = score(
+        [SCORE, BOOLEAN],
+        cases,
+        [{"quality": Answer(1.6, 1), "relevant": Answer(None, 1)}],
+        [0.0],
+        0.0,
+    )
     assert stability([one, two]) == {"quality": 1.0, "relevant": 0.0}
