@@ -156,6 +156,8 @@ def test_misaligned_logs_name_the_file(tmp_path):
         ([HEADER, {"answers": {}}], ":2: answers.relevant: no answer"),
         ([HEADER, case_line(True, colour="red")], ":2: colour: unknown case field"),
         ([HEADER, case_line(True, latency_ms="fast")], ":2: latency_ms:"),
+        ([HEADER, case_line(True, latency_ms=10**400)], ":2: latency_ms:"),
+        ([HEADER, case_line(True, confidence=10**400)], ":2: answers.relevant.confidence:"),
         ([HEADER, case_line(True, id="a"), case_line(True, id="a")], ":3: id: 'a' is already used"),
         ([HEADER, case_line(True, id=" a")], ":2: id:"),
         (["", HEADER], ":1: the header is the first line"),

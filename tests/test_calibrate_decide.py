@@ -127,6 +127,20 @@ def test_answer_validation_names_the_field(kwargs, message):
         Answer(**kwargs)
 
 
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: Answer(10**400, 0.5),
+        lambda: Answer(True, 10**400),
+        lambda: Answer((0, 0, 10**400, 1), 0.5),
+        lambda: Answer(True, 0.5, probabilities={"true": 10**400}),
+    ],
+)
+def test_integers_too_large_for_a_float_are_refused_not_crashed_on(build):
+    with pytest.raises(CalibrationError):
+        build()
+
+
 def test_probabilities_must_name_outcomes_of_the_question():
     with pytest.raises(CalibrationError, match=r"probabilities\.maybe"):
         decide(Question.boolean("ok"), Answer(True, 0.5, probabilities={"maybe": 0.5}))

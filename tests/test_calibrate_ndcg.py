@@ -57,6 +57,7 @@ def test_default_cutoff_is_ten():
         (["a"], {"a": float("inf")}, 10, "finite grade"),
         (["a"], {"a": -1}, 10, "grade >= 0"),
         (["a"], {"a": True}, 10, "a number"),
+        (["a"], {"a": 10**400}, 10, "finite grade"),
         (["a"], {"a": 1024}, 10, "gain 2\\*\\*1024 - 1 is not finite"),
         (["a", "b", "c"], {"a": 1023, "b": 1023, "c": 1023}, 10, "cumulative gain is not finite"),
         (["a", "a"], {"a": 1}, 10, r"order\[1\]: 'a' is listed twice"),

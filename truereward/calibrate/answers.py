@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from .errors import CalibrationError, UnsupportedQuestion
+from .numbers import finite_float
 from .questions import Question, QuestionKind
 
 __all__ = [
@@ -44,21 +45,13 @@ AnswerValue: TypeAlias = bool | int | float | str | tuple[float, float, float, f
 PROBABILITY_SLACK = 1e-6
 
 
-def _is_real(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def check_unit_interval(value: object, where: str) -> float:
     """``value`` as a float if it is a finite number from 0 to 1, else
     CalibrationError naming ``where``."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or not 0.0 <= value <= 1.0
-    ):
+    number = finite_float(value)
+    if number is None or not 0.0 <= number <= 1.0:
         raise CalibrationError(f"{where}: a finite number from 0 to 1, got {value!r}")
-    return float(value)
+    return number
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,15 +77,14 @@ class Answer:
         value = self.value
         if value is None or isinstance(value, bool | str):
             pass
-        elif _is_real(value):
-            if not math.isfinite(value):  # type: ignore[arg-type]
+        elif isinstance(value, int | float):
+            if finite_float(value) is None:
                 raise CalibrationError(f"value: a finite number, got {value!r}")
-        elif (
-            isinstance(value, tuple | list)
-            and len(value) == 4
-            and all(_is_real(item) and math.isfinite(item) for item in value)
-        ):
-            object.__setattr__(self, "value", tuple(float(item) for item in value))
+        elif isinstance(value, tuple | list) and len(value) == 4:
+            corners = [finite_float(item) for item in value]
+            if any(corner is None for corner in corners):
+                raise CalibrationError(f"value: a region is four finite numbers, got {value!r}")
+            object.__setattr__(self, "value", tuple(corners))
         else:
             raise CalibrationError(
                 f"value: None, a boolean, a string, a finite number or a region of four "
@@ -173,7 +165,8 @@ def check_answer(question: Question, answer: Answer) -> None:
             raise CalibrationError(f"value: one of {list(question.options)!r}, got {value!r}")
         if question.kind is QuestionKind.SCORE:
             last = len(question.levels) - 1
-            if not _is_real(value) or not 0 <= value <= last:  # type: ignore[operator]
+            number = finite_float(value)
+            if number is None or not 0 <= number <= last:
                 raise CalibrationError(f"value: an expected score from 0 to {last}, got {value!r}")
     outcomes = question.outcomes
     for key in answer.probabilities:
@@ -214,7 +207,7 @@ def decide(question: Question, answer: Answer) -> Decision | None:
     if value is None:
         return None
     if question.kind is QuestionKind.SCORE:
-        return math.floor(float(value) + 0.5)  # type: ignore[arg-type]
+        return math.floor(float(value) + 0.5)  # type: ignore[arg-type]  # checked: a real number
     return value  # type: ignore[return-value]  # bool or option name, checked above
 
 

@@ -16,7 +16,6 @@ first failure with :class:`~truereward.calibrate.FlowFailure`: no report.
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from typing import Any, TypeAlias
 
 from .answers import Answer, same_decision
 from .errors import CalibrationError, FlowFailure
+from .numbers import finite_float
 from .questions import check_name
 from .report import check_latency
 
@@ -51,7 +51,7 @@ Flow: TypeAlias = Callable[[], Awaitable["FlowOutcome"]]
 def _check_value(value: object, where: str) -> FlowValue:
     if isinstance(value, bool | str):
         return value
-    if isinstance(value, int | float) and math.isfinite(value):
+    if isinstance(value, int | float) and finite_float(value) is not None:
         return value
     raise CalibrationError(f"{where}: a boolean, string or finite number, got {value!r}")
 

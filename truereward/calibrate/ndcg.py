@@ -6,6 +6,7 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 
 from .errors import CalibrationError
+from .numbers import finite_float
 
 __all__ = ["DEFAULT_K", "ndcg"]
 
@@ -19,7 +20,7 @@ def _gain(grade: float, where: str) -> float:
     except OverflowError:
         gain = math.inf
     if not math.isfinite(gain):
-        raise CalibrationError(f"{where}: the gain 2**{grade!r} - 1 is not finite")
+        raise CalibrationError(f"{where}: the gain 2**{grade:g} - 1 is not finite")
     return gain
 
 
@@ -58,9 +59,10 @@ def ndcg(
         where = f"grades[{key!r}]"
         if isinstance(grade, bool) or not isinstance(grade, int | float):
             raise CalibrationError(f"{where}: a number, got {grade!r}")
-        if not math.isfinite(grade) or grade < 0:
+        number = finite_float(grade)
+        if number is None or number < 0:
             raise CalibrationError(f"{where}: a finite grade >= 0, got {grade!r}")
-        gains[key] = _gain(grade, where)
+        gains[key] = _gain(number, where)
     ranked = list(order)
     seen: set[Hashable] = set()
     for position, item in enumerate(ranked):

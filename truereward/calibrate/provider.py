@@ -17,12 +17,12 @@ question) is a failure: :func:`ask` turns it into
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from .answers import Answer, decide_all
 from .errors import CalibrationError, ProviderFailure
+from .numbers import positive_seconds
 from .questions import Question, check_questions
 
 __all__ = ["Provider", "ask", "check_provider"]
@@ -67,13 +67,7 @@ async def ask(
     """
     asked = check_questions(questions)
     check_provider(provider)
-    if timeout_s is not None and (
-        isinstance(timeout_s, bool)
-        or not isinstance(timeout_s, int | float)
-        or not math.isfinite(timeout_s)
-        or timeout_s <= 0
-    ):
-        raise CalibrationError(f"timeout_s: a positive number of seconds, got {timeout_s!r}")
+    positive_seconds(timeout_s, "timeout_s")
     where = "warm-up call" if warmup else "call"
     if case_index is not None:
         where += f" for case {case_index}"

@@ -32,6 +32,7 @@ from typing import Any
 from .answers import Answer, Decision, decide_all, same_decision
 from .case import Case, check_cases
 from .errors import CalibrationError
+from .numbers import finite_float
 from .questions import Question, QuestionKind, check_questions
 
 __all__ = ["Miss", "QuestionStats", "Report", "check_latency", "score"]
@@ -143,14 +144,10 @@ class Report:
 
 def check_latency(value: object, where: str) -> float:
     """``value`` as a float if it is a finite number >= 0, else CalibrationError."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value < 0
-    ):
+    number = finite_float(value)
+    if number is None or number < 0:
         raise CalibrationError(f"{where}: a finite number of milliseconds >= 0, got {value!r}")
-    return float(value)
+    return number
 
 
 def _outcome(question: Question, label: Decision) -> str:

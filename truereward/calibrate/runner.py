@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from .answers import Answer
 from .case import Case, check_cases
 from .errors import CalibrationError, ProviderFailure
+from .numbers import positive_seconds
 from .provider import Provider, ask, check_provider
 from .questions import Question, check_questions
 from .report import Report, score
@@ -61,16 +62,7 @@ class RunOptions:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise CalibrationError(f"options.{name}: an integer >= {least}, got {value!r}")
-        timeout = self.call_timeout_s
-        if timeout is not None and (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, int | float)
-            or not math.isfinite(timeout)
-            or timeout <= 0
-        ):
-            raise CalibrationError(
-                f"options.call_timeout_s: a positive number of seconds or None, got {timeout!r}"
-            )
+        positive_seconds(self.call_timeout_s, "options.call_timeout_s")
 
 
 async def run(
