@@ -239,3 +239,9 @@ def test_ask_is_one_validated_call():
     with pytest.raises(ProviderFailure) as caught:
         asyncio.run(ask(failing, [BOOLEAN], "state"))
     assert caught.value.case_index is None
+
+
+def test_a_provider_raising_timeout_itself_is_a_failure_of_its_own():
+    provider = ScriptedProvider(always(), fail_on_call=1, failure=TimeoutError("upstream"))
+    with pytest.raises(ProviderFailure, match="the provider failed: TimeoutError: upstream"):
+        run_sync(provider, [BOOLEAN], cases(1), RunOptions(warmup=0, call_timeout_s=5))

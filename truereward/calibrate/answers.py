@@ -11,23 +11,26 @@ provider that fails raises instead (:class:`~truereward.calibrate.ProviderFailur
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from .errors import CalibrationError, UnsupportedQuestion
+from .errors import CalibrationError
 from .numbers import finite_float
 from .questions import Question, QuestionKind
 
 __all__ = [
     "Answer",
     "AnswerValue",
+    "Decider",
     "Decision",
     "check_answer",
     "check_label",
     "check_unit_interval",
     "decide",
     "decide_all",
+    "decide_prepared",
     "same_decision",
 ]
 
@@ -149,47 +152,91 @@ class Answer:
         return cls(raw, value["confidence"], value.get("probabilities", {}))
 
 
+class Decider:
+    """:func:`decide` for one question, prepared once: what :func:`score`
+    uses for every answer, so that each answer costs a few comparisons.
+    Constructing it raises :class:`UnsupportedQuestion` for a region."""
+
+    __slots__ = ("_kind", "_last", "_option_set", "_outcome_set", "question")
+
+    def __init__(self, question: Question) -> None:
+        question.require_supported()
+        self.question = question
+        self._kind = question.kind
+        self._option_set = frozenset(question.options)
+        self._outcome_set = frozenset(question.outcomes)
+        self._last = len(question.levels) - 1
+
+    def __call__(self, answer: Answer) -> Decision | None:
+        """The decision of ``answer``, or ``None`` when it is undecided;
+        CalibrationError naming the field when it does not fit."""
+        if not isinstance(answer, Answer):
+            raise CalibrationError(f"an Answer, got {type(answer).__name__}")
+        probabilities = answer.probabilities
+        if probabilities and not self._outcome_set.issuperset(probabilities):
+            key = next(key for key in probabilities if key not in self._outcome_set)
+            outcomes = list(self.question.outcomes)
+            raise CalibrationError(f"probabilities.{key}: not an outcome of {outcomes!r}")
+        value = answer.value
+        if value is None:
+            return None
+        kind = self._kind
+        if kind is QuestionKind.BOOLEAN:
+            if value is True or value is False:
+                return value
+            raise CalibrationError(f"value: true or false, got {value!r}")
+        if kind is QuestionKind.CHOICE:
+            if isinstance(value, str) and value in self._option_set:
+                return value
+            options = list(self.question.options)
+            raise CalibrationError(f"value: one of {options!r}, got {value!r}")
+        # A numeric Answer value is already known to be finite (Answer checks it).
+        if (
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and 0 <= value <= self._last
+        ):
+            return math.floor(float(value) + 0.5)
+        raise CalibrationError(f"value: an expected score from 0 to {self._last}, got {value!r}")
+
+    def label(self, label: object) -> Decision:
+        """``label`` if it is a decision this question can take, else
+        CalibrationError."""
+        kind = self._kind
+        if kind is QuestionKind.BOOLEAN:
+            if label is True or label is False:
+                return label
+            raise CalibrationError(f"a boolean question's label is true or false, got {label!r}")
+        if kind is QuestionKind.CHOICE:
+            if isinstance(label, str) and label in self._option_set:
+                return label
+            options = list(self.question.options)
+            raise CalibrationError(f"a label is one of {options!r}, got {label!r}")
+        if isinstance(label, int) and not isinstance(label, bool) and 0 <= label <= self._last:
+            return label
+        raise CalibrationError(
+            f"a score label is a rubric index from 0 to {self._last}, got {label!r}"
+        )
+
+    def outcome(self, label: Decision) -> str:
+        """The outcome key of a (checked) label: where its probability is."""
+        if self._kind is QuestionKind.BOOLEAN:
+            return "true" if label else "false"
+        return str(label)
+
+
 def check_answer(question: Question, answer: Answer) -> None:
     """CalibrationError unless ``answer`` fits ``question``: its value is of
     the question's kind (an option of a choice, a score within the rubric)
     and its probabilities name only the question's outcomes. A region
     question raises UnsupportedQuestion whatever the answer."""
-    question.require_supported()
-    if not isinstance(answer, Answer):
-        raise CalibrationError(f"an Answer, got {type(answer).__name__}")
-    value = answer.value
-    if value is not None:
-        if question.kind is QuestionKind.BOOLEAN and not isinstance(value, bool):
-            raise CalibrationError(f"value: true or false, got {value!r}")
-        if question.kind is QuestionKind.CHOICE and value not in question.options:
-            raise CalibrationError(f"value: one of {list(question.options)!r}, got {value!r}")
-        if question.kind is QuestionKind.SCORE:
-            last = len(question.levels) - 1
-            number = finite_float(value)
-            if number is None or not 0 <= number <= last:
-                raise CalibrationError(f"value: an expected score from 0 to {last}, got {value!r}")
-    outcomes = question.outcomes
-    for key in answer.probabilities:
-        if key not in outcomes:
-            raise CalibrationError(f"probabilities.{key}: not an outcome of {list(outcomes)!r}")
+    Decider(question)(answer)
 
 
 def check_label(question: Question, label: object) -> Decision:
     """``label`` if it is a decision ``question`` can take, else
     CalibrationError (UnsupportedQuestion for a region question)."""
-    question.require_supported()
-    if question.kind is QuestionKind.BOOLEAN:
-        if isinstance(label, bool):
-            return label
-        raise CalibrationError(f"a boolean question's label is true or false, got {label!r}")
-    if question.kind is QuestionKind.CHOICE:
-        if isinstance(label, str) and label in question.options:
-            return label
-        raise CalibrationError(f"a label is one of {list(question.options)!r}, got {label!r}")
-    last = len(question.levels) - 1
-    if isinstance(label, int) and not isinstance(label, bool) and 0 <= label <= last:
-        return label
-    raise CalibrationError(f"a score label is a rubric index from 0 to {last}, got {label!r}")
+    return Decider(question).label(label)
 
 
 def decide(question: Question, answer: Answer) -> Decision | None:
@@ -202,39 +249,42 @@ def decide(question: Question, answer: Answer) -> Decision | None:
     :class:`UnsupportedQuestion` for a region question, even when the answer
     is undecided, and CalibrationError when the answer does not fit.
     """
-    check_answer(question, answer)
-    value = answer.value
-    if value is None:
-        return None
-    if question.kind is QuestionKind.SCORE:
-        return math.floor(float(value) + 0.5)  # type: ignore[arg-type]  # checked: a real number
-    return value  # type: ignore[return-value]  # bool or option name, checked above
+    return Decider(question)(answer)
 
 
 def decide_all(
-    questions: tuple[Question, ...] | list[Question], answers: Mapping[str, Answer]
+    questions: Sequence[Question] | Sequence[Decider], answers: Mapping[str, Answer]
 ) -> dict[str, Decision | None]:
     """Decide every question from one ``{question name: Answer}`` mapping,
     whose keys must be exactly the question names (CalibrationError naming
-    the missing or extra key, or ``name: ...`` for an answer that does not
-    fit)."""
+    the missing or extra key, or ``name.field: ...`` for an answer that does
+    not fit). Prepared :class:`Decider` objects may stand for the questions."""
+    deciders = [item if isinstance(item, Decider) else Decider(item) for item in questions]
+    return decide_prepared(deciders, {decider.question.name for decider in deciders}, answers)
+
+
+def decide_prepared(
+    deciders: Sequence[Decider], names: AbstractSet[str], answers: Mapping[str, Answer]
+) -> dict[str, Decision | None]:
+    """:func:`decide_all` with the deciders and the set of their names made
+    once (the bulk path of :func:`~truereward.calibrate.score`)."""
     if not isinstance(answers, Mapping):
         raise CalibrationError(f"answers: a mapping of question name to Answer, got {answers!r}")
-    names = [question.name for question in questions]
-    missing = [name for name in names if name not in answers]
-    if missing:
-        raise CalibrationError(f"{missing[0]}: no answer for this question")
-    extra = sorted(str(key) for key in answers if key not in set(names))
-    if extra:
+    if answers.keys() != names:
+        ordered = [decider.question.name for decider in deciders]
+        missing = [name for name in ordered if name not in answers]
+        if missing:
+            raise CalibrationError(f"{missing[0]}: no answer for this question")
+        extra = sorted(str(key) for key in answers if key not in names)
         raise CalibrationError(f"{extra[0]}: an answer for a question that was not asked")
     out: dict[str, Decision | None] = {}
-    for question in questions:
-        try:
-            out[question.name] = decide(question, answers[question.name])
-        except UnsupportedQuestion:
-            raise
-        except CalibrationError as error:
-            raise CalibrationError(f"{question.name}.{error}") from None
+    name = ""
+    try:
+        for decider in deciders:
+            name = decider.question.name
+            out[name] = decider(answers[name])
+    except CalibrationError as error:
+        raise CalibrationError(f"{name}.{error}") from None
     return out
 
 

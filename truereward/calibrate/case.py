@@ -8,11 +8,11 @@ provider call (:func:`check_cases`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .answers import Decision, check_label
+from .answers import Decider, Decision
 from .errors import CalibrationError, UnsupportedQuestion
 from .questions import Question, check_name
 
@@ -43,24 +43,34 @@ class Case:
             check_name(self.id, "a case id")
 
 
-def check_cases(questions: tuple[Question, ...], cases: Iterable[Case]) -> tuple[Case, ...]:
+def check_cases(
+    questions: tuple[Question, ...], cases: Iterable[Case], deciders: Sequence[Decider] = ()
+) -> tuple[Case, ...]:
     """The cases as a tuple, each label checked against its question:
     CalibrationError naming ``cases[i].labels.NAME`` for a label of an unknown
-    question or of the wrong kind (UnsupportedQuestion for a region)."""
-    by_name = {question.name: question for question in questions}
+    question or of the wrong kind (UnsupportedQuestion for a region).
+    ``deciders`` may hold the questions' prepared deciders."""
+    by_name: dict[str, Question | Decider] = {question.name: question for question in questions}
+    by_name.update({decider.question.name: decider for decider in deciders})
+    prepared: dict[str, Decider] = {}
     out = tuple(cases)
     for index, case in enumerate(out):
         if not isinstance(case, Case):
             raise CalibrationError(f"cases[{index}]: a Case, got {type(case).__name__}")
         for name, label in case.labels.items():
-            where = f"cases[{index}].labels.{name}"
-            question = by_name.get(name)
-            if question is None:
-                raise CalibrationError(f"{where}: no question is named {name!r}")
+            decider = prepared.get(name)
+            if decider is None:
+                where = f"cases[{index}].labels.{name}"
+                found = by_name.get(name)
+                if found is None:
+                    raise CalibrationError(f"{where}: no question is named {name!r}")
+                try:
+                    decider = found if isinstance(found, Decider) else Decider(found)
+                except UnsupportedQuestion as error:
+                    raise UnsupportedQuestion(f"{where}: {error}") from None
+                prepared[name] = decider
             try:
-                check_label(question, label)
-            except UnsupportedQuestion as error:
-                raise UnsupportedQuestion(f"{where}: {error}") from None
+                decider.label(label)
             except CalibrationError as error:
-                raise CalibrationError(f"{where}: {error}") from None
+                raise CalibrationError(f"cases[{index}].labels.{name}: {error}") from None
     return out

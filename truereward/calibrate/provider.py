@@ -20,12 +20,12 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from .answers import Answer, decide_all
+from .answers import Answer, Decider, decide_prepared
 from .errors import CalibrationError, ProviderFailure
 from .numbers import positive_seconds
 from .questions import Question, check_questions
 
-__all__ = ["Provider", "ask", "check_provider"]
+__all__ = ["Prepared", "Provider", "ask", "ask_prepared", "check_provider"]
 
 
 @runtime_checkable
@@ -47,6 +47,18 @@ def check_provider(provider: object) -> Provider:
     return provider  # type: ignore[return-value]
 
 
+class Prepared:
+    """Questions checked once for many calls: the questions, a
+    :class:`~truereward.calibrate.answers.Decider` for each, and their names."""
+
+    __slots__ = ("asked", "deciders", "names")
+
+    def __init__(self, questions: Sequence[Question]) -> None:
+        self.asked = check_questions(questions)
+        self.deciders = [Decider(question) for question in self.asked]
+        self.names = frozenset(question.name for question in self.asked)
+
+
 async def ask(
     provider: Provider,
     questions: Sequence[Question],
@@ -65,29 +77,42 @@ async def ask(
     judge reader asks one criterion this way and maps an undecided answer to
     ``JUDGE_ABSTAINED`` and a ProviderFailure to ``PROVIDER_FAILED``.
     """
-    asked = check_questions(questions)
+    prepared = Prepared(questions)
     check_provider(provider)
-    positive_seconds(timeout_s, "timeout_s")
+    timeout = positive_seconds(timeout_s, "timeout_s")
+    return await ask_prepared(
+        provider, prepared, state, timeout_s=timeout, case_index=case_index, warmup=warmup
+    )
+
+
+async def ask_prepared(
+    provider: Provider,
+    prepared: Prepared,
+    state: Any,
+    *,
+    timeout_s: float | None,
+    case_index: int | None,
+    warmup: bool,
+) -> dict[str, Answer]:
+    """:func:`ask` with questions, provider and timeout already checked."""
     where = "warm-up call" if warmup else "call"
     if case_index is not None:
         where += f" for case {case_index}"
+    deadline = None
     try:
-        async with asyncio.timeout(timeout_s):
-            response = await provider.answer(asked, state)
-    except TimeoutError as error:
-        raise ProviderFailure(
-            f"{where}: the provider did not answer within {timeout_s} s",
-            case_index=case_index,
-            warmup=warmup,
-        ) from error
+        if timeout_s is None:
+            response = await provider.answer(prepared.asked, state)
+        else:
+            async with asyncio.timeout(timeout_s) as deadline:
+                response = await provider.answer(prepared.asked, state)
     except Exception as error:  # every provider error is a failure, never an abstention
-        raise ProviderFailure(
-            f"{where}: the provider failed: {type(error).__name__}: {error}",
-            case_index=case_index,
-            warmup=warmup,
-        ) from error
+        if deadline is not None and deadline.expired():
+            message = f"{where}: the provider did not answer within {timeout_s} s"
+        else:
+            message = f"{where}: the provider failed: {type(error).__name__}: {error}"
+        raise ProviderFailure(message, case_index=case_index, warmup=warmup) from error
     try:
-        decide_all(asked, response)
+        decide_prepared(prepared.deciders, prepared.names, response)
     except CalibrationError as error:
         raise ProviderFailure(
             f"{where}: invalid response: {error}", case_index=case_index, warmup=warmup

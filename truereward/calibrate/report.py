@@ -27,13 +27,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from .answers import Answer, Decision, decide_all, same_decision
+from .answers import Answer, Decider, Decision, decide_prepared
 from .case import Case, check_cases
 from .errors import CalibrationError
 from .numbers import finite_float
-from .questions import Question, QuestionKind, check_questions
+from .questions import Question, check_questions
 
 __all__ = ["Miss", "QuestionStats", "Report", "check_latency", "score"]
 
@@ -84,9 +84,9 @@ class QuestionStats:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Miss:
-    """A decided answer that differs from its label."""
+class Miss(NamedTuple):
+    """A decided answer that differs from its label. (A named tuple: a batch
+    can hold thousands, and they are cheap to make.)"""
 
     case_index: int
     case_id: str | None
@@ -150,12 +150,6 @@ def check_latency(value: object, where: str) -> float:
     return number
 
 
-def _outcome(question: Question, label: Decision) -> str:
-    if question.kind is QuestionKind.BOOLEAN:
-        return "true" if label else "false"
-    return str(label)
-
-
 def score(
     questions: Sequence[Question],
     cases: Sequence[Case],
@@ -184,7 +178,8 @@ def _score(
     min_confidence: float | None,
 ) -> Report:
     asked = check_questions(questions)
-    checked_cases = check_cases(asked, cases)
+    deciders = [Decider(question) for question in asked]
+    checked_cases = check_cases(asked, cases, deciders)
     answer_list = tuple(answers)
     latencies = tuple(latencies_ms)
     if len(answer_list) != len(checked_cases):
@@ -199,41 +194,51 @@ def _score(
         check_latency(value, f"latencies_ms[{index}]") for index, value in enumerate(latencies)
     )
     total = check_latency(total_ms, "total_ms")
+    names = [question.name for question in asked]
+    name_set = set(names)
     decisions: list[dict[str, Decision | None]] = []
     for index, case_answers in enumerate(answer_list):
         try:
-            decisions.append(decide_all(asked, case_answers))
+            decisions.append(decide_prepared(deciders, name_set, case_answers))
         except CalibrationError as error:
-            raise type(error)(f"answers[{index}].{error}") from None
-    correct = dict.fromkeys((question.name for question in asked), 0)
-    undecided = dict(correct)
-    labelled = dict(correct)
-    p_correct: dict[str, list[float | None]] = {question.name: [] for question in asked}
+            raise CalibrationError(f"answers[{index}].{error}") from None
+    correct = dict.fromkeys(names, 0)
+    undecided = dict.fromkeys(names, 0)
+    p_correct: dict[str, list[float | None]] = {name: [] for name in names}
+    outcome_of = {decider.question.name: decider.outcome for decider in deciders}
     misses: list[Miss] = []
     for index, case in enumerate(checked_cases):
-        for question in asked:
-            name = question.name
-            if name not in case.labels:
+        labels = case.labels
+        if not labels:
+            continue
+        case_answers = answer_list[index]
+        case_decisions = decisions[index]
+        # Question order, so that misses come in question order.
+        for name in names if len(labels) > 1 else labels:
+            if name not in labels:
                 continue
-            label = case.labels[name]
-            answer = answer_list[index][name]
-            decision = decisions[index][name]
-            labelled[name] += 1
-            p_correct[name].append(answer.probability_of(_outcome(question, label)))
+            label = labels[name]
+            answer = case_answers[name]
+            probabilities = answer.probabilities
+            # The label's probability: None when none was reported (Answer.probability_of).
+            p_correct[name].append(
+                probabilities.get(outcome_of[name](label), 0.0) if probabilities else None
+            )
+            decision = case_decisions[name]
             if decision is None:
                 undecided[name] += 1
-            elif same_decision(decision, label):
+            elif type(decision) is type(label) and decision == label:  # same_decision
                 correct[name] += 1
             else:
                 misses.append(Miss(index, case.id, name, label, decision, answer.confidence))
     stats = {
-        question.name: QuestionStats(
-            correct=correct[question.name],
-            undecided=undecided[question.name],
-            total=labelled[question.name],
-            p_correct=tuple(p_correct[question.name]),
+        name: QuestionStats(
+            correct=correct[name],
+            undecided=undecided[name],
+            total=len(p_correct[name]),
+            p_correct=tuple(p_correct[name]),
         )
-        for question in asked
+        for name in names
     }
     return Report(
         questions=stats,

@@ -36,8 +36,8 @@ from .answers import Answer
 from .case import Case, check_cases
 from .errors import CalibrationError, ProviderFailure
 from .numbers import positive_seconds
-from .provider import Provider, ask, check_provider
-from .questions import Question, check_questions
+from .provider import Prepared, Provider, ask_prepared, check_provider
+from .questions import Question
 from .report import Report, score
 
 __all__ = ["RunOptions", "run", "run_sync"]
@@ -73,8 +73,8 @@ async def run(
 ) -> Report:
     """Ask ``provider`` about every case and score the answers (see the
     module documentation for the order of work, the budget and failures)."""
-    asked = check_questions(questions)
-    checked = check_cases(asked, cases)
+    prepared = Prepared(questions)
+    checked = check_cases(prepared.asked, cases, prepared.deciders)
     settings = RunOptions() if options is None else options
     if not isinstance(settings, RunOptions):
         raise CalibrationError(f"options: a RunOptions, got {type(settings).__name__}")
@@ -82,8 +82,13 @@ async def run(
     timeout = settings.call_timeout_s
 
     for index in range(min(settings.warmup, len(checked))):
-        await ask(
-            provider, asked, checked[index].state, timeout_s=timeout, case_index=index, warmup=True
+        await ask_prepared(
+            provider,
+            prepared,
+            checked[index].state,
+            timeout_s=timeout,
+            case_index=index,
+            warmup=True,
         )
 
     answers: list[Mapping[str, Answer]] = [{} for _ in checked]
@@ -96,8 +101,13 @@ async def run(
         # starts when its call got a slot.
         for index in pending:
             started = time.perf_counter()
-            answers[index] = await ask(
-                provider, asked, checked[index].state, timeout_s=timeout, case_index=index
+            answers[index] = await ask_prepared(
+                provider,
+                prepared,
+                checked[index].state,
+                timeout_s=timeout,
+                case_index=index,
+                warmup=False,
             )
             latencies[index] = (time.perf_counter() - started) * 1000.0
 
@@ -134,7 +144,7 @@ async def run(
             ),
         )
         raise first  # type: ignore[misc]
-    return score(asked, checked, answers, latencies, total_ms)
+    return score(prepared.asked, checked, answers, latencies, total_ms)
 
 
 def run_sync(
