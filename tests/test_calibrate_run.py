@@ -245,3 +245,19 @@ def test_a_provider_raising_timeout_itself_is_a_failure_of_its_own():
     provider = ScriptedProvider(always(), fail_on_call=1, failure=TimeoutError("upstream"))
     with pytest.raises(ProviderFailure, match="the provider failed: TimeoutError: upstream"):
         run_sync(provider, [BOOLEAN], cases(1), RunOptions(warmup=0, call_timeout_s=5))
+
+
+def test_cancelling_a_run_cancels_its_calls():
+    provider = ScriptedProvider(always(), delay_s=5.0)
+
+    async def main():
+        task = asyncio.create_task(run(provider, [BOOLEAN], cases(8), RunOptions(warmup=0)))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    started = time.perf_counter()
+    asyncio.run(main())
+    assert time.perf_counter() - started < 2.0
+    assert provider.calls == 4 and provider.in_flight == 0 and provider.completed == 0

@@ -108,6 +108,8 @@ async def ask_prepared(
     except Exception as error:  # every provider error is a failure, never an abstention
         if deadline is not None and deadline.expired():
             message = f"{where}: the provider did not answer within {timeout_s} s"
+        elif isinstance(error, ProviderFailure):  # the provider said what went wrong
+            message = f"{where}: {error}"
         else:
             message = f"{where}: the provider failed: {type(error).__name__}: {error}"
         raise ProviderFailure(message, case_index=case_index, warmup=warmup) from error
