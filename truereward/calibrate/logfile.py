@@ -1,0 +1,220 @@
+"""The calibration log: a run's questions, cases, answers and latencies, as
+JSON Lines, written by :func:`dump_log` and read by :func:`parse_log` (and
+by ``truereward calibrate``).
+
+Line 1 is the header::
+
+    {"format": "truereward-calibration/1", "questions": [QUESTION, ...], "total_ms": 812.5}
+
+Each following non-blank line is one case, in order::
+
+    {"id": "c1", "state": ..., "labels": {"NAME": LABEL}, "answers": {"NAME": ANSWER},
+     "latency_ms": 101.2}
+
+- QUESTION: ``{"name", "kind": "boolean" | "choice" | "score", "options"
+  (choice), "levels" (score), "text" (optional)}``.
+- LABEL: ``true``/``false``, an option name, or a rubric index (an integer).
+- ANSWER: ``{"value", "confidence", "probabilities" (optional)}``; ``value``
+  ``null`` is an abstention.
+- ``answers`` has exactly one entry per question. ``labels`` (default none),
+  ``id`` and ``state`` (default null) are optional. ``latency_ms`` and
+  ``total_ms`` are optional and default to 0 (not measured).
+
+Strict JSON only (no NaN, no duplicate keys); unknown fields are errors. A
+bad file raises :class:`LogFormatError` whose message names the file, the
+line and the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..strictjson import StrictJSONError, canonical_bytes, loads
+from .answers import Answer, check_label, decide_all
+from .case import Case
+from .errors import CalibrationError
+from .questions import Question, check_questions
+from .report import Report, check_latency, score
+
+__all__ = ["FORMAT", "LogFormatError", "dump_log", "parse_log", "read_log", "write_log"]
+
+#: The format name and version in the header.
+FORMAT = "truereward-calibration/1"
+
+_HEADER_FIELDS = {"format", "questions", "total_ms"}
+_CASE_FIELDS = {"id", "state", "labels", "answers", "latency_ms"}
+
+
+class LogFormatError(CalibrationError):
+    """A calibration log that cannot be read: ``source:line: field: why``."""
+
+    def __init__(self, source: str, line: int, message: str) -> None:
+        super().__init__(f"{source}:{line}: {message}")
+        self.source = source
+        self.line = line
+
+
+def _line_json(text: str, source: str, number: int) -> dict[str, Any]:
+    try:
+        value = loads(text)
+    except StrictJSONError as error:
+        raise LogFormatError(source, number, str(error)) from None
+    if not isinstance(value, dict):
+        raise LogFormatError(source, number, f"a line is a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _header(value: dict[str, Any], source: str) -> tuple[tuple[Question, ...], float]:
+    unknown = sorted(set(value) - _HEADER_FIELDS)
+    if unknown:
+        raise LogFormatError(source, 1, f"{unknown[0]}: unknown header field")
+    if value.get("format") != FORMAT:
+        raise LogFormatError(
+            source,
+            1,
+            f"format: the first line is a header with format {FORMAT!r}, "
+            f"got {value.get('format')!r}",
+        )
+    raw = value.get("questions")
+    if not isinstance(raw, list):
+        raise LogFormatError(source, 1, f"questions: a list of questions, got {raw!r:.80}")
+    questions = []
+    for index, item in enumerate(raw):
+        try:
+            questions.append(Question.from_json(item))
+        except CalibrationError as error:
+            raise LogFormatError(source, 1, f"questions[{index}].{error}") from None
+    try:
+        asked = check_questions(questions)
+        total = check_latency(value.get("total_ms", 0.0), "total_ms")
+    except CalibrationError as error:
+        raise LogFormatError(source, 1, str(error)) from None
+    return asked, total
+
+
+def _case(
+    value: dict[str, Any], asked: tuple[Question, ...]
+) -> tuple[Case, dict[str, Answer], float]:
+    unknown = sorted(set(value) - _CASE_FIELDS)
+    if unknown:
+        raise CalibrationError(f"{unknown[0]}: unknown case field")
+    by_name = {question.name: question for question in asked}
+    labels = value.get("labels", {})
+    if not isinstance(labels, dict):
+        raise CalibrationError(f"labels: an object of question name to label, got {labels!r:.80}")
+    for name, label in labels.items():
+        if name not in by_name:
+            raise CalibrationError(f"labels.{name}: no question is named {name!r}")
+        try:
+            check_label(by_name[name], label)
+        except CalibrationError as error:
+            raise CalibrationError(f"labels.{name}: {error}") from None
+    raw_answers = value.get("answers")
+    if not isinstance(raw_answers, dict):
+        raise CalibrationError(
+            f"answers: an object with one answer per question, got {raw_answers!r:.80}"
+        )
+    answers: dict[str, Answer] = {}
+    for name, raw in raw_answers.items():
+        try:
+            answers[name] = Answer.from_json(raw)
+        except CalibrationError as error:
+            raise CalibrationError(f"answers.{name}.{error}") from None
+    try:
+        decide_all(asked, answers)
+    except CalibrationError as error:
+        raise CalibrationError(f"answers.{error}") from None
+    case_id = value.get("id")
+    try:
+        case = Case(state=value.get("state"), labels=labels, id=case_id)
+    except CalibrationError as error:
+        raise CalibrationError(f"id: {error}") from None
+    latency = check_latency(value.get("latency_ms", 0.0), "latency_ms")
+    return case, answers, latency
+
+
+def parse_log(text: str | bytes, source: str = "<log>") -> Report:
+    """The report a calibration log holds (scored with :func:`score`).
+    LogFormatError naming ``source``, the line and the field otherwise."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise LogFormatError(source, 1, f"not UTF-8 text (byte {error.start})") from None
+    # Lines end at "\n" only: str.splitlines() would also split inside a JSON
+    # string holding U+2028 or U+0085, which canonical output leaves raw.
+    lines = [
+        (number, line.removesuffix("\r"))
+        for number, line in enumerate(text.split("\n"), 1)
+        if line.strip()
+    ]
+    if not lines:
+        raise LogFormatError(source, 1, f"empty: the first line is a header with format {FORMAT!r}")
+    header_number, header_line = lines[0]
+    if header_number != 1:
+        raise LogFormatError(source, 1, "the header is the first line (no blank line before it)")
+    asked, total_ms = _header(_line_json(header_line, source, 1), source)
+    cases: list[Case] = []
+    answers: list[dict[str, Answer]] = []
+    latencies: list[float] = []
+    ids: dict[str, int] = {}
+    for number, line in lines[1:]:
+        value = _line_json(line, source, number)
+        try:
+            case, case_answers, latency = _case(value, asked)
+        except CalibrationError as error:
+            raise LogFormatError(source, number, str(error)) from None
+        if case.id is not None:
+            if case.id in ids:
+                raise LogFormatError(
+                    source, number, f"id: {case.id!r} is already used on line {ids[case.id]}"
+                )
+            ids[case.id] = number
+        cases.append(case)
+        answers.append(case_answers)
+        latencies.append(latency)
+    return score(asked, cases, answers, latencies, total_ms)
+
+
+def read_log(path: str | Path) -> Report:
+    """:func:`parse_log` of a file (OSError when it cannot be read)."""
+    return parse_log(Path(path).read_bytes(), str(path))
+
+
+def _lines(report: Report, include_state: bool) -> Iterable[Mapping[str, Any]]:
+    yield {
+        "format": FORMAT,
+        "questions": [question.to_json() for question in report.questions_asked],
+        "total_ms": report.total_ms,
+    }
+    for case, case_answers, latency in zip(
+        report.cases, report.answers, report.latencies_ms, strict=True
+    ):
+        line: dict[str, Any] = {}
+        if case.id is not None:
+            line["id"] = case.id
+        if include_state and case.state is not None:
+            line["state"] = case.state
+        if case.labels:
+            line["labels"] = dict(case.labels)
+        line["answers"] = {name: answer.to_json() for name, answer in case_answers.items()}
+        line["latency_ms"] = latency
+        yield line
+
+
+def dump_log(report: Report, *, include_state: bool = True) -> str:
+    """The report as a calibration log (one JSON object a line, canonical
+    key order). States must be JSON values (TypeError otherwise); leave them
+    out with ``include_state=False``. Answers are written as given, so a
+    report re-scored with :func:`at_min_confidence` is written with its
+    lowered answers."""
+    return "".join(
+        canonical_bytes(line, indent=None).decode("utf-8") for line in _lines(report, include_state)
+    )
+
+
+def write_log(report: Report, path: str | Path, *, include_state: bool = True) -> None:
+    """Write :func:`dump_log` to ``path``."""
+    Path(path).write_text(dump_log(report, include_state=include_state), encoding="utf-8")

@@ -1,0 +1,220 @@
+"""A judge behind an OpenAI-compatible chat-completions API (httpx).
+
+Needs the ``judge`` extra (``pip install 'truereward[judge]'``). One call
+per case: a ``POST {base_url}/chat/completions`` with a system message that
+fixes the reply format, and a user message with the state and the questions.
+The reply's first choice must hold one JSON object (a fenced ```json block is
+accepted)::
+
+    {"answers": {"<question name>": {"value": ..., "confidence": 0.9,
+                                     "probabilities": {"true": 0.9, "false": 0.1}}}}
+
+``value`` is ``true``/``false`` (boolean), an option name (choice), a number
+from 0 to the last level index (score), or ``null`` when the judge cannot
+decide (an abstention); ``probabilities`` is optional.
+
+Every problem (connection error, timeout, an HTTP status >= 400, a body that
+is not chat-completions JSON, content that is not the answer object) raises
+:class:`~truereward.calibrate.ProviderFailure`: never an abstention, never
+retried here (the grading flow retries the whole run).
+
+The provider owns an ``httpx.AsyncClient``: use ``async with`` (or
+``await provider.aclose()``) to close it. Without that, a client is made on
+first use in each event loop. Pass ``client=`` to bring your own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import httpx
+
+from ..strictjson import StrictJSONError, loads
+from .answers import Answer
+from .errors import CalibrationError, ProviderFailure
+from .questions import Question, QuestionKind
+
+__all__ = ["SYSTEM_PROMPT", "OpenAIProvider", "describe_question", "parse_reply"]
+
+SYSTEM_PROMPT = (
+    "You are a careful, impartial judge. Answer every question about the input. "
+    "Reply with exactly one JSON object and nothing else, of the form "
+    '{"answers": {"<question name>": {"value": <value>, "confidence": <number from 0 to 1>, '
+    '"probabilities": {"<outcome>": <number from 0 to 1>}}}}. '
+    "For a boolean question the value is true or false and the outcomes are "
+    '"true" and "false". For a choice question the value is one of its options and the '
+    "outcomes are the options. For a score question the value is a number from 0 to the "
+    "last level index (levels are listed in order, zero-based) and the outcomes are the "
+    'level indices as strings ("0", "1", ...). Use null as the value when you cannot '
+    "decide. probabilities is optional; when given, its numbers add up to at most 1."
+)
+
+
+def describe_question(question: Question) -> dict[str, Any]:
+    """How a question is shown to the judge."""
+    out: dict[str, Any] = {
+        "name": question.name,
+        "kind": question.kind.value,
+        "question": question.prompt,
+    }
+    if question.kind is QuestionKind.CHOICE:
+        out["options"] = list(question.options)
+    if question.kind is QuestionKind.SCORE:
+        out["levels"] = {str(index): level for index, level in enumerate(question.levels)}
+    return out
+
+
+def _state_text(state: Any) -> str:
+    if isinstance(state, str):
+        return state
+    try:
+        return json.dumps(state, ensure_ascii=False, allow_nan=False, sort_keys=True)
+    except (TypeError, ValueError) as error:
+        raise ProviderFailure(f"the state cannot be sent as JSON: {error}") from None
+
+
+def _strip_fence(text: str) -> str:
+    stripped = text.strip()
+    if stripped.startswith("```") and stripped.endswith("```") and len(stripped) >= 6:
+        body = stripped[3:-3]
+        first_line, _, rest = body.partition("\n")
+        # ```json\n{...}\n``` : drop the language tag line.
+        return rest if first_line.strip().isalpha() or not first_line.strip() else body
+    return stripped
+
+
+def parse_reply(body: object, questions: Sequence[Question]) -> dict[str, Answer]:
+    """The answers in a chat-completions response body (already parsed JSON);
+    ProviderFailure saying what is wrong. The answers are checked against
+    the questions later, by :func:`~truereward.calibrate.ask`."""
+    try:
+        content = body["choices"][0]["message"]["content"]  # type: ignore[index]
+    except (KeyError, IndexError, TypeError):
+        raise ProviderFailure(
+            "the response is not chat-completions JSON (no choices[0].message.content)"
+        ) from None
+    if not isinstance(content, str):
+        raise ProviderFailure(f"choices[0].message.content is not text: {content!r:.100}")
+    try:
+        reply = loads(_strip_fence(content))
+    except StrictJSONError as error:
+        raise ProviderFailure(f"the judge's reply is not JSON: {error}: {content!r:.200}") from None
+    if not isinstance(reply, dict) or not isinstance(reply.get("answers"), dict):
+        raise ProviderFailure(f"the judge's reply has no 'answers' object: {content!r:.200}")
+    answers: dict[str, Answer] = {}
+    names = {question.name for question in questions}
+    for name, raw in reply["answers"].items():
+        if name not in names:
+            raise ProviderFailure(f"the judge answered {name!r}, which was not asked")
+        try:
+            answers[name] = Answer.from_json(raw)
+        except CalibrationError as error:
+            raise ProviderFailure(f"the judge's answer to {name!r}: {error}") from None
+    return answers
+
+
+class OpenAIProvider:
+    """A provider calling ``{base_url}/chat/completions``.
+
+    ``base_url`` includes the API prefix (``http://127.0.0.1:8000/v1``).
+    ``api_key`` is sent as a bearer token when given. ``timeout_s`` bounds
+    each HTTP request. ``temperature`` defaults to 0; ``json_mode`` asks for
+    ``response_format: {"type": "json_object"}`` (turn it off for servers
+    that reject it). ``extra_body`` is merged into every request body.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        timeout_s: float = 60.0,
+        temperature: float = 0.0,
+        json_mode: bool = True,
+        extra_body: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise CalibrationError(f"base_url: an http(s) URL, got {base_url!r}")
+        if not model:
+            raise CalibrationError("model: a model name is needed")
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.timeout_s = timeout_s
+        self.temperature = temperature
+        self.json_mode = json_mode
+        self.extra_body = dict(extra_body or {})
+        self._headers = {"Content-Type": "application/json", **(headers or {})}
+        if api_key:
+            self._headers["Authorization"] = f"Bearer {api_key}"
+        self._own_client = client is None
+        self._client = client
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def request_body(self, questions: Sequence[Question], state: Any) -> dict[str, Any]:
+        """The JSON body of the request for one case."""
+        user = (
+            "Input:\n"
+            + _state_text(state)
+            + "\n\nQuestions:\n"
+            + json.dumps([describe_question(question) for question in questions], indent=1)
+        )
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [
+                {"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": user},
+            ],
+            "temperature": self.temperature,
+        }
+        if self.json_mode:
+            body["response_format"] = {"type": "json_object"}
+        body.update(self.extra_body)
+        return body
+
+    def _client_here(self) -> httpx.AsyncClient:
+        if not self._own_client:
+            assert self._client is not None
+            return self._client
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            # A client's connections belong to the loop that opened them.
+            self._client = httpx.AsyncClient(timeout=self.timeout_s)
+            self._loop = loop
+        return self._client
+
+    async def answer(self, questions: Sequence[Question], state: Any) -> Mapping[str, Answer]:
+        body = self.request_body(questions, state)
+        url = f"{self.base_url}/chat/completions"
+        try:
+            response = await self._client_here().post(url, json=body, headers=self._headers)
+        except httpx.TimeoutException as error:
+            raise ProviderFailure(f"{url}: timed out after {self.timeout_s} s") from error
+        except httpx.HTTPError as error:
+            raise ProviderFailure(f"{url}: {type(error).__name__}: {error}") from error
+        if response.status_code >= 400:
+            raise ProviderFailure(f"{url}: HTTP {response.status_code}: {response.text[:200]!r}")
+        try:
+            parsed = loads(response.content)
+        except StrictJSONError as error:
+            raise ProviderFailure(f"{url}: the response body is not JSON: {error}") from None
+        return parse_reply(parsed, questions)
+
+    async def aclose(self) -> None:
+        """Close the client this provider opened (not one passed in)."""
+        if self._own_client and self._client is not None:
+            await self._client.aclose()
+            self._client = None
+            self._loop = None
+
+    async def __aenter__(self) -> OpenAIProvider:
+        self._client_here()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()

@@ -1,0 +1,214 @@
+"""Questions put to a judge: boolean, choice, score (rubric levels), region.
+
+A question has a name (the key of its answers and labels), a kind, and the
+outcomes it allows. ``text`` is what the judge is asked; it defaults to the
+name. Outcomes have string keys, used by answer probabilities:
+
+- boolean: ``"true"``, ``"false"``;
+- choice: the option names, in the order given;
+- score: the zero-based rubric indices as decimal strings (``"0"``, ``"1"``,
+  ...); ``levels`` describes each level. An answer's value is the expected
+  score on that index scale and rounds half up to an index (see
+  :func:`~truereward.calibrate.decide`).
+- region: an image region. It can be described (a provider may support it)
+  but not decided, labelled or scored here: every such use raises
+  :class:`~truereward.calibrate.UnsupportedQuestion`, even when the answer is
+  undecided.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from .errors import CalibrationError, UnsupportedQuestion
+
+__all__ = ["Question", "QuestionKind", "check_name", "check_questions"]
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+class QuestionKind(StrEnum):
+    """What a question asks for."""
+
+    BOOLEAN = "boolean"
+    CHOICE = "choice"
+    SCORE = "score"
+    #: Described only; deciding or scoring it raises UnsupportedQuestion.
+    REGION = "region"
+
+
+def check_name(value: object, what: str = "a question name") -> str:
+    """``value`` if it is a usable name: a non-empty string without leading or
+    trailing whitespace or control characters; else CalibrationError."""
+    if not isinstance(value, str) or not value:
+        raise CalibrationError(f"{what} is a non-empty string, got {value!r}")
+    if value.strip() != value or _CONTROL.search(value):
+        raise CalibrationError(
+            f"{what} has no leading or trailing whitespace and no control characters, got {value!r}"
+        )
+    return value
+
+
+def _distinct_names(values: object, what: str) -> tuple[str, ...]:
+    if isinstance(values, str | bytes) or not isinstance(values, Iterable):
+        raise CalibrationError(f"{what} are a list of strings, got {values!r}")
+    items = tuple(values)
+    for item in items:
+        check_name(item, f"each of the {what}")
+    if len(items) < 2:
+        raise CalibrationError(f"there are at least 2 {what}, got {len(items)}")
+    if len(set(items)) != len(items):
+        raise CalibrationError(f"the {what} are distinct, got {list(items)!r}")
+    return items
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One question. Build it with :meth:`boolean`, :meth:`choice`,
+    :meth:`score` or :meth:`region`; direct construction is validated the
+    same way. ``options`` is used by choice questions only, ``levels`` by
+    score questions only."""
+
+    name: str
+    kind: QuestionKind
+    options: tuple[str, ...] = ()
+    levels: tuple[str, ...] = ()
+    text: str = ""
+
+    def __post_init__(self) -> None:
+        check_name(self.name)
+        try:
+            kind = QuestionKind(self.kind)
+        except ValueError:
+            known = ", ".join(kind.value for kind in QuestionKind)
+            raise CalibrationError(
+                f"{self.name}: kind is one of {known}, got {self.kind!r}"
+            ) from None
+        object.__setattr__(self, "kind", kind)
+        if not isinstance(self.text, str):
+            raise CalibrationError(f"{self.name}: text is a string, got {self.text!r}")
+        try:
+            options = (
+                _distinct_names(self.options, "options") if kind is QuestionKind.CHOICE else ()
+            )
+            levels = _distinct_names(self.levels, "levels") if kind is QuestionKind.SCORE else ()
+        except CalibrationError as error:
+            raise CalibrationError(f"{self.name}: {error}") from None
+        if kind is not QuestionKind.CHOICE and tuple(self.options):
+            raise CalibrationError(f"{self.name}: only a choice question has options")
+        if kind is not QuestionKind.SCORE and tuple(self.levels):
+            raise CalibrationError(f"{self.name}: only a score question has levels")
+        object.__setattr__(self, "options", options)
+        object.__setattr__(self, "levels", levels)
+
+    @classmethod
+    def boolean(cls, name: str, *, text: str = "") -> Question:
+        """A yes/no question; decisions are ``True`` or ``False``."""
+        return cls(name, QuestionKind.BOOLEAN, text=text)
+
+    @classmethod
+    def choice(cls, name: str, options: Sequence[str], *, text: str = "") -> Question:
+        """Pick one of at least two distinct option names; the decision is the
+        option name."""
+        if isinstance(options, str | bytes) or not isinstance(options, Sequence):
+            raise CalibrationError(f"{name}: options are a list of strings, got {options!r}")
+        return cls(name, QuestionKind.CHOICE, options=tuple(options), text=text)
+
+    @classmethod
+    def score(cls, name: str, levels: Sequence[str] | int, *, text: str = "") -> Question:
+        """Rate on a rubric of at least two levels, described in order;
+        decisions are zero-based level indices. An integer ``levels`` gives
+        that many levels named by their index."""
+        if isinstance(levels, int) and not isinstance(levels, bool):
+            return cls(name, QuestionKind.SCORE, levels=tuple(map(str, range(levels))), text=text)
+        if isinstance(levels, str | bytes) or not isinstance(levels, Sequence):
+            raise CalibrationError(f"{name}: levels are a list of level descriptions or a count")
+        return cls(name, QuestionKind.SCORE, levels=tuple(levels), text=text)
+
+    @classmethod
+    def region(cls, name: str, *, text: str = "") -> Question:
+        """An image region: unsupported here (see the module documentation)."""
+        return cls(name, QuestionKind.REGION, text=text)
+
+    @property
+    def prompt(self) -> str:
+        """What the judge is asked: ``text``, or the name when there is none."""
+        return self.text or self.name
+
+    @property
+    def outcomes(self) -> tuple[str, ...]:
+        """The outcome keys answer probabilities may use (none for a region)."""
+        if self.kind is QuestionKind.BOOLEAN:
+            return ("true", "false")
+        if self.kind is QuestionKind.CHOICE:
+            return self.options
+        if self.kind is QuestionKind.SCORE:
+            return tuple(str(index) for index in range(len(self.levels)))
+        return ()
+
+    def require_supported(self) -> None:
+        """Raise :class:`UnsupportedQuestion` for a region question."""
+        if self.kind is QuestionKind.REGION:
+            raise UnsupportedQuestion(
+                f"{self.name}: region questions cannot be decided, labelled or scored"
+            )
+
+    def to_json(self) -> dict[str, Any]:
+        """The question as JSON: ``{name, kind, options | levels, text}``."""
+        out: dict[str, Any] = {"name": self.name, "kind": self.kind.value}
+        if self.kind is QuestionKind.CHOICE:
+            out["options"] = list(self.options)
+        if self.kind is QuestionKind.SCORE:
+            out["levels"] = list(self.levels)
+        if self.text:
+            out["text"] = self.text
+        return out
+
+    @classmethod
+    def from_json(cls, value: object) -> Question:
+        """A question from its JSON form; CalibrationError naming the field."""
+        if not isinstance(value, Mapping):
+            raise CalibrationError(f"a question is an object, got {type(value).__name__}")
+        unknown = set(value) - {"name", "kind", "options", "levels", "text"}
+        if unknown:
+            raise CalibrationError(f"{sorted(unknown)[0]}: unknown question field")
+        for field in ("name", "kind"):
+            if field not in value:
+                raise CalibrationError(f"{field}: missing")
+        for field in ("options", "levels"):
+            if field in value and not isinstance(value[field], list):
+                raise CalibrationError(f"{field}: a list of strings, got {value[field]!r}")
+        kind = value["kind"]
+        if not isinstance(kind, str):
+            raise CalibrationError(f"kind: a string, got {kind!r}")
+        return cls(
+            value["name"],
+            kind,  # type: ignore[arg-type]  # checked in __post_init__
+            options=tuple(value.get("options", ())),
+            levels=tuple(value.get("levels", ())),
+            text=value.get("text", ""),
+        )
+
+
+def check_questions(
+    questions: Iterable[Question], *, allow_region: bool = False
+) -> tuple[Question, ...]:
+    """The questions as a tuple, checked: each a :class:`Question`, names
+    distinct, and (unless ``allow_region``) no region question."""
+    if isinstance(questions, Question):
+        raise CalibrationError("questions: a sequence of Question, got a single Question")
+    out = tuple(questions)
+    seen: set[str] = set()
+    for index, question in enumerate(out):
+        if not isinstance(question, Question):
+            raise CalibrationError(f"questions[{index}]: a Question, got {type(question).__name__}")
+        if question.name in seen:
+            raise CalibrationError(f"questions[{index}]: the name {question.name!r} is used twice")
+        seen.add(question.name)
+        if not allow_region:
+            question.require_supported()
+    return out

@@ -1,0 +1,253 @@
+"""Scoring collected answers against labels: :func:`score` and its
+:class:`Report`.
+
+Only labelled (case, question) pairs count. For one question, over the cases
+that carry its label:
+
+- ``total``: labelled cases; ``answered``: those with a decision;
+  ``undecided``: those left undecided (abstentions), so
+  ``answered + undecided == total``; ``correct``: decisions equal to the label.
+- ``accuracy = correct / total``: abstentions count against the judge.
+  ``None`` when ``total`` is 0 (no labelled case: undefined, never 0).
+- ``accuracy_when_answered = correct / answered``: how often the judge is
+  right when it commits. ``None`` when ``answered`` is 0.
+- ``p_correct``: per labelled case, in case order, the probability the answer
+  gave the label's outcome, abstentions included; ``None`` for an answer that
+  reported no probabilities (0.0 for a label missing from reported ones).
+- ``mean_p_correct``: the mean of the reported ``p_correct`` values (those
+  not ``None``); ``None`` when no labelled answer reported probabilities.
+
+A **miss** is a decided answer that differs from its label; abstentions are
+never misses. Provider failures never reach a report: a run that meets one
+raises (:class:`~truereward.calibrate.ProviderFailure`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from .answers import Answer, Decider, Decision, decide_prepared
+from .case import Case, check_cases
+from .errors import CalibrationError
+from .numbers import finite_float
+from .questions import Question, check_questions
+
+__all__ = ["Miss", "QuestionStats", "Report", "check_latency", "score"]
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionStats:
+    """Counts and label probabilities for the labelled cases of one question
+    (see the module documentation for each figure and its zero case)."""
+
+    correct: int
+    undecided: int
+    total: int
+    p_correct: tuple[float | None, ...]
+
+    @property
+    def answered(self) -> int:
+        """Labelled cases with a decision (``total - undecided``)."""
+        return self.total - self.undecided
+
+    @property
+    def accuracy(self) -> float | None:
+        """``correct / total``; ``None`` when no case is labelled."""
+        return self.correct / self.total if self.total else None
+
+    @property
+    def accuracy_when_answered(self) -> float | None:
+        """``correct / answered``; ``None`` when nothing labelled was decided."""
+        return self.correct / self.answered if self.answered else None
+
+    @property
+    def mean_p_correct(self) -> float | None:
+        """Mean reported probability of the label, abstentions included;
+        ``None`` when no labelled answer reported probabilities."""
+        reported = [value for value in self.p_correct if value is not None]
+        return math.fsum(reported) / len(reported) if reported else None
+
+    def to_json(self) -> dict[str, Any]:
+        """Every figure, derived ones included (``null`` when undefined)."""
+        return {
+            "correct": self.correct,
+            "undecided": self.undecided,
+            "total": self.total,
+            "answered": self.answered,
+            "accuracy": self.accuracy,
+            "accuracy_when_answered": self.accuracy_when_answered,
+            "mean_p_correct": self.mean_p_correct,
+            "p_correct": list(self.p_correct),
+        }
+
+
+class Miss(NamedTuple):
+    """A decided answer that differs from its label. (A named tuple: a batch
+    can hold thousands, and they are cheap to make.)"""
+
+    case_index: int
+    case_id: str | None
+    question: str
+    label: Decision
+    decision: Decision
+    confidence: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "case_index": self.case_index,
+            "case_id": self.case_id,
+            "question": self.question,
+            "label": self.label,
+            "decision": self.decision,
+            "confidence": self.confidence,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """A scored batch. ``questions`` maps each question name (in the order
+    asked) to its :class:`QuestionStats`; ``misses`` lists the decided wrong
+    answers (case order, then question order); ``decisions`` holds one
+    ``{question name: decision or None}`` per case. ``latencies_ms`` has one
+    measured latency per case and ``total_ms`` the wall time of the measured
+    calls. The inputs are kept (``questions_asked``, ``cases``, ``answers``)
+    so that :func:`~truereward.calibrate.at_min_confidence` can re-score
+    without a provider; ``min_confidence`` is the threshold applied, if any.
+    """
+
+    questions: Mapping[str, QuestionStats]
+    misses: tuple[Miss, ...]
+    decisions: tuple[Mapping[str, Decision | None], ...]
+    latencies_ms: tuple[float, ...]
+    total_ms: float
+    questions_asked: tuple[Question, ...]
+    cases: tuple[Case, ...]
+    answers: tuple[Mapping[str, Answer], ...]
+    min_confidence: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as JSON: stats per question, misses, decisions,
+        latencies and total, and the threshold applied (answers and states
+        are in the log file, not here)."""
+        return {
+            "questions": {name: stats.to_json() for name, stats in self.questions.items()},
+            "misses": [miss.to_json() for miss in self.misses],
+            "decisions": [dict(decisions) for decisions in self.decisions],
+            "latencies_ms": list(self.latencies_ms),
+            "total_ms": self.total_ms,
+            "min_confidence": self.min_confidence,
+        }
+
+
+def check_latency(value: object, where: str) -> float:
+    """``value`` as a float if it is a finite number >= 0, else CalibrationError."""
+    number = finite_float(value)
+    if number is None or number < 0:
+        raise CalibrationError(f"{where}: a finite number of milliseconds >= 0, got {value!r}")
+    return number
+
+
+def score(
+    questions: Sequence[Question],
+    cases: Sequence[Case],
+    answers: Sequence[Mapping[str, Answer]],
+    latencies_ms: Sequence[float],
+    total_ms: float,
+) -> Report:
+    """Score already-collected answers; no provider is involved.
+
+    ``answers`` holds one ``{question name: Answer}`` per case, with exactly
+    the question names as keys; ``latencies_ms`` one latency per case.
+    Mismatched lengths, unknown or missing keys, labels or answers that do
+    not fit their question, and region questions raise CalibrationError
+    naming the field. Label subsets and an empty case list are valid.
+    """
+    return _score(questions, cases, answers, latencies_ms, total_ms, min_confidence=None)
+
+
+def _score(
+    questions: Sequence[Question],
+    cases: Sequence[Case],
+    answers: Sequence[Mapping[str, Answer]],
+    latencies_ms: Sequence[float],
+    total_ms: float,
+    *,
+    min_confidence: float | None,
+) -> Report:
+    asked = check_questions(questions)
+    deciders = [Decider(question) for question in asked]
+    checked_cases = check_cases(asked, cases, deciders)
+    answer_list = tuple(answers)
+    latencies = tuple(latencies_ms)
+    if len(answer_list) != len(checked_cases):
+        raise CalibrationError(
+            f"answers: {len(answer_list)} entries for {len(checked_cases)} cases (one per case)"
+        )
+    if len(latencies) != len(checked_cases):
+        raise CalibrationError(
+            f"latencies_ms: {len(latencies)} entries for {len(checked_cases)} cases (one per case)"
+        )
+    latencies = tuple(
+        check_latency(value, f"latencies_ms[{index}]") for index, value in enumerate(latencies)
+    )
+    total = check_latency(total_ms, "total_ms")
+    names = [question.name for question in asked]
+    name_set = set(names)
+    decisions: list[dict[str, Decision | None]] = []
+    for index, case_answers in enumerate(answer_list):
+        try:
+            decisions.append(decide_prepared(deciders, name_set, case_answers))
+        except CalibrationError as error:
+            raise CalibrationError(f"answers[{index}].{error}") from None
+    correct = dict.fromkeys(names, 0)
+    undecided = dict.fromkeys(names, 0)
+    p_correct: dict[str, list[float | None]] = {name: [] for name in names}
+    outcome_of = {decider.question.name: decider.outcome for decider in deciders}
+    misses: list[Miss] = []
+    for index, case in enumerate(checked_cases):
+        labels = case.labels
+        if not labels:
+            continue
+        case_answers = answer_list[index]
+        case_decisions = decisions[index]
+        # Question order, so that misses come in question order.
+        for name in names if len(labels) > 1 else labels:
+            if name not in labels:
+                continue
+            label = labels[name]
+            answer = case_answers[name]
+            probabilities = answer.probabilities
+            # The label's probability: None when none was reported (Answer.probability_of).
+            p_correct[name].append(
+                probabilities.get(outcome_of[name](label), 0.0) if probabilities else None
+            )
+            decision = case_decisions[name]
+            if decision is None:
+                undecided[name] += 1
+            elif type(decision) is type(label) and decision == label:  # same_decision
+                correct[name] += 1
+            else:
+                misses.append(Miss(index, case.id, name, label, decision, answer.confidence))
+    stats = {
+        name: QuestionStats(
+            correct=correct[name],
+            undecided=undecided[name],
+            total=len(p_correct[name]),
+            p_correct=tuple(p_correct[name]),
+        )
+        for name in names
+    }
+    return Report(
+        questions=stats,
+        misses=tuple(misses),
+        decisions=tuple(decisions),
+        latencies_ms=latencies,
+        total_ms=total,
+        questions_asked=asked,
+        cases=checked_cases,
+        answers=tuple(dict(case_answers) for case_answers in answer_list),
+        min_confidence=min_confidence,
+    )

@@ -1,0 +1,158 @@
+"""Running a judge over labelled cases: bounded, timed, all-or-nothing.
+
+:func:`run` is a **coroutine** (``await run(...)``); :func:`run_sync` is the
+same run for synchronous callers (it starts an event loop with
+``asyncio.run``, so it cannot be called from inside a running loop).
+
+The order of work:
+
+1. Validation: questions, labels against their questions, options and the
+   provider. Nothing is called if any of it is wrong (CalibrationError).
+2. Warm-up: ``options.warmup`` calls (default 1, capped at the case count) on
+   the first cases, one after another. They are not timed and their answers
+   are discarded, but a failing warm-up call aborts the run like any other.
+3. Measured calls: one per case, at most ``options.concurrency`` (default 4)
+   in flight. A case's latency runs from the moment its call got a slot to
+   the moment it returned; ``total_ms`` is the wall time of this phase.
+4. Scoring (:func:`~truereward.calibrate.score`).
+
+Any provider failure (an exception, a timeout, an invalid response) aborts
+the run: calls in flight are cancelled, cases not yet started are never
+asked, and :class:`~truereward.calibrate.ProviderFailure` is raised. A
+failure is never counted as an abstention and there is no partial report.
+The call budget is exact: ``min(warmup, len(cases)) + len(cases)`` calls for
+a run that succeeds, no retries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from .answers import Answer
+from .case import Case, check_cases
+from .errors import CalibrationError, ProviderFailure
+from .numbers import positive_seconds
+from .provider import Prepared, Provider, ask_prepared, check_provider
+from .questions import Question
+from .report import Report, score
+
+__all__ = ["RunOptions", "run", "run_sync"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """The work budget of a run.
+
+    ``warmup``: untimed calls before measuring (>= 0; capped at the case
+    count). ``concurrency``: measured calls in flight at most (>= 1).
+    ``call_timeout_s``: a call taking longer is a provider failure (``None``:
+    no limit of our own; the provider may have its own).
+    """
+
+    warmup: int = 1
+    concurrency: int = 4
+    call_timeout_s: float | None = None
+
+    def __post_init__(self) -> None:
+        for name, least in (("warmup", 0), ("concurrency", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise CalibrationError(f"options.{name}: an integer >= {least}, got {value!r}")
+        positive_seconds(self.call_timeout_s, "options.call_timeout_s")
+
+
+async def run(
+    provider: Provider,
+    questions: Sequence[Question],
+    cases: Sequence[Case],
+    options: RunOptions | None = None,
+) -> Report:
+    """Ask ``provider`` about every case and score the answers (see the
+    module documentation for the order of work, the budget and failures)."""
+    prepared = Prepared(questions)
+    checked = check_cases(prepared.asked, cases, prepared.deciders)
+    settings = RunOptions() if options is None else options
+    if not isinstance(settings, RunOptions):
+        raise CalibrationError(f"options: a RunOptions, got {type(settings).__name__}")
+    check_provider(provider)
+    timeout = settings.call_timeout_s
+
+    for index in range(min(settings.warmup, len(checked))):
+        await ask_prepared(
+            provider,
+            prepared,
+            checked[index].state,
+            timeout_s=timeout,
+            case_index=index,
+            warmup=True,
+        )
+
+    answers: list[Mapping[str, Answer]] = [{} for _ in checked]
+    latencies = [0.0] * len(checked)
+    pending: Iterator[int] = iter(range(len(checked)))
+
+    async def worker() -> None:
+        # Each worker is one slot: it takes the next case only when free, so
+        # at most `concurrency` calls are in flight and a case's latency
+        # starts when its call got a slot.
+        for index in pending:
+            started = time.perf_counter()
+            answers[index] = await ask_prepared(
+                provider,
+                prepared,
+                checked[index].state,
+                timeout_s=timeout,
+                case_index=index,
+                warmup=False,
+            )
+            latencies[index] = (time.perf_counter() - started) * 1000.0
+
+    started = time.perf_counter()
+    workers = [
+        asyncio.create_task(worker()) for _ in range(min(settings.concurrency, len(checked)))
+    ]
+    try:
+        if workers:
+            await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
+    finally:
+        # On a failure (or if this run is cancelled) nothing else may run on:
+        # cancel the calls in flight; cases not started are dropped.
+        for task in workers:
+            if not task.done():
+                task.cancel()
+        if workers:
+            await asyncio.gather(*workers, return_exceptions=True)
+    total_ms = (time.perf_counter() - started) * 1000.0
+    failures = [
+        task.exception()
+        for task in workers
+        if not task.cancelled() and task.exception() is not None
+    ]
+    if failures:
+        # The lowest case index, so that which failure is reported does not
+        # depend on scheduling when several calls fail together.
+        first = min(
+            failures,
+            key=lambda error: (
+                error.case_index
+                if isinstance(error, ProviderFailure) and error.case_index is not None
+                else math.inf
+            ),
+        )
+        raise first  # type: ignore[misc]
+    return score(prepared.asked, checked, answers, latencies, total_ms)
+
+
+def run_sync(
+    provider: Provider,
+    questions: Sequence[Question],
+    cases: Sequence[Case],
+    options: RunOptions | None = None,
+) -> Report:
+    """:func:`run` for synchronous code (``asyncio.run``; not from inside a
+    running event loop)."""
+    return asyncio.run(run(provider, questions, cases, options))
