@@ -1,0 +1,155 @@
+"""Publishing to S3 (moto's server on loopback): requests per publish, and
+throughput against raw boto3 put_object of the same four bodies.
+
+    .venv/bin/python infra/bench/publish_s3.py [--quick] [--runs 500] [--threads 8]
+
+1. Requests on the wire (counted by a proxy between s3fs and moto, by HTTP
+   method) for a fresh gradable run, a republish of the same grade, and a
+   fresh ungradable run. Target: a fresh gradable run costs at most 5.
+2. Publishing RUNS runs with THREADS threads through truereward.publish,
+   against the same bodies written with boto3 ``put_object`` (four PUTs per
+   run, no checks), alternating, each side on fresh keys. Target: ours / raw
+   time <= 1.5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import boto3  # noqa: E402
+
+import truereward  # noqa: E402
+from tests.faultproxy import FaultProxy  # noqa: E402
+from truereward.files import render  # noqa: E402
+
+
+def documents(count: int) -> list[truereward.GradeDocument]:
+    return [
+        truereward.grade_document(
+            [{"id": f"tests/test_m.py::test_{i}", "kind": "fail_to_pass" if i < 5
+              else "pass_to_pass", "verdict": "fail" if (i + run) % 7 == 0 else "pass",
+              "duration_s": 0.01} for i in range(20)],
+            run={"id": f"run-{run}"},
+        )
+        for run in range(count)
+    ]
+
+
+def options(endpoint: str) -> dict[str, Any]:
+    return {"key": "testing", "secret": "testing", "endpoint_url": endpoint,
+            "client_kwargs": {"region_name": "us-east-1"}}
+
+
+def count_requests(proxy: FaultProxy, bucket: str) -> None:
+    document = documents(1)[0]
+    ungradable = truereward.grade_document([])
+    cases = [
+        ("fresh gradable run", document, "count/fresh"),
+        ("republish of the same grade", document, "count/fresh"),
+        ("fresh ungradable run", ungradable, "count/ungradable"),
+    ]
+    for label, grade, prefix in cases:
+        proxy.reset()
+        truereward.publish(grade, f"s3://{bucket}/{prefix}", storage_options=options(proxy.endpoint))
+        methods = dict(sorted(proxy.methods.items()))
+        print(f"requests for a {label}: {proxy.seen} {methods}")
+        if label == "fresh gradable run":
+            fresh = proxy.seen
+    print(f"RATIO publish_s3 fresh_gradable_requests={fresh} (target <= 5)")
+
+
+def start_moto_server() -> tuple[subprocess.Popen[bytes], str, int]:
+    """``moto_server`` on 127.0.0.1 and a free port, ready to answer."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    executable = Path(sys.executable).parent / "moto_server"
+    server = subprocess.Popen([str(executable), "-H", "127.0.0.1", "-p", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return server, "127.0.0.1", port
+        except OSError:
+            time.sleep(0.1)
+    server.kill()
+    raise RuntimeError("moto_server did not start within 30 s")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--runs", type=int, default=500)
+    parser.add_argument("--threads", type=int, default=8)
+    args = parser.parse_args()
+    runs, rounds = (40, 1) if args.quick else (args.runs, 3)
+
+    # moto runs in a process of its own, as a remote store would: its CPU
+    # time is not charged to the clients being compared.
+    server, host, port = start_moto_server()
+    endpoint = f"http://{host}:{port}"
+    client = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="testing",
+                          aws_secret_access_key="testing", region_name="us-east-1")
+    client.create_bucket(Bucket="bench")
+    proxy = FaultProxy(upstream=(host, port))
+    try:
+        count_requests(proxy, "bench")
+        grades = documents(runs)
+        bodies = [render(grade) for grade in grades]
+        store_options = options(endpoint)
+        clients = [boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="testing",
+                                aws_secret_access_key="testing", region_name="us-east-1")
+                   for _ in range(args.threads)]
+
+        def ours(round_index: int) -> float:
+            start = time.perf_counter()
+            with ThreadPoolExecutor(args.threads) as pool:
+                list(pool.map(lambda i: truereward.publish(
+                    grades[i], f"s3://bench/ours-{round_index}/run-{i}",
+                    storage_options=store_options), range(runs)))
+            return time.perf_counter() - start
+
+        def raw(round_index: int) -> float:
+            def put(i: int) -> None:
+                s3 = clients[i % args.threads]
+                for name, data in bodies[i].items():
+                    s3.put_object(Bucket="bench", Key=f"raw-{round_index}/run-{i}/{name}",
+                                  Body=data)
+            start = time.perf_counter()
+            with ThreadPoolExecutor(args.threads) as pool:
+                list(pool.map(put, range(runs)))
+            return time.perf_counter() - start
+
+        ours(-1)  # warm both paths (clients, connection pools) before timing
+        raw(-1)
+        mine, theirs = [], []
+        for round_index in range(rounds):
+            mine.append(ours(round_index))
+            theirs.append(raw(round_index))
+        ratio = statistics.median(mine) / statistics.median(theirs)
+        print(f"{runs} runs, {args.threads} threads, {rounds} alternating rounds: "
+              f"truereward.publish {statistics.median(mine):.2f} s "
+              f"({runs / statistics.median(mine):.0f} runs/s), raw put_object "
+              f"{statistics.median(theirs):.2f} s")
+        print(f"RATIO publish_s3 time={ratio:.2f} (ours/raw; target <= 1.5)")
+    finally:
+        proxy.close()
+        server.terminate()
+        server.wait(timeout=10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
