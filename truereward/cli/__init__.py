@@ -20,7 +20,7 @@ from .common import EXIT_INTERNAL, CliError
 __all__ = ["COMMANDS", "main"]
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = ("fold", "verify", "schema", "codes")
+COMMANDS = ("fold", "verify", "schema", "codes", "sweep")
 
 
 def _parser() -> argparse.ArgumentParser:
