@@ -19,7 +19,14 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 from .errors import EvaluationError
 from .report import Report
 
-__all__ = ["Evaluator", "EvaluatorFunc", "call_evaluator", "evaluate_sync"]
+__all__ = [
+    "Evaluator",
+    "EvaluatorFunc",
+    "call_evaluator",
+    "check_evaluator",
+    "evaluate_sync",
+    "require_no_running_loop",
+]
 
 T = TypeVar("T")
 T_contra = TypeVar("T_contra", contravariant=True)
@@ -94,4 +101,15 @@ def evaluate_sync(evaluator: Evaluator[T], subject: T) -> Report:
     """Evaluate ``subject`` from synchronous code, whatever kind of evaluator
     this is (``RuntimeError`` inside a running event loop: await
     :func:`call_evaluator` there)."""
+    require_no_running_loop("evaluate_sync()", "await call_evaluator(evaluator, subject)")
     return asyncio.run(call_evaluator(evaluator, subject))
+
+
+def require_no_running_loop(what: str, instead: str) -> None:
+    """``RuntimeError`` saying to use ``instead`` when called inside a
+    running event loop (where ``asyncio.run`` cannot start another)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise RuntimeError(f"{what} cannot run inside a running event loop: {instead}")

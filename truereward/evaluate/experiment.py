@@ -35,7 +35,7 @@ from typing import Generic, TypeVar
 from .comparison import Comparison, compare_summaries
 from .dataset import Case, Dataset
 from .errors import NotEvaluated
-from .evaluator import Evaluator, call_evaluator, check_evaluator
+from .evaluator import Evaluator, call_evaluator, check_evaluator, require_no_running_loop
 from .outcome import CaseOutcome, CaseStatus
 from .scheduling import check_limit, run_bounded
 from .summary import ExperimentSummary, summarize
@@ -124,6 +124,7 @@ class Experiment(Generic[T]):
         """Run the experiment to its end on a fresh event loop (synchronous;
         ``RuntimeError`` when called inside a running loop: await
         :meth:`run_async` there)."""
+        require_no_running_loop("Experiment.run()", "await experiment.run_async()")
         return asyncio.run(self.run_async())
 
     async def run_async(self) -> ExperimentReport:
