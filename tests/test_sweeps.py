@@ -463,3 +463,21 @@ def test_cli_bad_input_exits_2_without_a_traceback(tmp_path, capsys, argv):
     assert main([part.replace("{missing}", missing) for part in argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("truereward sweep:") and "Traceback" not in err
+
+
+def test_a_planted_fifo_or_an_oversized_grade_is_unreadable_not_a_hang(tmp_path, monkeypatch):
+    import os
+
+    from truereward.sweeps import source
+
+    root = tmp_path / "sweep"
+    publish_sweep(root, {"big": "pass", "ok": "pass"})
+    (root / "fifo").mkdir()
+    os.mkfifo(root / "fifo" / "grade.json")
+    size = (root / "ok" / "grade.json").stat().st_size
+    monkeypatch.setattr(source, "MAX_GRADE_BYTES", size)
+    (root / "big" / "grade.json").write_bytes(b" " * (size + 1))
+    records = {record.run: record for record in SweepSource(str(root)).records()}
+    assert records["ok"].state is RunState.GRADABLE
+    assert records["fifo"].problem == "grade.json: cannot read: not a regular file"
+    assert "larger than" in (records["big"].problem or "")

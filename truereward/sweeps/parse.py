@@ -10,7 +10,7 @@ Two modes:
   keys are not detected in this mode (truereward never writes them).
 - **strict**: the whole document is read as :class:`~truereward.GradeDocument`
   (strict JSON: NaN and duplicate keys refused; the full schema). About
-  five times slower.
+  six times slower (infra/bench/sweep_summary.py).
 
 In both modes the stored outcome must be consistent: ``gradable`` exactly
 when there is no refusal, a finite ``reward`` exactly when gradable. A sweep

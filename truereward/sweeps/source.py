@@ -151,15 +151,28 @@ class SweepSource:
 
 def _read_local(path: str) -> bytes:
     # Non-blocking open, so a FIFO planted as grade.json cannot hang the
-    # reader; only a regular file of bounded size is read.
+    # reader; only a regular file of bounded size is read (raw descriptor
+    # reads: no buffered file object per run).
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with open(descriptor, "rb", closefd=True) as handle:
+    try:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
             raise OSError("not a regular file")
         if info.st_size > MAX_GRADE_BYTES:
             raise OSError(f"larger than {MAX_GRADE_BYTES} bytes")
-        return handle.read()
+        chunks = []
+        remaining = MAX_GRADE_BYTES + 1
+        while remaining > 0:
+            chunk = os.read(descriptor, min(max(info.st_size, 1 << 16), remaining))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        if remaining <= 0:
+            raise OSError(f"larger than {MAX_GRADE_BYTES} bytes")
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    finally:
+        os.close(descriptor)
 
 
 def paired_records(
@@ -177,7 +190,8 @@ def grouped_records(
     sources: Sequence[SweepSource], *, strict: bool = False, with_cases: bool = True
 ) -> Iterator[tuple[str, list[RunRecord | None]]]:
     """``(run id, [record or None per sweep])`` for every run id of any of
-    the sweeps, in id order, read lazily one run at a time."""
+    the sweeps, in id order, read lazily one run at a time. Every sweep is
+    listed before the first read (a missing sweep fails early)."""
     listed = [set(source.run_names()) for source in sources]
     for run in sorted(set().union(*listed)):
         yield (
