@@ -410,6 +410,24 @@ def test_counts_and_values_give_one_distribution(values):
     assert mean_of_counts(tally) == pytest.approx(sum(values) / len(values))
 
 
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"count": 0, "mean": 0.0},
+        {"count": 2, "mean": 1.0},
+        {"count": 1, "mean": 5.0, "minimum": 1, "p10": 1, "p50": 1, "p90": 1, "maximum": 1},
+        {"count": 3, "mean": 2.0, "minimum": 1, "p10": 3, "p50": 2, "p90": 3, "maximum": 3},
+    ],
+)
+def test_an_inconsistent_distribution_cannot_be_built(fields):
+    with pytest.raises(ValidationError):
+        Distribution(**{key: float(v) if key != "count" else v for key, v in fields.items()})
+    with pytest.raises(ValidationError):
+        DistributionDelta(present=True)
+    with pytest.raises(ValidationError):
+        DistributionDelta(present=False, mean=0.0)
+
+
 def test_distribution_delta_is_present_only_when_both_sides_have_values():
     some, none = Distribution.of([0.5, 1.0]), Distribution.of([])
     assert DistributionDelta.between(some, Distribution.of([1.0])) == DistributionDelta(

@@ -68,7 +68,8 @@ def publish_sweep(root: Path, plan: dict[str, str]) -> str:
 
 @pytest.fixture
 def memory_root() -> Iterator[str]:
-    fsspec = pytest.importorskip("fsspec", reason="fsspec is part of the dev extra")
+    import fsspec  # the dev extra installs it: a missing fsspec fails these tests loudly
+
     root = f"memory://sweeps-{uuid.uuid4().hex}"
     yield root
     fs = fsspec.filesystem("memory")

@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["Distribution", "DistributionDelta", "ValueCounts", "mean_of_counts"]
 
@@ -76,6 +76,23 @@ class Distribution(BaseModel):
     p50: float | None = None
     p90: float | None = None
     maximum: float | None = None
+
+    @model_validator(mode="after")
+    def _absent_or_ordered(self) -> Distribution:
+        stats = (self.mean, self.minimum, self.p10, self.p50, self.p90, self.maximum)
+        if self.count == 0:
+            if any(value is not None for value in stats):
+                raise ValueError("an absent distribution (count 0) has no statistics")
+            return self
+        if any(value is None for value in stats):
+            raise ValueError("a distribution with values has every statistic")
+        assert self.mean is not None and self.minimum is not None and self.maximum is not None
+        assert self.p10 is not None and self.p50 is not None and self.p90 is not None
+        if not self.minimum <= self.p10 <= self.p50 <= self.p90 <= self.maximum:
+            raise ValueError("minimum <= p10 <= p50 <= p90 <= maximum must hold")
+        if not self.minimum <= self.mean <= self.maximum:
+            raise ValueError("the mean lies between the minimum and the maximum")
+        return self
 
     @property
     def present(self) -> bool:
@@ -169,6 +186,12 @@ class DistributionDelta(BaseModel):
 
     present: bool
     mean: float | None = None
+
+    @model_validator(mode="after")
+    def _value_exactly_when_present(self) -> DistributionDelta:
+        if self.present != (self.mean is not None):
+            raise ValueError("a delta has a value exactly when it is present")
+        return self
 
     @classmethod
     def between(cls, baseline: Distribution, candidate: Distribution) -> DistributionDelta:
