@@ -154,3 +154,12 @@ def test_a_report_rides_in_the_grade_document_and_never_changes_the_reward():
     assert again == annotated and again.detail[0].report == failing_report
     assert verify_document(again) == []
     jsonschema.validate(json.loads(annotated.to_bytes()), load("grade"))
+
+
+def test_a_record_built_without_validation_from_the_ten_keys_still_dumps_as_before():
+    # Readers may build records with `trusted` from the ten row keys (no `report`).
+    from truereward.trusted import trusted
+
+    values = CaseResult(id="a", kind="fail_to_pass", verdict="pass").to_row()
+    built = trusted(CaseResult, values)
+    assert built.to_row() == values and set(built.to_row()) == ROW_KEYS

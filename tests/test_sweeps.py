@@ -482,3 +482,43 @@ def test_a_planted_fifo_or_an_oversized_grade_is_unreadable_not_a_hang(tmp_path,
     assert records["ok"].state is RunState.GRADABLE
     assert records["fifo"].problem == "grade.json: cannot read: not a regular file"
     assert "larger than" in (records["big"].problem or "")
+
+
+grade_fields = st.fixed_dictionaries(
+    {},
+    optional={
+        "schema_version": st.sampled_from([1, 2, "1", None]),
+        "scheme": st.sampled_from(["gated-binary/1", 3]),
+        "gradable": st.booleans() | st.none() | st.just(1),
+        "reward": st.none() | st.floats() | st.just("1.0") | st.booleans(),
+        "refusals": st.lists(
+            st.fixed_dictionaries(
+                {"code": st.sampled_from(["X", "", "CASE_INVALID"])},
+                optional={"blame": st.sampled_from(["run", "grader", "nobody"])},
+            ),
+            max_size=2,
+        )
+        | st.just("none"),
+        "run": st.none() | st.fixed_dictionaries({}, optional={"attempt": st.integers(-1, 3)}),
+        "attempts": st.lists(st.integers(), max_size=2) | st.just({}),
+        "detail": st.lists(
+            st.fixed_dictionaries(
+                {"id": st.text(max_size=3), "verdict": st.sampled_from(["pass", "fail", "x"])}
+            ),
+            max_size=2,
+        ),
+    },
+)
+
+
+@given(grade_fields | st.binary(max_size=40), st.booleans(), st.booleans())
+def test_parsing_garbage_never_raises_and_never_invents_a_reward(value, strict, with_cases):
+    data = value if isinstance(value, bytes) else json.dumps(value).encode()
+    record = parse_grade(data, "r", strict=strict, with_cases=with_cases)
+    assert record.run == "r"
+    if record.state is RunState.GRADABLE:
+        assert isinstance(record.reward, float) and not record.refusals
+    else:
+        assert record.reward is None
+    if record.state is RunState.UNREADABLE:
+        assert record.problem and record.problem.startswith("grade.json")

@@ -198,7 +198,7 @@ class CaseResult(BaseModel):
         # Rows (and grade documents) without a report keep the ten keys of
         # the 0.4.0 row format, byte for byte.
         data: dict[str, Any] = handler(self)
-        if self.report is None:
+        if data.get("report") is None:
             data.pop("report", None)
         return data
 
