@@ -10,6 +10,12 @@ is never one), unknown fields are rejected, NaN and infinities are rejected
 everywhere, and every validation error names the field. ``to_row()`` and
 ``from_row()`` carry it as plain JSON with the same ten keys as the rows
 written by truereward 0.4.0, so rows written by that package load unchanged.
+
+A reader or a check may attach the :class:`~truereward.evaluate.Report` it
+made of the case (``report``). It rides along for analysis and never enters
+the reward. A row without a report has exactly the ten keys (no
+``"report": null``), so rows and grade documents without reports are the
+same bytes as before reports existed.
 """
 
 from __future__ import annotations
@@ -24,11 +30,14 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    SerializerFunctionWrapHandler,
     StringConstraints,
+    model_serializer,
     model_validator,
 )
 
 from . import codes
+from .evaluate.report import Report
 
 __all__ = [
     "CASE_ID_PATTERN",
@@ -144,6 +153,8 @@ class CaseResult(BaseModel):
     ``observations``, ``measures`` and ``containment`` describe what the reader
     saw and measured; they never enter the reward. ``checks`` are this case's
     answers to run checks. ``duration_s`` is the time spent grading the case.
+    ``report`` is the evaluation report a reader or check attached (optional;
+    it never enters the reward, and a row without one has only the ten keys).
     """
 
     model_config = ConfigDict(
@@ -164,6 +175,7 @@ class CaseResult(BaseModel):
     checks: list[CheckAnswer] = Field(default_factory=list)
     containment: dict[str, JsonValue] | None = None
     duration_s: Annotated[float, Field(ge=0)] = 0.0
+    report: Report | None = None
 
     @model_validator(mode="after")
     def _code_goes_with_ungradable(self) -> CaseResult:
@@ -179,13 +191,25 @@ class CaseResult(BaseModel):
             )
         return self
 
+    @model_serializer(mode="wrap")
+    def _no_report_key_without_a_report(
+        self, handler: SerializerFunctionWrapHandler
+    ) -> dict[str, Any]:
+        # Rows (and grade documents) without a report keep the ten keys of
+        # the 0.4.0 row format, byte for byte.
+        data: dict[str, Any] = handler(self)
+        if data.get("report") is None:
+            data.pop("report", None)
+        return data
+
     @property
     def graded(self) -> bool:
         """True when the case passed or failed (something was measured)."""
         return self.verdict != UNGRADABLE
 
     def to_row(self) -> dict[str, Any]:
-        """The record as a plain JSON-ready dict with the ten row keys."""
+        """The record as a plain JSON-ready dict with the ten row keys, and
+        ``report`` when one is attached."""
         return self.model_dump(mode="json")
 
     @classmethod

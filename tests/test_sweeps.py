@@ -1,0 +1,524 @@
+"""Sweep analytics: summaries, comparisons and stability over published grades."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import truereward as tr
+from truereward.cli import main
+from truereward.sweeps import (
+    RunRecord,
+    RunState,
+    SweepNotFound,
+    SweepSource,
+    compare,
+    compare_runs,
+    grouped_records,
+    paired_records,
+    parse_grade,
+    stability,
+    summarize,
+)
+from truereward.sweeps.markdown import render_comparison, render_stability, render_summary
+
+# A run's plan: "pass" (reward 1), "fail" (reward 0), "flaky-case" (fix fails, reward 0),
+# a refusal code (ungradable), or "retried" (gradable on the second attempt).
+CODES = ("EVIDENCE_MISSING", "CASE_NOT_GRADED", "GRADER_TIMEOUT")
+
+
+def rows_for(outcome: str) -> list[dict[str, Any]]:
+    fix = {"id": "t::fix", "kind": "fail_to_pass", "verdict": "pass"}
+    guard = {"id": "t::guard", "kind": "pass_to_pass", "verdict": "pass"}
+    if outcome == "fail":
+        fix["verdict"] = "fail"
+    elif outcome in CODES:
+        guard = {**guard, "verdict": "ungradable", "code": outcome, "why": "x"}
+    return [fix, guard]
+
+
+def document_for(run: str, outcome: str, sweep: str = "s") -> tr.GradeDocument:
+    if outcome == "retried":
+        return tr.grade_document(
+            rows_for("pass"),
+            run={"id": run, "sweep": sweep, "attempt": 2},
+            attempts=[
+                {
+                    "attempt": 1,
+                    "gradable": False,
+                    "refusals": [{"code": "GRADER_TIMEOUT", "blame": "grader", "why": "slow"}],
+                }
+            ],
+        )
+    return tr.grade_document(rows_for(outcome), run={"id": run, "sweep": sweep})
+
+
+def publish_sweep(root: Path, plan: dict[str, str]) -> str:
+    for run, outcome in plan.items():
+        tr.publish(document_for(run, outcome, root.name), root / run)
+    return str(root)
+
+
+@pytest.fixture
+def memory_root() -> Iterator[str]:
+    import fsspec  # the dev extra installs it: a missing fsspec fails these tests loudly
+
+    root = f"memory://sweeps-{uuid.uuid4().hex}"
+    yield root
+    fs = fsspec.filesystem("memory")
+    if fs.exists(root):
+        fs.rm(root, recursive=True)
+
+
+def put_memory_sweep(root: str, plan: dict[str, str]) -> str:
+    import fsspec
+
+    fs, path = fsspec.core.url_to_fs(root)
+    for run, outcome in plan.items():
+        fs.pipe_file(f"{path}/{run}/grade.json", document_for(run, outcome).to_bytes())
+    return root
+
+
+PLAN = {
+    "r1": "pass",
+    "r2": "pass",
+    "r3": "fail",
+    "r4": "EVIDENCE_MISSING",
+    "r5": "CASE_NOT_GRADED",
+    "r6": "retried",
+}
+
+
+def check_plan_summary(summary: tr.sweeps.SweepSummary) -> None:
+    assert (summary.runs, summary.gradable, summary.ungradable) == (6, 4, 2)
+    assert summary.reward.count == 4 and summary.reward.mean == 0.75  # never (3 + 0 + 0) / 6
+    assert (summary.reward.minimum, summary.reward.p50, summary.reward.maximum) == (0.0, 1.0, 1.0)
+    assert [(item.code, item.blame, item.runs) for item in summary.refusals] == [
+        ("CASE_NOT_GRADED", "grader", 1),
+        ("EVIDENCE_MISSING", "run", 1),
+    ]
+    assert {item.blame: item.runs for item in summary.blame} == {"grader": 1, "run": 1}
+    assert summary.attempts.total == 7 and summary.attempts.retried == 1
+    assert summary.attempts.recovered == 1
+    assert [(item.attempts, item.runs) for item in summary.attempts.by_count] == [(1, 5), (2, 1)]
+    assert summary.schemes == {"gated-binary/1": 6}
+
+
+def test_summary_of_a_local_sweep(tmp_path):
+    root = publish_sweep(tmp_path / "nightly", PLAN)
+    check_plan_summary(summarize(SweepSource(root).records()))
+    check_plan_summary(summarize(SweepSource(root).records(strict=True)))
+    check_plan_summary(summarize(SweepSource(f"file://{root}").records()))
+
+
+def test_summary_of_a_memory_sweep_is_the_same(memory_root):
+    source = SweepSource(put_memory_sweep(memory_root, PLAN))
+    assert source.run_names() == sorted(PLAN)
+    check_plan_summary(summarize(source.records()))
+
+
+def test_summary_of_grade_documents_in_memory_is_the_same():
+    documents = [document_for(run, outcome) for run, outcome in PLAN.items()]
+    check_plan_summary(summarize(documents))
+    check_plan_summary(summarize(iter(documents)))
+
+
+def test_unreadable_grades_are_counted_apart_with_the_reason(tmp_path):
+    root = tmp_path / "sweep"
+    publish_sweep(root, {"ok": "pass"})
+    good = json.loads((root / "ok" / "grade.json").read_text())
+    bad = {
+        "missing": None,
+        "nan": b'{"schema_version": 1, "gradable": NaN}',
+        "not-json": b"{",
+        "claims-gradable": json.dumps({**good, "refusals": PLAN_REFUSAL}).encode(),
+        "reward-on-refusal": json.dumps(
+            {**good, "gradable": False, "refusals": PLAN_REFUSAL}
+        ).encode(),
+        "wrong-version": json.dumps({**good, "schema_version": 2}).encode(),
+        "string-reward": json.dumps({**good, "reward": "1.0"}).encode(),
+    }
+    for run, content in bad.items():
+        (root / run).mkdir()
+        if content is not None:
+            (root / run / "grade.json").write_bytes(content)
+    (root / "dir-grade").mkdir()
+    (root / "dir-grade" / "grade.json").mkdir()
+    (root / ".hidden").mkdir()
+    (root / "README.txt").write_text("not a run")
+    summary = summarize(SweepSource(str(root)).records())
+    assert (summary.runs, summary.gradable, summary.unreadable) == (9, 1, 8)
+    assert summary.reward.count == 1 and summary.reward.mean == 1.0
+    why = {item.run: item.why for item in summary.unreadable_runs}
+    assert why["missing"] == "no grade.json"
+    assert "refusals" in why["claims-gradable"]
+    assert "carries a reward" in why["reward-on-refusal"]
+    assert "schema_version" in why["wrong-version"]
+    assert "reward" in why["string-reward"]
+    assert "cannot read" in why["dir-grade"]
+    assert ".hidden" not in why and "README.txt" not in why
+
+
+PLAN_REFUSAL = [{"code": "EVIDENCE_MISSING", "blame": "run", "why": "x", "case": None}]
+
+
+def test_strict_reading_refuses_what_the_view_does_not_look_at():
+    data = document_for("r", "pass").to_bytes()
+    doubled = data.replace(b'"gradable": true', b'"gradable": true, "gradable": true', 1)
+    assert parse_grade(doubled, "r").state is RunState.GRADABLE
+    strict = parse_grade(doubled, "r", strict=True)
+    assert strict.state is RunState.UNREADABLE and "duplicate key" in (strict.problem or "")
+    nan_in_row = data.replace(b'"duration_s": 0.0', b'"duration_s": NaN', 1)
+    assert parse_grade(nan_in_row, "r", strict=True).state is RunState.UNREADABLE
+
+
+def test_a_missing_sweep_is_an_error(tmp_path, memory_root):
+    with pytest.raises(SweepNotFound, match="no such directory"):
+        SweepSource(str(tmp_path / "absent")).run_names()
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(SweepNotFound, match="not a directory"):
+        SweepSource(str(tmp_path / "file")).run_names()
+    with pytest.raises(SweepNotFound):
+        SweepSource(memory_root + "/absent").run_names()
+
+
+def test_an_empty_sweep_has_an_absent_reward_distribution(tmp_path):
+    (tmp_path / "empty").mkdir()
+    summary = summarize(SweepSource(str(tmp_path / "empty")).records())
+    assert summary.runs == 0 and not summary.reward.present and summary.reward.mean is None
+    assert "absent, not 0" in render_summary(summary)
+
+
+# --- Summary invariants -------------------------------------------------------------
+
+outcomes = st.sampled_from(["pass", "fail", "retried", *CODES, "unreadable"])
+
+
+def record_for(run: str, outcome: str) -> RunRecord:
+    if outcome == "unreadable":
+        return RunRecord.unreadable(run, "no grade.json")
+    return parse_grade(document_for(run, outcome).to_bytes(), run)
+
+
+@given(st.lists(outcomes, max_size=30))
+def test_summary_invariants(plan):
+    records = [record_for(f"r{index}", outcome) for index, outcome in enumerate(plan)]
+    summary = summarize(records)
+    assert summary.runs == len(plan) == summary.gradable + summary.ungradable + summary.unreadable
+    rewards = [record.reward for record in records if record.reward is not None]
+    assert summary.reward.count == summary.gradable == len(rewards)
+    if rewards:
+        assert summary.reward.mean == pytest.approx(sum(rewards) / len(rewards))
+        assert summary.reward.minimum == min(rewards) and summary.reward.maximum == max(rewards)
+    else:
+        assert summary.reward.mean is None
+    assert summary.unreadable == plan.count("unreadable")
+    assert summary.ungradable == sum(plan.count(code) for code in CODES)
+    assert sum(item.runs for item in summary.refusals) == summary.ungradable
+    assert sum(item.runs for item in summary.attempts.by_count) == len(plan) - summary.unreadable
+    assert summary.attempts.total == summary.runs - summary.unreadable + plan.count("retried")
+    assert summarize(reversed(records)).model_dump(exclude={"unreadable_runs"}) == (
+        summary.model_dump(exclude={"unreadable_runs"})
+    )
+
+
+# --- Comparison ---------------------------------------------------------------------
+
+
+def test_compare_puts_each_run_under_one_heading(tmp_path):
+    base = publish_sweep(
+        tmp_path / "base",
+        {
+            "same": "pass",
+            "regressed": "pass",
+            "fixed": "fail",
+            "broke": "pass",
+            "recovered": "CASE_NOT_GRADED",
+            "still": "EVIDENCE_MISSING",
+            "dropped": "pass",
+        },
+    )
+    cand = publish_sweep(
+        tmp_path / "cand",
+        {
+            "same": "pass",
+            "regressed": "fail",
+            "fixed": "pass",
+            "broke": "GRADER_TIMEOUT",
+            "recovered": "pass",
+            "still": "EVIDENCE_MISSING",
+            "new": "fail",
+        },
+    )
+    comparison = compare_runs(paired_records(SweepSource(base), SweepSource(cand)))
+    assert [(c.run, c.baseline, c.candidate, c.delta) for c in comparison.regressions] == [
+        ("regressed", 1.0, 0.0, -1.0)
+    ]
+    assert [(c.run, c.delta) for c in comparison.fixes] == [("fixed", 1.0)]
+    assert comparison.unchanged == 1 and comparison.paired == 6
+    [broke] = comparison.newly_ungradable
+    assert (broke.run, broke.state, broke.codes, broke.blame, broke.reward) == (
+        "broke",
+        "ungradable",
+        ["GRADER_TIMEOUT"],
+        ["grader"],
+        1.0,
+    )
+    assert [(item.run, item.reward) for item in comparison.newly_gradable] == [("recovered", 1.0)]
+    assert comparison.still_ungradable == ["still"]
+    assert (comparison.added, comparison.removed) == (["new"], ["dropped"])
+    # Means over each side's gradable runs only: 4 of the baseline's 5, 3 of the candidate's 5.
+    assert comparison.baseline.reward.mean == pytest.approx(4 / 5)
+    assert comparison.candidate.reward.mean == pytest.approx(3 / 5)
+    assert comparison.reward_delta.mean == pytest.approx(-0.2)
+    # Over the three runs gradable on both sides: (1, 1, 0) -> (1, 0, 1).
+    assert comparison.paired_reward_delta.mean == pytest.approx(0.0)
+    text = render_comparison(comparison, base, cand)
+    newly = text.index("### Newly ungradable")
+    assert text.index("| broke |", newly) > newly
+    assert "| broke |" not in text[text.index("### Regressions") : text.index("### Fixes")]
+
+
+def test_deltas_are_absent_when_a_side_has_no_gradable_run():
+    base = [record_for("a", "EVIDENCE_MISSING"), record_for("b", "GRADER_TIMEOUT")]
+    cand = [record_for("a", "pass"), record_for("b", "fail")]
+    comparison = compare(base, cand)
+    assert not comparison.reward_delta.present and comparison.reward_delta.mean is None
+    assert not comparison.paired_reward_delta.present
+    assert comparison.regressions == [] and comparison.fixes == []
+    assert {item.run for item in comparison.newly_gradable} == {"a", "b"}
+    assert "a side has no gradable run" in render_comparison(comparison)
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from([f"r{i}" for i in range(12)]),
+        st.tuples(outcomes | st.none(), outcomes | st.none()),
+    )
+)
+def test_a_comparison_never_counts_an_ungradable_run_as_zero(plan):
+    base = [record_for(run, pair[0]) for run, pair in plan.items() if pair[0] is not None]
+    cand = [record_for(run, pair[1]) for run, pair in plan.items() if pair[1] is not None]
+    comparison = compare(base, cand)
+    reward = {
+        side: {r.run: r.reward for r in records} for side, records in (("b", base), ("c", cand))
+    }
+    headings: dict[str, list[str]] = {
+        "regressions": [item.run for item in comparison.regressions],
+        "fixes": [item.run for item in comparison.fixes],
+        "newly_ungradable": [item.run for item in comparison.newly_ungradable],
+        "newly_gradable": [item.run for item in comparison.newly_gradable],
+        "still_ungradable": comparison.still_ungradable,
+        "added": comparison.added,
+        "removed": comparison.removed,
+    }
+    placed = [run for runs in headings.values() for run in runs]
+    assert len(placed) == len(set(placed))
+    assert len(placed) + comparison.unchanged == len(
+        [p for p in plan.values() if p != (None, None)]
+    )
+    for run in headings["regressions"] + headings["fixes"]:
+        assert reward["b"][run] is not None and reward["c"][run] is not None
+    for item in comparison.regressions:
+        assert item.candidate < item.baseline
+    for run in headings["newly_ungradable"]:
+        assert reward["b"][run] is not None and reward["c"][run] is None
+    for run in headings["newly_gradable"]:
+        assert reward["b"][run] is None and reward["c"][run] is not None
+    base_rewards = [value for value in reward["b"].values() if value is not None]
+    cand_rewards = [value for value in reward["c"].values() if value is not None]
+    if base_rewards and cand_rewards:
+        expected = sum(cand_rewards) / len(cand_rewards) - sum(base_rewards) / len(base_rewards)
+        assert comparison.reward_delta.mean == pytest.approx(expected)
+    else:
+        assert not comparison.reward_delta.present
+
+
+def test_a_sweep_naming_a_run_twice_cannot_be_compared():
+    with pytest.raises(ValueError, match="twice"):
+        compare([record_for("a", "pass"), record_for("a", "fail")], [])
+
+
+# --- Stability ----------------------------------------------------------------------
+
+
+def flaky_case_document(run: str, fix: str, guard: str = "pass") -> tr.GradeDocument:
+    rows = [
+        {"id": "t::fix", "kind": "fail_to_pass", "verdict": fix},
+        {"id": "t::guard", "kind": "pass_to_pass", "verdict": guard},
+    ]
+    if guard == "ungradable":
+        rows[1]["code"] = "CASE_NOT_GRADED"
+    return tr.grade_document(rows, run={"id": run})
+
+
+def test_stability_across_three_sweeps(tmp_path):
+    sweeps = [
+        {
+            "steady": "pass",
+            "flaky": "pass",
+            "flips": "pass",
+            "never": "GRADER_TIMEOUT",
+            "one": "pass",
+        },
+        {"steady": "pass", "flaky": "fail", "flips": "EVIDENCE_MISSING", "never": "GRADER_TIMEOUT"},
+        {"steady": "pass", "flaky": "pass", "flips": "pass", "never": "CASE_NOT_GRADED"},
+    ]
+    roots = [publish_sweep(tmp_path / f"s{index}", plan) for index, plan in enumerate(sweeps)]
+    report = stability(grouped_records([SweepSource(root) for root in roots]), sweeps=3)
+    assert (report.sweeps, report.runs, report.stable) == (3, 5, 1)
+    assert [(item.run, item.rewards) for item in report.flaky_runs] == [("flaky", [1.0, 0.0, 1.0])]
+    assert [(item.run, item.states) for item in report.flips] == [
+        ("flips", ["gradable", "ungradable", "gradable"])
+    ]
+    assert (report.always_ungradable, report.single, report.incomplete) == (1, 1, 1)
+    assert [(c.run, c.case, c.passed, c.failed) for c in report.flaky_cases] == [
+        ("flaky", "t::fix", 2, 1)
+    ]
+    text = render_stability(report, roots)
+    assert "flip gradability" in text and "| flaky | t::fix | 2 | 1 |" in text
+
+
+def test_ungradable_verdicts_never_make_a_case_flaky():
+    docs = [
+        flaky_case_document("r", "pass", "pass"),
+        flaky_case_document("r", "pass", "ungradable"),
+    ]
+    records = [RunRecord.from_document(doc) for doc in docs]
+    report = stability([("r", records)])
+    assert report.flaky_cases == [] and len(report.flips) == 1 and report.flaky_runs == []
+
+
+def test_stability_needs_two_sweeps():
+    with pytest.raises(ValueError, match="two sweeps"):
+        stability([("r", [record_for("r", "pass")])])
+    with pytest.raises(ValueError, match="two sweeps"):
+        stability([])
+
+
+# --- Command line -------------------------------------------------------------------
+
+
+def test_cli_summary_markdown_and_json(tmp_path, capsys):
+    root = publish_sweep(tmp_path / "nightly", PLAN)
+    assert main(["sweep", "summary", root]) == 0
+    text = capsys.readouterr().out
+    assert "6 runs: 4 gradable, 2 ungradable, 0 unreadable." in text
+    assert "| `EVIDENCE_MISSING` | run | 1 | 1 |" in text
+    assert main(["sweep", "summary", root, "--format", "json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["summary"]["reward"]["mean"] == 0.75
+    assert payload["summary"]["gradable"] == 4
+
+
+def test_cli_summary_of_a_memory_url(memory_root, capsys):
+    put_memory_sweep(memory_root, PLAN)
+    assert main(["sweep", "summary", memory_root, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["runs"] == 6
+
+
+def test_cli_compare_gates(tmp_path, capsys):
+    base = publish_sweep(tmp_path / "base", {"a": "pass", "b": "pass"})
+    only_ungradable = publish_sweep(tmp_path / "c1", {"a": "pass", "b": "EVIDENCE_MISSING"})
+    regressed = publish_sweep(tmp_path / "c2", {"a": "fail", "b": "pass"})
+    # A newly ungradable run is not a regression.
+    assert main(["sweep", "compare", base, only_ungradable, "--fail-on-regression"]) == 0
+    assert "Newly ungradable" in capsys.readouterr().out
+    assert main(["sweep", "compare", base, only_ungradable, "--fail-on-newly-ungradable"]) == 1
+    captured = capsys.readouterr()
+    assert "gate failed: 1 newly ungradable" in captured.err
+    assert main(["sweep", "compare", base, regressed, "--fail-on-regression", "--json"]) == 1
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["gate"] == {"failed": True, "reasons": ["1 regressions"]}
+    assert payload["comparison"]["regressions"][0]["run"] == "a"
+    assert main(["sweep", "compare", base, regressed]) == 0
+
+
+def test_cli_stability(tmp_path, capsys):
+    one = publish_sweep(tmp_path / "one", {"a": "pass", "b": "pass"})
+    two = publish_sweep(tmp_path / "two", {"a": "fail", "b": "pass"})
+    assert main(["sweep", "stability", one, two, "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert [item["run"] for item in payload["stability"]["flaky_runs"]] == ["a"]
+    assert main(["sweep", "stability", one]) == 2
+    assert "at least two sweeps" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sweep", "summary", "{missing}"],
+        ["sweep", "compare", "{missing}", "{missing}"],
+        ["sweep", "summary", "{missing}", "--storage-option", "novalue"],
+    ],
+)
+def test_cli_bad_input_exits_2_without_a_traceback(tmp_path, capsys, argv):
+    missing = str(tmp_path / "missing")
+    assert main([part.replace("{missing}", missing) for part in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("truereward sweep:") and "Traceback" not in err
+
+
+def test_a_planted_fifo_or_an_oversized_grade_is_unreadable_not_a_hang(tmp_path, monkeypatch):
+    import os
+
+    from truereward.sweeps import source
+
+    root = tmp_path / "sweep"
+    publish_sweep(root, {"big": "pass", "ok": "pass"})
+    (root / "fifo").mkdir()
+    os.mkfifo(root / "fifo" / "grade.json")
+    size = (root / "ok" / "grade.json").stat().st_size
+    monkeypatch.setattr(source, "MAX_GRADE_BYTES", size)
+    (root / "big" / "grade.json").write_bytes(b" " * (size + 1))
+    records = {record.run: record for record in SweepSource(str(root)).records()}
+    assert records["ok"].state is RunState.GRADABLE
+    assert records["fifo"].problem == "grade.json: cannot read: not a regular file"
+    assert "larger than" in (records["big"].problem or "")
+
+
+grade_fields = st.fixed_dictionaries(
+    {},
+    optional={
+        "schema_version": st.sampled_from([1, 2, "1", None]),
+        "scheme": st.sampled_from(["gated-binary/1", 3]),
+        "gradable": st.booleans() | st.none() | st.just(1),
+        "reward": st.none() | st.floats() | st.just("1.0") | st.booleans(),
+        "refusals": st.lists(
+            st.fixed_dictionaries(
+                {"code": st.sampled_from(["X", "", "CASE_INVALID"])},
+                optional={"blame": st.sampled_from(["run", "grader", "nobody"])},
+            ),
+            max_size=2,
+        )
+        | st.just("none"),
+        "run": st.none() | st.fixed_dictionaries({}, optional={"attempt": st.integers(-1, 3)}),
+        "attempts": st.lists(st.integers(), max_size=2) | st.just({}),
+        "detail": st.lists(
+            st.fixed_dictionaries(
+                {"id": st.text(max_size=3), "verdict": st.sampled_from(["pass", "fail", "x"])}
+            ),
+            max_size=2,
+        ),
+    },
+)
+
+
+@given(grade_fields | st.binary(max_size=40), st.booleans(), st.booleans())
+def test_parsing_garbage_never_raises_and_never_invents_a_reward(value, strict, with_cases):
+    data = value if isinstance(value, bytes) else json.dumps(value).encode()
+    record = parse_grade(data, "r", strict=strict, with_cases=with_cases)
+    assert record.run == "r"
+    if record.state is RunState.GRADABLE:
+        assert isinstance(record.reward, float) and not record.refusals
+    else:
+        assert record.reward is None
+    if record.state is RunState.UNREADABLE:
+        assert record.problem and record.problem.startswith("grade.json")

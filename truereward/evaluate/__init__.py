@@ -1,0 +1,121 @@
+"""The evaluation model: metrics, reports, evaluators, experiments, summaries.
+
+The general model under readers, checks and sweeps (SPEC §8, after the
+``scope/eval`` seed):
+
+- :class:`Metric` (identity: namespace, name, unit, direction, parameters),
+  :class:`Direction`, :class:`Score` (a float in [0, 1]), :class:`Verdict`
+  (pass, fail, unspecified) and :class:`Report` (metric, verdict, score,
+  measurement, feedback, metadata, details; at least one outcome).
+- :class:`Evaluator` (``evaluate(subject)``, sync or async),
+  :class:`EvaluatorFunc`, :class:`CompositeEvaluator` (weighted components,
+  :class:`Component`, :class:`PassPolicy`), :class:`SuiteEvaluator`,
+  :class:`ProjectionEvaluator`.
+- :class:`Case`, :class:`Dataset`, :class:`Experiment` (bounded concurrency,
+  :class:`ErrorPolicy`), :class:`ExperimentReport`,
+  :class:`ExperimentSummary`, :class:`MetricSummary`, :class:`Distribution`,
+  :class:`DistributionDelta`, :class:`Comparison`, :class:`MetricComparison`.
+
+Names load on first use, so importing this package (which
+``truereward.cases`` does, for :class:`Report`) costs nothing until a name is
+used. ``docs/evaluate.md`` has the rules and worked examples.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .comparison import Comparison, MetricComparison
+    from .composite import Component, CompositeEvaluator, PassPolicy
+    from .dataset import Case, Dataset
+    from .distribution import Distribution, DistributionDelta
+    from .errors import EvaluationError, NotEvaluated
+    from .evaluator import Evaluator, EvaluatorFunc, evaluate_sync
+    from .experiment import ErrorPolicy, Experiment, ExperimentReport
+    from .metric import Direction, Metric
+    from .outcome import CaseOutcome, CaseStatus
+    from .projection import ProjectionEvaluator
+    from .report import Report
+    from .score import Score
+    from .suite import SuiteEvaluator
+    from .summary import ExperimentSummary, MetricSummary
+    from .verdict import Verdict
+
+#: Public name -> module, imported on first access.
+_LAZY = {
+    "Comparison": "comparison",
+    "MetricComparison": "comparison",
+    "Component": "composite",
+    "CompositeEvaluator": "composite",
+    "PassPolicy": "composite",
+    "Case": "dataset",
+    "Dataset": "dataset",
+    "Distribution": "distribution",
+    "DistributionDelta": "distribution",
+    "EvaluationError": "errors",
+    "NotEvaluated": "errors",
+    "Evaluator": "evaluator",
+    "EvaluatorFunc": "evaluator",
+    "evaluate_sync": "evaluator",
+    "ErrorPolicy": "experiment",
+    "Experiment": "experiment",
+    "ExperimentReport": "experiment",
+    "Direction": "metric",
+    "Metric": "metric",
+    "CaseOutcome": "outcome",
+    "CaseStatus": "outcome",
+    "ProjectionEvaluator": "projection",
+    "Report": "report",
+    "Score": "score",
+    "SuiteEvaluator": "suite",
+    "ExperimentSummary": "summary",
+    "MetricSummary": "summary",
+    "Verdict": "verdict",
+}
+
+__all__ = [
+    "Case",
+    "CaseOutcome",
+    "CaseStatus",
+    "Comparison",
+    "Component",
+    "CompositeEvaluator",
+    "Dataset",
+    "Direction",
+    "Distribution",
+    "DistributionDelta",
+    "ErrorPolicy",
+    "EvaluationError",
+    "Evaluator",
+    "EvaluatorFunc",
+    "Experiment",
+    "ExperimentReport",
+    "ExperimentSummary",
+    "Metric",
+    "MetricComparison",
+    "MetricSummary",
+    "NotEvaluated",
+    "PassPolicy",
+    "ProjectionEvaluator",
+    "Report",
+    "Score",
+    "SuiteEvaluator",
+    "Verdict",
+    "evaluate_sync",
+]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'truereward.evaluate' has no attribute {name!r}") from None
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,0 +1,169 @@
+"""Report: the result of one evaluation.
+
+A report names its :class:`~truereward.evaluate.Metric` and carries any of
+three independent outcomes: a ``verdict`` (pass, fail or unspecified), a
+normalised ``score`` in [0, 1] and a raw ``measurement`` (in the metric's
+unit). None of them implies another: a measurement-only evaluation does not
+invent a threshold, a qualitative one does not invent a score. ``feedback``
+is free text, ``metadata`` strict JSON values, ``details`` the reports of
+sub-evaluations (a composite's or a suite's children), owned by this report.
+
+Rules, checked on construction:
+
+- at least one outcome: a decided verdict, a score, a measurement, feedback
+  that is not blank, or at least one detail. Metadata alone is not an
+  outcome, nor is feedback of only whitespace;
+- ``measurement`` is a finite float (no NaN, no infinity); ``score`` a
+  :class:`~truereward.evaluate.Score`;
+- reports nest at most 64 deep (a report without details has depth 1), and
+  ``metadata`` nests JSON values at most 64 deep;
+- strict JSON both ways: :meth:`Report.to_json` writes canonical bytes
+  (unset fields left out), :meth:`Report.from_json` refuses NaN, infinities
+  and duplicate keys and gives back an equal report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
+
+from ..strictjson import canonical_bytes, loads
+from .jsondepth import MAX_DEPTH, check_json_depth
+from .metric import Metric
+from .score import Score
+from .verdict import Verdict
+
+__all__ = ["MAX_DEPTH", "Report"]
+
+
+def _metadata(value: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    check_json_depth(value, "metadata")
+    return value
+
+
+def _no_blank_only(value: str) -> bool:
+    return bool(value.strip())
+
+
+#: An outcome in JSON Schema terms (what the model checks in Python).
+_OUTCOME_RULE: dict[str, Any] = {
+    "anyOf": [
+        {"required": ["verdict"], "properties": {"verdict": {"enum": ["pass", "fail"]}}},
+        {"required": ["score"], "properties": {"score": {"type": "number"}}},
+        {"required": ["measurement"], "properties": {"measurement": {"type": "number"}}},
+        {"required": ["feedback"], "properties": {"feedback": {"pattern": "\\S"}}},
+        {"required": ["details"], "properties": {"details": {"minItems": 1}}},
+    ]
+}
+
+
+class Report(BaseModel):
+    """One evaluation result; see the module docstring for its rules.
+
+    Construction raises ``pydantic.ValidationError`` naming the field.
+    ``verdict`` accepts a :class:`Verdict` or its string; ``score`` a
+    :class:`Score`, an int or a float in [0, 1]; ``measurement`` an int or a
+    float. Reports are frozen; ``metadata`` is copied on construction.
+    """
+
+    model_config = ConfigDict(
+        frozen=True,
+        strict=True,
+        extra="forbid",
+        allow_inf_nan=False,
+        json_schema_extra=_OUTCOME_RULE,
+    )
+
+    metric: Metric
+    verdict: Annotated[Verdict, Field(strict=False)] = Verdict.UNSPECIFIED
+    score: Score | None = None
+    measurement: float | None = None
+    feedback: str = ""
+    metadata: Annotated[dict[str, JsonValue], AfterValidator(_metadata)] = Field(
+        default_factory=dict
+    )
+    details: list[Report] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _has_an_outcome_and_bounded_depth(self) -> Report:
+        if not self.has_outcome:
+            raise ValueError(
+                "a report needs at least one outcome: a pass or fail verdict, a score, a "
+                "measurement, feedback that is not blank, or details (metadata alone is not one)"
+            )
+        if self.depth > MAX_DEPTH:
+            raise ValueError(f"details: reports nest at most {MAX_DEPTH} deep")
+        return self
+
+    @property
+    def has_outcome(self) -> bool:
+        """Whether the report says anything: a decided verdict, a score, a
+        measurement, non-blank feedback or details."""
+        return (
+            self.verdict.decided
+            or self.score is not None
+            or self.measurement is not None
+            or _no_blank_only(self.feedback)
+            or bool(self.details)
+        )
+
+    @property
+    def depth(self) -> int:
+        """1 for a report without details, else 1 + the deepest detail."""
+        deepest = 0
+        stack: list[tuple[Report, int]] = [(self, 1)]
+        while stack:
+            report, level = stack.pop()
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in report.details)
+        return deepest
+
+    def walk(self) -> Iterator[Report]:
+        """This report and every detail below it, depth first, in order."""
+        stack: list[Report] = [self]
+        while stack:
+            report = stack.pop()
+            yield report
+            stack.extend(reversed(report.details))
+
+    def to_json(self) -> bytes:
+        """Canonical strict JSON bytes (sorted keys, compact, final newline);
+        unset fields are left out."""
+        return canonical_bytes(self.model_dump(mode="json"), indent=None)
+
+    @classmethod
+    def from_json(cls, data: str | bytes) -> Report:
+        """The report in ``data``: strict JSON (``StrictJSONError`` on NaN,
+        infinities, duplicate keys, bad UTF-8) holding a valid report
+        (``pydantic.ValidationError`` otherwise)."""
+        return cls.model_validate(loads(data))
+
+    @model_serializer(mode="wrap")
+    def _leave_out_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Unset fields are absent from the JSON, as the seed's `omitzero`:
+        # an unspecified verdict is not written as a value to be read back.
+        data: dict[str, Any] = handler(self)
+        if self.verdict is Verdict.UNSPECIFIED:
+            data.pop("verdict", None)
+        if self.score is None:
+            data.pop("score", None)
+        if self.measurement is None:
+            data.pop("measurement", None)
+        if not self.feedback:
+            data.pop("feedback", None)
+        if not self.metadata:
+            data.pop("metadata", None)
+        if not self.details:
+            data.pop("details", None)
+        return data

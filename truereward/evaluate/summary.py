@@ -1,0 +1,163 @@
+"""ExperimentSummary and MetricSummary: counts and distributions.
+
+Over the cases of an experiment:
+
+- ``total``: every case; ``evaluated``: cases with a report; ``errors``:
+  cases without one (the evaluator raised, or ``fail_fast`` stopped before
+  or while evaluating them; ``not_evaluated`` counts the latter, within
+  ``errors``). ``Total = Evaluated + Errors``.
+- ``passed``, ``failed``, ``unjudged``: evaluated cases whose top-level
+  verdict is pass, fail, or unspecified. ``Evaluated = Passed + Failed +
+  Unjudged``. An error is never unjudged, and never failed.
+
+Per metric (``metrics``), over every report of every evaluated case, walking
+``details`` (so a suite's or composite's children are summarised under their
+own metrics): reports are grouped by **full** metric identity (namespace,
+name, unit, direction, parameters), never by name alone; each group has the
+same verdict counts and the :class:`~truereward.evaluate.Distribution` of its
+scores and of its measurements (absent, count 0, when no report of that
+metric had one). Metrics are listed in order of first appearance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from .distribution import Distribution, ValueCounts
+from .metric import Metric, MetricKey
+from .outcome import CaseOutcome, CaseStatus
+from .report import Report
+from .verdict import Verdict
+
+__all__ = ["ExperimentSummary", "MetricSummary", "summarize"]
+
+_FROZEN = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
+Count = Annotated[int, Field(ge=0)]
+
+
+class MetricSummary(BaseModel):
+    """The reports of one metric (full identity): ``evaluated`` reports,
+    of which ``passed``, ``failed`` and ``unjudged`` (unspecified verdict);
+    the distributions of their ``scores`` and ``measurements``."""
+
+    model_config = _FROZEN
+
+    metric: Metric
+    evaluated: Count
+    passed: Count
+    failed: Count
+    unjudged: Count
+    scores: Distribution
+    measurements: Distribution
+
+    @model_validator(mode="after")
+    def _counts_add_up(self) -> MetricSummary:
+        if self.evaluated != self.passed + self.failed + self.unjudged:
+            raise ValueError("evaluated must equal passed + failed + unjudged")
+        if self.scores.count > self.evaluated or self.measurements.count > self.evaluated:
+            raise ValueError("a distribution cannot count more values than evaluated reports")
+        return self
+
+
+class ExperimentSummary(BaseModel):
+    """The counts of an experiment and its per-metric summaries (see the
+    module docstring for the identities that hold)."""
+
+    model_config = _FROZEN
+
+    total: Count
+    evaluated: Count
+    passed: Count
+    failed: Count
+    unjudged: Count
+    errors: Count
+    not_evaluated: Count = 0
+    metrics: list[MetricSummary] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _counts_add_up(self) -> ExperimentSummary:
+        if self.evaluated != self.passed + self.failed + self.unjudged:
+            raise ValueError("evaluated must equal passed + failed + unjudged")
+        if self.total != self.evaluated + self.errors:
+            raise ValueError("total must equal evaluated + errors")
+        if self.not_evaluated > self.errors:
+            raise ValueError("not_evaluated counts cases within errors")
+        return self
+
+    def metric(self, metric: Metric) -> MetricSummary | None:
+        """The summary of ``metric`` (full identity), or ``None``."""
+        return next((item for item in self.metrics if item.metric == metric), None)
+
+
+class _MetricTally:
+    __slots__ = ("evaluated", "failed", "measurements", "metric", "passed", "scores", "unjudged")
+
+    def __init__(self, metric: Metric) -> None:
+        self.metric = metric
+        self.evaluated = self.passed = self.failed = self.unjudged = 0
+        self.scores = ValueCounts()
+        self.measurements = ValueCounts()
+
+    def add(self, report: Report) -> None:
+        self.evaluated += 1
+        if report.verdict is Verdict.PASS:
+            self.passed += 1
+        elif report.verdict is Verdict.FAIL:
+            self.failed += 1
+        else:
+            self.unjudged += 1
+        if report.score is not None:
+            self.scores.add(float(report.score))
+        if report.measurement is not None:
+            self.measurements.add(report.measurement)
+
+    def summary(self) -> MetricSummary:
+        return MetricSummary(
+            metric=self.metric,
+            evaluated=self.evaluated,
+            passed=self.passed,
+            failed=self.failed,
+            unjudged=self.unjudged,
+            scores=self.scores.distribution(),
+            measurements=self.measurements.distribution(),
+        )
+
+
+def summarize(cases: Iterable[CaseOutcome]) -> ExperimentSummary:
+    """The summary of case outcomes (streaming: one pass, memory in the
+    number of metrics and distinct values)."""
+    total = evaluated = passed = failed = unjudged = errors = not_evaluated = 0
+    tallies: dict[MetricKey, _MetricTally] = {}
+    for case in cases:
+        total += 1
+        if case.report is None:
+            errors += 1
+            not_evaluated += case.status is CaseStatus.NOT_EVALUATED
+            continue
+        evaluated += 1
+        verdict = case.report.verdict
+        if verdict is Verdict.PASS:
+            passed += 1
+        elif verdict is Verdict.FAIL:
+            failed += 1
+        else:
+            unjudged += 1
+        for report in case.report.walk():
+            key = report.metric.key()
+            tally = tallies.get(key)
+            if tally is None:
+                tally = tallies[key] = _MetricTally(report.metric)
+            tally.add(report)
+    return ExperimentSummary(
+        total=total,
+        evaluated=evaluated,
+        passed=passed,
+        failed=failed,
+        unjudged=unjudged,
+        errors=errors,
+        not_evaluated=not_evaluated,
+        metrics=[tally.summary() for tally in tallies.values()],
+    )

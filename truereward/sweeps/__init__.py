@@ -1,0 +1,91 @@
+"""Sweep analytics over published grades (SPEC §11).
+
+A sweep is a directory or fsspec URL whose subdirectories are runs, each
+with its published ``grade.json`` (:class:`SweepSource`). Analyses read the
+grades, never re-grade, and never count a run without a reward as 0:
+
+- :func:`summarize`: reward distribution over gradable runs only, refusals
+  by code and blame, attempts (:class:`SweepSummary`);
+- :func:`compare` / :func:`compare_runs`: two sweeps, runs paired by id:
+  regressions, fixes, newly ungradable, newly gradable, reward deltas absent
+  when a side has none (:class:`SweepComparison`);
+- :func:`stability`: repeated sweeps of the same runs: flaky runs, runs that
+  flip gradability, flaky cases (:class:`Stability`).
+
+The analyses are pure functions over records (:class:`RunRecord`, or grade
+documents for :func:`summarize`) and stream: the Prefect flow summarises
+the documents it holds with the same code. :mod:`truereward.sweeps.markdown`
+renders them. ``docs/sweeps.md`` has the details; ``truereward sweep`` is
+the command line.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .comparison import NoReward, RewardChange, SweepComparison, compare, compare_runs
+    from .flaky import FlakyCase, RunHistory, Stability, stability
+    from .parse import parse_grade
+    from .record import RunRecord, RunState
+    from .source import SweepNotFound, SweepSource, grouped_records, paired_records
+    from .summary import SummaryBuilder, SweepSummary, summarize
+
+_LAZY = {
+    "NoReward": "comparison",
+    "RewardChange": "comparison",
+    "SweepComparison": "comparison",
+    "compare": "comparison",
+    "compare_runs": "comparison",
+    "parse_grade": "parse",
+    "RunRecord": "record",
+    "RunState": "record",
+    "SweepNotFound": "source",
+    "SweepSource": "source",
+    "grouped_records": "source",
+    "paired_records": "source",
+    "FlakyCase": "flaky",
+    "RunHistory": "flaky",
+    "Stability": "flaky",
+    "stability": "flaky",
+    "SummaryBuilder": "summary",
+    "SweepSummary": "summary",
+    "summarize": "summary",
+}
+
+__all__ = [
+    "FlakyCase",
+    "NoReward",
+    "RewardChange",
+    "RunHistory",
+    "RunRecord",
+    "RunState",
+    "Stability",
+    "SummaryBuilder",
+    "SweepComparison",
+    "SweepNotFound",
+    "SweepSource",
+    "SweepSummary",
+    "compare",
+    "compare_runs",
+    "grouped_records",
+    "paired_records",
+    "parse_grade",
+    "stability",
+    "summarize",
+]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'truereward.sweeps' has no attribute {name!r}") from None
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

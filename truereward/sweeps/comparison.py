@@ -1,0 +1,193 @@
+"""Comparing two sweeps: runs paired by id.
+
+Every run id of either sweep lands under exactly one heading:
+
+- ``regressions``: gradable on both sides, and the reward went down
+  (``1.0 -> 0.0`` under ``gated-binary/1``);
+- ``fixes``: gradable on both sides, and the reward went up (``0.0 -> 1.0``);
+- ``unchanged``: gradable on both sides with the same reward (a count);
+- ``newly_ungradable``: gradable in the baseline, without a reward in the
+  candidate (ungradable, or its grade unreadable). **Never a regression**:
+  a run without a reward is not a 0;
+- ``newly_gradable``: without a reward in the baseline, gradable in the
+  candidate. Never a fix;
+- ``still_ungradable``: without a reward on both sides;
+- ``added`` / ``removed``: present on one side only.
+
+Deltas: ``reward_delta`` is the candidate's mean reward minus the baseline's,
+each over its own gradable runs; ``paired_reward_delta`` is the same over
+the runs gradable on both sides. A delta is absent (``present`` false, no
+value) when a side has no value, never 0.
+
+:func:`compare_runs` is pure and streaming over ``(run, baseline record,
+candidate record)`` triples; it keeps the per-run lists it reports, and
+tallies the rest. :func:`compare` pairs two iterables of records by id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..evaluate.distribution import DistributionDelta, ValueCounts
+from .record import RunRecord, RunState
+from .summary import SummaryBuilder, SweepSummary
+
+__all__ = [
+    "NoReward",
+    "RewardChange",
+    "SweepComparison",
+    "compare",
+    "compare_runs",
+    "pair_records",
+]
+
+_FROZEN = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
+Count = Annotated[int, Field(ge=0)]
+
+
+class RewardChange(BaseModel):
+    """A run gradable on both sides whose reward changed."""
+
+    model_config = _FROZEN
+
+    run: str
+    baseline: float
+    candidate: float
+    delta: float
+
+
+class NoReward(BaseModel):
+    """A run without a reward on one side: ``state`` there (``ungradable``
+    or ``unreadable``), its refusal ``codes`` and ``blame``, or ``why`` it is
+    unreadable; ``reward`` on the other side when it had one."""
+
+    model_config = _FROZEN
+
+    run: str
+    state: Literal["ungradable", "unreadable"]
+    codes: list[str] = Field(default_factory=list)
+    blame: list[str] = Field(default_factory=list)
+    why: str | None = None
+    reward: float | None = None
+
+
+class SweepComparison(BaseModel):
+    """A candidate sweep against a baseline (see the module docstring)."""
+
+    model_config = _FROZEN
+
+    baseline: SweepSummary
+    candidate: SweepSummary
+    paired: Count
+    regressions: list[RewardChange]
+    fixes: list[RewardChange]
+    unchanged: Count
+    newly_ungradable: list[NoReward]
+    newly_gradable: list[NoReward]
+    still_ungradable: list[str]
+    added: list[str]
+    removed: list[str]
+    reward_delta: DistributionDelta
+    paired_reward_delta: DistributionDelta
+
+
+def _no_reward(record: RunRecord, reward: float | None) -> NoReward:
+    return NoReward(
+        run=record.run,
+        state="unreadable" if record.state is RunState.UNREADABLE else "ungradable",
+        codes=list(record.codes),
+        blame=list(record.blames),
+        why=record.problem,
+        reward=reward,
+    )
+
+
+def compare_runs(
+    pairs: Iterable[tuple[str, RunRecord | None, RunRecord | None]],
+) -> SweepComparison:
+    """Compare paired runs: ``(run id, baseline record or None, candidate
+    record or None)``, each id once. Pure, one pass."""
+    base_summary, cand_summary = SummaryBuilder(), SummaryBuilder()
+    paired = unchanged = 0
+    regressions: list[RewardChange] = []
+    fixes: list[RewardChange] = []
+    newly_ungradable: list[NoReward] = []
+    newly_gradable: list[NoReward] = []
+    still_ungradable: list[str] = []
+    added: list[str] = []
+    removed: list[str] = []
+    paired_base, paired_cand = ValueCounts(), ValueCounts()
+    for run, base, cand in pairs:
+        if base is not None:
+            base_summary.add(base)
+        if cand is not None:
+            cand_summary.add(cand)
+        if base is None and cand is None:
+            continue
+        if base is None:
+            added.append(run)
+            continue
+        if cand is None:
+            removed.append(run)
+            continue
+        paired += 1
+        if base.reward is not None and cand.reward is not None:
+            paired_base.add(base.reward)
+            paired_cand.add(cand.reward)
+            if cand.reward == base.reward:
+                unchanged += 1
+                continue
+            change = RewardChange(
+                run=run,
+                baseline=base.reward,
+                candidate=cand.reward,
+                delta=cand.reward - base.reward,
+            )
+            (regressions if cand.reward < base.reward else fixes).append(change)
+        elif base.reward is not None:
+            newly_ungradable.append(_no_reward(cand, base.reward))
+        elif cand.reward is not None:
+            newly_gradable.append(_no_reward(base, cand.reward))
+        else:
+            still_ungradable.append(run)
+    baseline, candidate = base_summary.result(), cand_summary.result()
+    return SweepComparison(
+        baseline=baseline,
+        candidate=candidate,
+        paired=paired,
+        regressions=regressions,
+        fixes=fixes,
+        unchanged=unchanged,
+        newly_ungradable=newly_ungradable,
+        newly_gradable=newly_gradable,
+        still_ungradable=still_ungradable,
+        added=added,
+        removed=removed,
+        reward_delta=DistributionDelta.between(baseline.reward, candidate.reward),
+        paired_reward_delta=DistributionDelta.between(
+            paired_base.distribution(), paired_cand.distribution()
+        ),
+    )
+
+
+def pair_records(
+    baseline: Iterable[RunRecord], candidate: Iterable[RunRecord]
+) -> list[tuple[str, RunRecord | None, RunRecord | None]]:
+    """Pair two sweeps' records by run id (sorted by id). ``ValueError``
+    when one side names a run twice."""
+    sides: list[dict[str, RunRecord]] = [{}, {}]
+    for side, records in zip(sides, (baseline, candidate), strict=True):
+        for record in records:
+            if record.run in side:
+                raise ValueError(f"run {record.run!r} appears twice in one sweep")
+            side[record.run] = record
+    base, cand = sides
+    return [(run, base.get(run), cand.get(run)) for run in sorted(base.keys() | cand.keys())]
+
+
+def compare(baseline: Iterable[RunRecord], candidate: Iterable[RunRecord]) -> SweepComparison:
+    """Compare two sweeps given as records (paired by run id)."""
+    return compare_runs(pair_records(baseline, candidate))

@@ -1,0 +1,134 @@
+"""Reading one run's ``grade.json`` bytes into a :class:`RunRecord`.
+
+Two modes:
+
+- **view** (default): the fields a sweep analysis uses (``schema_version``,
+  ``scheme``, ``gradable``, ``reward``, ``refusals``, ``run.attempt``,
+  ``attempts``, and the rows' ``id`` and ``verdict`` when cases are wanted)
+  are validated strictly (types, no coercion, finite numbers) by pydantic's
+  JSON parser; the rest of the document is not looked at. Duplicate object
+  keys are not detected in this mode (truereward never writes them).
+- **strict**: the whole document is read as :class:`~truereward.GradeDocument`
+  (strict JSON: NaN and duplicate keys refused; the full schema). About
+  six times slower (infra/bench/sweep_summary.py).
+
+In both modes the stored outcome must be consistent: ``gradable`` exactly
+when there is no refusal, a finite ``reward`` exactly when gradable. A sweep
+summary never re-grades (``truereward verify`` does); anything else is an
+``unreadable`` record saying why.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..strictjson import StrictJSONError
+from .record import RunRecord, RunState
+
+__all__ = ["parse_grade"]
+
+_VIEW = ConfigDict(frozen=True, strict=True, extra="ignore", allow_inf_nan=False)
+
+
+class _RefusalView(BaseModel):
+    model_config = _VIEW
+
+    code: Annotated[str, Field(min_length=1)]
+    blame: Literal["run", "grader"]
+
+
+class _RunView(BaseModel):
+    model_config = _VIEW
+
+    attempt: Annotated[int, Field(ge=1)] = 1
+
+
+class _RowView(BaseModel):
+    model_config = _VIEW
+
+    id: str
+    verdict: Literal["pass", "fail", "ungradable"]
+
+
+class _GradeView(BaseModel):
+    model_config = _VIEW
+
+    schema_version: Literal[1]
+    scheme: str
+    gradable: bool
+    reward: float | None
+    refusals: list[_RefusalView]
+    run: _RunView | None = None
+    attempts: list[Any] = Field(default_factory=list)
+
+
+class _GradeViewWithCases(_GradeView):
+    detail: list[_RowView]
+
+
+def _describe(error: ValidationError) -> str:
+    item = error.errors()[0]
+    where = ".".join(str(part) for part in item["loc"]) or "(document)"
+    more = error.error_count() - 1
+    return f"{where}: {item['msg']}" + (f" (and {more} more)" if more > 0 else "")
+
+
+def _consistency(gradable: bool, reward: float | None, refusals: int) -> str | None:
+    if gradable and refusals:
+        return "gradable is true but there are refusals"
+    if not gradable and not refusals:
+        return "gradable is false but there is no refusal"
+    if gradable and reward is None:
+        return "gradable is true but reward is null"
+    if not gradable and reward is not None:
+        return f"an ungradable grade carries a reward ({reward!r})"
+    return None
+
+
+def parse_grade(
+    data: bytes, run: str, *, strict: bool = False, with_cases: bool = False
+) -> RunRecord:
+    """The record of run ``run`` from its ``grade.json`` bytes; an
+    ``unreadable`` record (with the reason, naming the field) when the bytes
+    are not a consistent grade document. Never raises for bad input."""
+    if strict:
+        return _parse_strict(data, run, with_cases=with_cases)
+    model = _GradeViewWithCases if with_cases else _GradeView
+    try:
+        view = model.model_validate_json(data)
+    except ValidationError as error:
+        return RunRecord.unreadable(run, f"grade.json: {_describe(error)}")
+    problem = _consistency(view.gradable, view.reward, len(view.refusals))
+    if problem:
+        return RunRecord.unreadable(run, f"grade.json: {problem}")
+    attempt = view.run.attempt if view.run is not None else 1
+    return RunRecord(
+        run=run,
+        state=RunState.GRADABLE if view.gradable else RunState.UNGRADABLE,
+        reward=view.reward,
+        scheme=view.scheme,
+        refusals=tuple((item.code, item.blame) for item in view.refusals),
+        attempts=max(attempt, len(view.attempts) + 1),
+        cases=(
+            tuple((row.id, row.verdict) for row in view.detail)
+            if isinstance(view, _GradeViewWithCases)
+            else None
+        ),
+    )
+
+
+def _parse_strict(data: bytes, run: str, *, with_cases: bool) -> RunRecord:
+    from ..document import GradeDocument
+
+    try:
+        document = GradeDocument.from_bytes(data)
+    except StrictJSONError as error:
+        return RunRecord.unreadable(run, f"grade.json: {error}")
+    except ValidationError as error:
+        return RunRecord.unreadable(run, f"grade.json: {_describe(error)}")
+    problem = _consistency(document.gradable, document.reward, len(document.refusals))
+    if problem:
+        return RunRecord.unreadable(run, f"grade.json: {problem}")
+    return RunRecord.from_document(document, run, with_cases=with_cases)

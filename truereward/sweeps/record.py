@@ -1,0 +1,104 @@
+"""RunRecord: what a sweep analysis needs from one run's grade.
+
+A sweep is read one run at a time; each run becomes a small
+:class:`RunRecord` (its outcome, refusal codes and blame, attempts, and, for
+stability, its cases' verdicts), and the document is dropped. A run whose
+``grade.json`` is missing or cannot be read is a record too, in the state
+``unreadable``: it is reported under its own heading, never as a reward.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..document import GradeDocument
+
+__all__ = ["RunRecord", "RunState"]
+
+
+class RunState(StrEnum):
+    """``gradable`` (a reward), ``ungradable`` (refusals, no reward) or
+    ``unreadable`` (no grade could be read for the run)."""
+
+    GRADABLE = "gradable"
+    UNGRADABLE = "ungradable"
+    UNREADABLE = "unreadable"
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """One run of a sweep.
+
+    - ``run``: the run's id within the sweep (its directory name).
+    - ``state``; ``reward`` is a float exactly when the state is gradable.
+    - ``scheme``: the document's scheme (``None`` when unreadable).
+    - ``refusals``: ``(code, blame)`` per refusal, in document order.
+    - ``attempts``: how many times the run was graded (1 when not retried).
+    - ``problem``: why the grade is unreadable (``None`` otherwise).
+    - ``cases``: ``(case id, verdict)`` per row, when read (stability needs
+      them; summaries and comparisons do not), else ``None``.
+    """
+
+    run: str
+    state: RunState
+    reward: float | None = None
+    scheme: str | None = None
+    refusals: tuple[tuple[str, str], ...] = ()
+    attempts: int = 1
+    problem: str | None = None
+    cases: tuple[tuple[str, str], ...] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.state is RunState.GRADABLE) != (self.reward is not None):
+            raise ValueError(f"run {self.run!r}: a reward exactly when gradable")
+        if (self.state is RunState.UNREADABLE) != (self.problem is not None):
+            raise ValueError(f"run {self.run!r}: a problem exactly when unreadable")
+        if self.state is RunState.UNGRADABLE and not self.refusals:
+            raise ValueError(f"run {self.run!r}: an ungradable run has refusals")
+        if self.state is RunState.GRADABLE and self.refusals:
+            raise ValueError(f"run {self.run!r}: a gradable run has no refusals")
+
+    @property
+    def graded(self) -> bool:
+        """True when the run has a reward."""
+        return self.state is RunState.GRADABLE
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The distinct refusal codes, sorted."""
+        return tuple(sorted({code for code, _ in self.refusals}))
+
+    @property
+    def blames(self) -> tuple[str, ...]:
+        """Who failed, over the refusals (distinct, sorted)."""
+        return tuple(sorted({blame for _, blame in self.refusals}))
+
+    @classmethod
+    def unreadable(cls, run: str, why: str) -> RunRecord:
+        """A run without a readable grade, and why."""
+        return cls(run=run, state=RunState.UNREADABLE, problem=why)
+
+    @classmethod
+    def from_document(
+        cls, document: GradeDocument, run: str | None = None, *, with_cases: bool = True
+    ) -> RunRecord:
+        """The record of a :class:`~truereward.GradeDocument` in memory (as
+        the Prefect flow holds them). ``run`` defaults to the document's run
+        id (``ValueError`` when it has none)."""
+        if run is None:
+            if document.run is None or document.run.id is None:
+                raise ValueError("the document has no run id: name the run")
+            run = document.run.id
+        attempt = document.run.attempt if document.run is not None else 1
+        return cls(
+            run=run,
+            state=RunState.GRADABLE if document.gradable else RunState.UNGRADABLE,
+            reward=document.reward if document.gradable else None,
+            scheme=document.scheme,
+            refusals=tuple((item.code, item.blame.value) for item in document.refusals),
+            attempts=max(attempt, len(document.attempts) + 1),
+            cases=tuple((row.id, row.verdict) for row in document.detail) if with_cases else None,
+        )

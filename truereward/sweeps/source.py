@@ -1,0 +1,203 @@
+"""Where a sweep's grades are: a directory or an fsspec URL.
+
+A sweep is a directory (or an object-store prefix) whose immediate
+subdirectories are its runs, each holding the run's published
+``grade.json``: ``<sweep>/<run id>/grade.json``, the layout the publisher
+writes. The run's id is its directory name. Entries whose names start with
+``.`` are skipped, and so are plain files beside the run directories.
+
+Local paths (and ``file://`` URLs) are read with the standard library; other
+URLs (``s3://``, ``gcs://``, ``memory://`` ...) with fsspec, imported only
+then (the ``fsspec`` extra; ``s3`` for S3). Runs are listed once, sorted by
+name, and read one at a time: memory holds the list of names and one
+document, never the sweep.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from .parse import parse_grade
+from .record import RunRecord
+
+__all__ = [
+    "GRADE_FILE",
+    "MAX_GRADE_BYTES",
+    "SweepNotFound",
+    "SweepSource",
+    "grouped_records",
+    "paired_records",
+]
+
+GRADE_FILE = "grade.json"
+#: A grade.json larger than this is reported unreadable rather than read
+#: (documents are kilobytes; this bounds the memory one run can take).
+MAX_GRADE_BYTES = 64 << 20
+
+
+class SweepNotFound(Exception):
+    """The sweep location does not exist, is not a directory, or cannot be
+    listed. The message names it."""
+
+
+def _local_path(url: str) -> str | None:
+    if "://" not in url:
+        return url
+    protocol, _, rest = url.partition("://")
+    return rest if protocol in ("file", "local") else None
+
+
+class SweepSource:
+    """The runs of one sweep location (see the module docstring).
+
+    ``storage_options`` go to fsspec for non-local URLs. :meth:`run_names`
+    lists the runs (sorted); :meth:`record` reads one run; :meth:`records`
+    reads them all, lazily, in name order.
+    """
+
+    def __init__(self, url: str, storage_options: Mapping[str, Any] | None = None) -> None:
+        self.url = url
+        self._local = _local_path(url)
+        self._storage_options = dict(storage_options or {})
+        self._fs: Any = None
+        self._root = ""
+        if self._local is None:
+            self._connect()
+
+    def _connect(self) -> None:
+        try:
+            from fsspec.core import url_to_fs  # type: ignore[import-untyped]
+        except ImportError:
+            raise SweepNotFound(
+                f"{self.url}: reading a sweep from this URL needs fsspec "
+                "(pip install 'truereward[fsspec]')"
+            ) from None
+        try:
+            self._fs, self._root = url_to_fs(self.url, **self._storage_options)
+        except (ValueError, ImportError, OSError) as error:
+            raise SweepNotFound(f"{self.url}: {error}") from None
+        self._root = self._root.rstrip("/")
+
+    def run_names(self) -> list[str]:
+        """The run ids (subdirectory names), sorted. :class:`SweepNotFound`
+        when the location is missing or not a directory."""
+        if self._local is not None:
+            return self._local_names(self._local)
+        try:
+            entries = self._fs.ls(self._root, detail=True)
+        except FileNotFoundError:
+            raise SweepNotFound(f"{self.url}: no such sweep") from None
+        except OSError as error:
+            raise SweepNotFound(f"{self.url}: cannot list: {error}") from None
+        names = []
+        for entry in entries:
+            if entry.get("type") != "directory":
+                continue
+            name = str(entry["name"]).rstrip("/").rsplit("/", 1)[-1]
+            if name and not name.startswith("."):
+                names.append(name)
+        if not names and not self._fs.isdir(self._root):
+            raise SweepNotFound(f"{self.url}: no such sweep")
+        return sorted(set(names))
+
+    def _local_names(self, path: str) -> list[str]:
+        try:
+            with os.scandir(path) as entries:
+                return sorted(
+                    entry.name
+                    for entry in entries
+                    if not entry.name.startswith(".") and entry.is_dir()
+                )
+        except FileNotFoundError:
+            raise SweepNotFound(f"{self.url}: no such directory") from None
+        except NotADirectoryError:
+            raise SweepNotFound(f"{self.url}: not a directory") from None
+        except OSError as error:
+            raise SweepNotFound(f"{self.url}: cannot list: {error.strerror or error}") from None
+
+    def read(self, run: str) -> bytes:
+        """The bytes of ``run``'s grade.json. ``FileNotFoundError`` when it
+        has none; ``OSError`` when it cannot be read or is too large."""
+        if self._local is not None:
+            return _read_local(os.path.join(self._local, run, GRADE_FILE))
+        path = f"{self._root}/{run}/{GRADE_FILE}"
+        data = self._fs.cat_file(path)
+        if not isinstance(data, bytes):
+            data = bytes(data)
+        if len(data) > MAX_GRADE_BYTES:
+            raise OSError(f"larger than {MAX_GRADE_BYTES} bytes")
+        return data
+
+    def record(self, run: str, *, strict: bool = False, with_cases: bool = False) -> RunRecord:
+        """The record of one run; ``unreadable`` (never an exception) when
+        its grade.json is missing or bad."""
+        try:
+            data = self.read(run)
+        except FileNotFoundError:
+            return RunRecord.unreadable(run, f"no {GRADE_FILE}")
+        except OSError as error:
+            reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+            return RunRecord.unreadable(run, f"{GRADE_FILE}: cannot read: {reason}")
+        return parse_grade(data, run, strict=strict, with_cases=with_cases)
+
+    def records(self, *, strict: bool = False, with_cases: bool = False) -> Iterator[RunRecord]:
+        """Every run's record, in name order, read lazily one at a time."""
+        for run in self.run_names():
+            yield self.record(run, strict=strict, with_cases=with_cases)
+
+
+def _read_local(path: str) -> bytes:
+    # Non-blocking open, so a FIFO planted as grade.json cannot hang the
+    # reader; only a regular file of bounded size is read (raw descriptor
+    # reads: no buffered file object per run).
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError("not a regular file")
+        if info.st_size > MAX_GRADE_BYTES:
+            raise OSError(f"larger than {MAX_GRADE_BYTES} bytes")
+        chunks = []
+        remaining = MAX_GRADE_BYTES + 1
+        while remaining > 0:
+            chunk = os.read(descriptor, min(max(info.st_size, 1 << 16), remaining))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        if remaining <= 0:
+            raise OSError(f"larger than {MAX_GRADE_BYTES} bytes")
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    finally:
+        os.close(descriptor)
+
+
+def paired_records(
+    baseline: SweepSource, candidate: SweepSource, *, strict: bool = False
+) -> Iterator[tuple[str, RunRecord | None, RunRecord | None]]:
+    """``(run id, baseline record, candidate record)`` for every run id of
+    either sweep, in id order, read lazily (``None`` where a sweep has no
+    such run). Both sweeps are listed before the first read (a missing
+    sweep fails early)."""
+    for run, records in grouped_records([baseline, candidate], strict=strict, with_cases=False):
+        yield run, records[0], records[1]
+
+
+def grouped_records(
+    sources: Sequence[SweepSource], *, strict: bool = False, with_cases: bool = True
+) -> Iterator[tuple[str, list[RunRecord | None]]]:
+    """``(run id, [record or None per sweep])`` for every run id of any of
+    the sweeps, in id order, read lazily one run at a time. Every sweep is
+    listed before the first read (a missing sweep fails early)."""
+    listed = [set(source.run_names()) for source in sources]
+    for run in sorted(set().union(*listed)):
+        yield (
+            run,
+            [
+                source.record(run, strict=strict, with_cases=with_cases) if run in names else None
+                for source, names in zip(sources, listed, strict=True)
+            ],
+        )

@@ -1,0 +1,235 @@
+"""The summary of one sweep: rewards, refusals, attempts.
+
+- ``runs`` = ``gradable`` + ``ungradable`` + ``unreadable``.
+- ``reward``: the :class:`~truereward.evaluate.Distribution` of rewards over
+  **gradable runs only** (absent, count 0, when no run is gradable). An
+  ungradable or unreadable run has no reward; it is never counted as 0.
+- ``refusals``: per (code, blame), how many refusals and how many runs carry
+  it; ``blame``: per blame, how many refusals and runs.
+- ``attempts``: how many runs took how many attempts, the total, how many
+  were retried, and how many of those ended gradable.
+- ``schemes``: documents per reward scheme (rewards of different schemes
+  are not the same quantity: look here before reading the distribution).
+- ``unreadable_runs``: the first 20 unreadable runs (in the order read) with
+  the reason; ``unreadable`` counts them all.
+
+:func:`summarize` is a pure function over an iterable of records (or grade
+documents), in one pass. Memory does not grow with the number of runs: the
+tallies are bounded by the codes, schemes and attempt counts, and the
+reward distribution by the number of distinct reward values (two under
+``gated-binary/1``). :class:`SummaryBuilder` is the same, one record at a
+time (for a flow that summarises as runs are graded).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ..evaluate.distribution import Distribution, ValueCounts
+from .record import RunRecord, RunState
+
+if TYPE_CHECKING:
+    from ..document import GradeDocument
+
+__all__ = [
+    "EXAMPLES",
+    "AttemptCount",
+    "AttemptsSummary",
+    "BlameCount",
+    "RefusalCount",
+    "SummaryBuilder",
+    "SweepSummary",
+    "UnreadableRun",
+    "as_record",
+    "summarize",
+]
+
+#: How many unreadable runs a summary names (it counts them all).
+EXAMPLES = 20
+
+_FROZEN = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
+Count = Annotated[int, Field(ge=0)]
+
+
+class RefusalCount(BaseModel):
+    """One refusal code with its blame: ``refusals`` in all, over ``runs``
+    runs (a run refused twice under one code counts once in ``runs``)."""
+
+    model_config = _FROZEN
+
+    code: str
+    blame: str
+    refusals: Count
+    runs: Count
+
+
+class BlameCount(BaseModel):
+    """Refusals and runs per blame (``run`` or ``grader``). A run refused
+    for both reasons counts under both."""
+
+    model_config = _FROZEN
+
+    blame: str
+    refusals: Count
+    runs: Count
+
+
+class AttemptCount(BaseModel):
+    """``runs`` runs took ``attempts`` attempts."""
+
+    model_config = _FROZEN
+
+    attempts: Annotated[int, Field(ge=1)]
+    runs: Count
+
+
+class AttemptsSummary(BaseModel):
+    """Attempts over the readable runs: ``total`` attempts, the histogram
+    (``by_count``, ascending), ``retried`` runs (more than one attempt) and,
+    of those, ``recovered`` (gradable in the end)."""
+
+    model_config = _FROZEN
+
+    total: Count
+    retried: Count
+    recovered: Count
+    by_count: list[AttemptCount]
+
+
+class UnreadableRun(BaseModel):
+    """A run without a readable grade, and why."""
+
+    model_config = _FROZEN
+
+    run: str
+    why: str
+
+
+class SweepSummary(BaseModel):
+    """The summary of one sweep (see the module docstring)."""
+
+    model_config = _FROZEN
+
+    runs: Count
+    gradable: Count
+    ungradable: Count
+    unreadable: Count
+    reward: Distribution
+    schemes: dict[str, int]
+    refusals: list[RefusalCount]
+    blame: list[BlameCount]
+    attempts: AttemptsSummary
+    unreadable_runs: list[UnreadableRun]
+
+    @model_validator(mode="after")
+    def _counts_add_up(self) -> SweepSummary:
+        if self.runs != self.gradable + self.ungradable + self.unreadable:
+            raise ValueError("runs must equal gradable + ungradable + unreadable")
+        if self.reward.count != self.gradable:
+            raise ValueError("the reward distribution counts the gradable runs")
+        return self
+
+
+def as_record(item: RunRecord | GradeDocument, position: int = 0) -> RunRecord:
+    """A record from a record or a :class:`~truereward.GradeDocument` (run
+    id: the document's, else ``#<position>``)."""
+    if isinstance(item, RunRecord):
+        return item
+    from ..document import GradeDocument
+
+    if isinstance(item, GradeDocument):
+        has_id = item.run is not None and item.run.id is not None
+        return RunRecord.from_document(item, None if has_id else f"#{position}", with_cases=False)
+    raise TypeError(f"a sweep holds RunRecords or GradeDocuments, got {type(item).__name__}")
+
+
+class SummaryBuilder:
+    """Adds runs one at a time; :meth:`result` is the summary so far."""
+
+    def __init__(self) -> None:
+        self._runs = self._ungradable = self._unreadable = 0
+        self._rewards = ValueCounts()
+        self._schemes: dict[str, int] = {}
+        self._codes: dict[tuple[str, str], list[int]] = {}
+        self._blame: dict[str, list[int]] = {}
+        self._attempts: dict[int, int] = {}
+        self._retried = self._recovered = 0
+        self._examples: list[UnreadableRun] = []
+
+    def add(self, item: RunRecord | GradeDocument) -> None:
+        """Count one run."""
+        record = as_record(item, self._runs)
+        self._runs += 1
+        if record.state is RunState.UNREADABLE:
+            self._unreadable += 1
+            if len(self._examples) < EXAMPLES:
+                self._examples.append(UnreadableRun(run=record.run, why=record.problem or ""))
+            return
+        if record.reward is not None:
+            self._rewards.add(record.reward)
+        else:
+            self._ungradable += 1
+        if record.scheme is not None:
+            self._schemes[record.scheme] = self._schemes.get(record.scheme, 0) + 1
+        per_code: dict[tuple[str, str], int] = {}
+        per_blame: dict[str, int] = {}
+        for code, blame in record.refusals:
+            per_code[(code, blame)] = per_code.get((code, blame), 0) + 1
+            per_blame[blame] = per_blame.get(blame, 0) + 1
+        for key, count in per_code.items():
+            tally = self._codes.setdefault(key, [0, 0])
+            tally[0] += count
+            tally[1] += 1
+        for blame, count in per_blame.items():
+            tally = self._blame.setdefault(blame, [0, 0])
+            tally[0] += count
+            tally[1] += 1
+        self._attempts[record.attempts] = self._attempts.get(record.attempts, 0) + 1
+        if record.attempts > 1:
+            self._retried += 1
+            self._recovered += record.graded
+
+    def result(self) -> SweepSummary:
+        """The summary of the runs added so far."""
+        refusals = [
+            RefusalCount(code=code, blame=blame, refusals=tally[0], runs=tally[1])
+            for (code, blame), tally in self._codes.items()
+        ]
+        refusals.sort(key=lambda item: (-item.runs, -item.refusals, item.code, item.blame))
+        return SweepSummary(
+            runs=self._runs,
+            gradable=len(self._rewards),
+            ungradable=self._ungradable,
+            unreadable=self._unreadable,
+            reward=self._rewards.distribution(),
+            schemes=dict(sorted(self._schemes.items())),
+            refusals=refusals,
+            blame=[
+                BlameCount(blame=blame, refusals=tally[0], runs=tally[1])
+                for blame, tally in sorted(self._blame.items())
+            ],
+            attempts=AttemptsSummary(
+                total=sum(count * runs for count, runs in self._attempts.items()),
+                retried=self._retried,
+                recovered=self._recovered,
+                by_count=[
+                    AttemptCount(attempts=count, runs=runs)
+                    for count, runs in sorted(self._attempts.items())
+                ],
+            ),
+            unreadable_runs=list(self._examples),
+        )
+
+
+def summarize(runs: Iterable[RunRecord | GradeDocument]) -> SweepSummary:
+    """The summary of a sweep's runs, in one streaming pass (see the module
+    docstring). Records come from :meth:`SweepSource.records
+    <truereward.sweeps.SweepSource.records>`; grade documents are accepted
+    as they are."""
+    builder = SummaryBuilder()
+    for item in runs:
+        builder.add(item)
+    return builder.result()
