@@ -37,9 +37,15 @@ from truereward.files import render  # noqa: E402
 def documents(count: int) -> list[truereward.GradeDocument]:
     return [
         truereward.grade_document(
-            [{"id": f"tests/test_m.py::test_{i}", "kind": "fail_to_pass" if i < 5
-              else "pass_to_pass", "verdict": "fail" if (i + run) % 7 == 0 else "pass",
-              "duration_s": 0.01} for i in range(20)],
+            [
+                {
+                    "id": f"tests/test_m.py::test_{i}",
+                    "kind": "fail_to_pass" if i < 5 else "pass_to_pass",
+                    "verdict": "fail" if (i + run) % 7 == 0 else "pass",
+                    "duration_s": 0.01,
+                }
+                for i in range(20)
+            ],
             run={"id": f"run-{run}"},
         )
         for run in range(count)
@@ -47,8 +53,12 @@ def documents(count: int) -> list[truereward.GradeDocument]:
 
 
 def options(endpoint: str) -> dict[str, Any]:
-    return {"key": "testing", "secret": "testing", "endpoint_url": endpoint,
-            "client_kwargs": {"region_name": "us-east-1"}}
+    return {
+        "key": "testing",
+        "secret": "testing",
+        "endpoint_url": endpoint,
+        "client_kwargs": {"region_name": "us-east-1"},
+    }
 
 
 def count_requests(proxy: FaultProxy, bucket: str) -> None:
@@ -61,7 +71,9 @@ def count_requests(proxy: FaultProxy, bucket: str) -> None:
     ]
     for label, grade, prefix in cases:
         proxy.reset()
-        truereward.publish(grade, f"s3://{bucket}/{prefix}", storage_options=options(proxy.endpoint))
+        truereward.publish(
+            grade, f"s3://{bucket}/{prefix}", storage_options=options(proxy.endpoint)
+        )
         methods = dict(sorted(proxy.methods.items()))
         print(f"requests for a {label}: {proxy.seen} {methods}")
         if label == "fresh gradable run":
@@ -75,8 +87,11 @@ def start_moto_server() -> tuple[subprocess.Popen[bytes], str, int]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     executable = Path(sys.executable).parent / "moto_server"
-    server = subprocess.Popen([str(executable), "-H", "127.0.0.1", "-p", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [str(executable), "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 30
     while time.time() < deadline:
         try:
@@ -100,8 +115,13 @@ def main() -> int:
     # time is not charged to the clients being compared.
     server, host, port = start_moto_server()
     endpoint = f"http://{host}:{port}"
-    client = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="testing",
-                          aws_secret_access_key="testing", region_name="us-east-1")
+    client = boto3.client(
+        "s3",
+        endpoint_url=endpoint,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        region_name="us-east-1",
+    )
     client.create_bucket(Bucket="bench")
     proxy = FaultProxy(upstream=(host, port))
     try:
@@ -109,24 +129,40 @@ def main() -> int:
         grades = documents(runs)
         bodies = [render(grade) for grade in grades]
         store_options = options(endpoint)
-        clients = [boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="testing",
-                                aws_secret_access_key="testing", region_name="us-east-1")
-                   for _ in range(args.threads)]
+        clients = [
+            boto3.client(
+                "s3",
+                endpoint_url=endpoint,
+                aws_access_key_id="testing",
+                aws_secret_access_key="testing",
+                region_name="us-east-1",
+            )
+            for _ in range(args.threads)
+        ]
 
         def ours(round_index: int) -> float:
             start = time.perf_counter()
             with ThreadPoolExecutor(args.threads) as pool:
-                list(pool.map(lambda i: truereward.publish(
-                    grades[i], f"s3://bench/ours-{round_index}/run-{i}",
-                    storage_options=store_options), range(runs)))
+                list(
+                    pool.map(
+                        lambda i: truereward.publish(
+                            grades[i],
+                            f"s3://bench/ours-{round_index}/run-{i}",
+                            storage_options=store_options,
+                        ),
+                        range(runs),
+                    )
+                )
             return time.perf_counter() - start
 
         def raw(round_index: int) -> float:
             def put(i: int) -> None:
                 s3 = clients[i % args.threads]
                 for name, data in bodies[i].items():
-                    s3.put_object(Bucket="bench", Key=f"raw-{round_index}/run-{i}/{name}",
-                                  Body=data)
+                    s3.put_object(
+                        Bucket="bench", Key=f"raw-{round_index}/run-{i}/{name}", Body=data
+                    )
+
             start = time.perf_counter()
             with ThreadPoolExecutor(args.threads) as pool:
                 list(pool.map(put, range(runs)))
@@ -139,10 +175,12 @@ def main() -> int:
             mine.append(ours(round_index))
             theirs.append(raw(round_index))
         ratio = statistics.median(mine) / statistics.median(theirs)
-        print(f"{runs} runs, {args.threads} threads, {rounds} alternating rounds: "
-              f"truereward.publish {statistics.median(mine):.2f} s "
-              f"({runs / statistics.median(mine):.0f} runs/s), raw put_object "
-              f"{statistics.median(theirs):.2f} s")
+        print(
+            f"{runs} runs, {args.threads} threads, {rounds} alternating rounds: "
+            f"truereward.publish {statistics.median(mine):.2f} s "
+            f"({runs / statistics.median(mine):.0f} runs/s), raw put_object "
+            f"{statistics.median(theirs):.2f} s"
+        )
         print(f"RATIO publish_s3 time={ratio:.2f} (ours/raw; target <= 1.5)")
     finally:
         proxy.close()

@@ -69,7 +69,7 @@ class SweepSource:
 
     def _connect(self) -> None:
         try:
-            from fsspec.core import url_to_fs  # type: ignore[import-untyped]
+            from fsspec.core import url_to_fs
         except ImportError:
             raise SweepNotFound(
                 f"{self.url}: reading a sweep from this URL needs fsspec "
