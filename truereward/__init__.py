@@ -26,7 +26,10 @@ if TYPE_CHECKING:
     from .document import GradeDocument, RunInfo, grade_document
     from .folding import Fold, fold
     from .publishing import PublishConflict, PublishError, PublishResult, publish
+    from .readers import read
     from .refusal import Refusal
+    from .target import Target
+    from .taskspec import TaskSpec
 
 #: Public name -> (module, attribute), imported on first access.
 _LAZY = {
@@ -46,10 +49,22 @@ _LAZY = {
     "PublishResult": ("publishing", "PublishResult"),
     "publish": ("publishing", "publish"),
     "Refusal": ("refusal", "Refusal"),
+    "Target": ("target", "Target"),
+    "TaskSpec": ("taskspec", "TaskSpec"),
+    "read": ("readers", "read"),
 }
 
 #: Submodules reachable as attributes without an explicit import.
-_SUBMODULES = {"cases", "codes", "document", "files", "folding", "publishing", "strictjson"}
+_SUBMODULES = {
+    "cases",
+    "codes",
+    "document",
+    "files",
+    "folding",
+    "publishing",
+    "readers",
+    "strictjson",
+}
 
 __all__ = [
     "Blame",
@@ -63,12 +78,15 @@ __all__ = [
     "PublishResult",
     "Refusal",
     "RunInfo",
+    "Target",
+    "TaskSpec",
     "Ungradable",
     "__version__",
     "ctrf",
     "fold",
     "grade_document",
     "publish",
+    "read",
 ]
 
 

@@ -1,0 +1,199 @@
+"""Readers: one kind of evidence plus a task's case set in, rows out.
+
+A reader is an object with a ``name``, a ``default_evidence`` (where its
+evidence usually lies inside a run directory) and ``read(evidence, spec,
+options) -> list[CaseResult]``; it raises
+:class:`~truereward.codes.Ungradable` when the evidence cannot be graded
+(absent: ``EVIDENCE_MISSING``; not a report of its format, or showing no
+test ran: ``EVIDENCE_MALFORMED``; unreadable store: ``EVIDENCE_UNREADABLE``).
+Each reader is one module of this package.
+
+Readers are found by name through the entry-point group
+``truereward.readers`` (``name = "package.module:READER"``), so installed
+packages add their own; the built-in ones are also known without
+installation. A name of the form ``package.module:ATTRIBUTE`` is imported
+directly.
+
+:func:`read` is the one way to run a reader: it normalises the case set,
+wraps the evidence location in :class:`Evidence` (bounded reads, digests),
+and turns a reader that crashes or answers with something other than rows
+into ``CASE_NOT_GRADED``, the grader's fault, so no reader bug is ever a
+traceback in a sweep or a silent reward.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from ..codes import Ungradable
+from .evidence import Evidence
+
+if TYPE_CHECKING:
+    from ..cases import CaseResult
+    from ..document import EvidenceDigest
+    from ..taskspec import TaskSpec
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Evidence",
+    "Reader",
+    "Reading",
+    "UnknownReader",
+    "get_reader",
+    "read",
+    "read_with_evidence",
+    "reader_names",
+]
+
+ENTRY_POINT_GROUP = "truereward.readers"
+
+#: Readers that ship with truereward, known even without installed metadata.
+BUILTIN = {
+    "ctrf": "truereward.readers.ctrf:READER",
+    "junit": "truereward.readers.junit:READER",
+    "state": "truereward.readers.state:READER",
+    "figure": "truereward.readers.figure:READER",
+    "rows": "truereward.readers.rows:READER",
+}
+
+
+@runtime_checkable
+class Reader(Protocol):
+    """One kind of evidence."""
+
+    #: The registry name (``ctrf``, ``junit``...).
+    name: str
+    #: Where the evidence usually lies inside a run directory.
+    default_evidence: str
+
+    def read(
+        self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
+    ) -> list[CaseResult]:
+        """Rows for the declared cases, or raise Ungradable."""
+        ...
+
+
+class UnknownReader(LookupError):
+    """No reader of that name. The message lists the known ones."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a reader produced: rows, and the digests of the evidence read."""
+
+    rows: list[CaseResult]
+    evidence: list[EvidenceDigest]
+
+
+_lock = threading.Lock()
+_cache: dict[str, Reader] = {}
+
+
+def _entry_points() -> dict[str, str]:
+    from importlib.metadata import entry_points
+
+    return {point.name: point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def reader_names() -> list[str]:
+    """Every reader name known in this process, sorted."""
+    return sorted({*BUILTIN, *_entry_points()})
+
+
+def _load(target: str) -> Reader:
+    module_name, _, attribute = target.partition(":")
+    module = importlib.import_module(module_name)
+    found: Any = getattr(module, attribute or "READER")
+    if isinstance(found, type):
+        found = found()
+    if not isinstance(found, Reader):
+        raise UnknownReader(f"{target} is not a reader (name, default_evidence, read)")
+    return found
+
+
+def get_reader(name: str) -> Reader:
+    """The reader registered as ``name`` (or importable as
+    ``package.module:ATTRIBUTE``); :class:`UnknownReader` listing the known
+    names otherwise."""
+    with _lock:
+        if name in _cache:
+            return _cache[name]
+    target = _entry_points().get(name) or BUILTIN.get(name)
+    if target is None and ":" in name:
+        target = name
+    if target is None:
+        raise UnknownReader(f"unknown reader {name!r}; known readers: {', '.join(reader_names())}")
+    try:
+        reader = _load(target)
+    except (ImportError, AttributeError) as error:
+        raise UnknownReader(f"reader {name!r} ({target}) cannot be loaded: {error}") from error
+    with _lock:
+        _cache[name] = reader
+    return reader
+
+
+def read_with_evidence(
+    reader: str | Reader,
+    evidence: str | Evidence,
+    case_set: object,
+    *,
+    storage_options: Mapping[str, Any] | None = None,
+    **options: Any,
+) -> Reading:
+    """Run ``reader`` on ``evidence`` (a path, an fsspec URL or an
+    :class:`Evidence`) for ``case_set`` (as for :func:`truereward.fold`, or a
+    :class:`~truereward.taskspec.TaskSpec`); ``options`` go to the reader.
+
+    Raises :class:`~truereward.codes.Ungradable`: the reader's own refusals,
+    ``CASE_INVALID`` for a case set that is not valid, and
+    ``CASE_NOT_GRADED`` when the reader crashed or answered with something
+    other than a list of rows. :class:`UnknownReader` for an unknown name.
+    """
+    from ..cases import CaseResult
+    from ..taskspec import TaskSpec, TaskSpecError
+
+    chosen = reader if not isinstance(reader, str) else get_reader(reader)
+    try:
+        spec = TaskSpec.of(case_set)
+    except (TaskSpecError, TypeError) as error:
+        raise Ungradable("CASE_INVALID", f"the case set is not valid: {error}") from None
+    source = (
+        evidence
+        if isinstance(evidence, Evidence)
+        else Evidence(url=str(evidence), storage_options=dict(storage_options or {}))
+    )
+    merged = {**spec.options, **options}
+    try:
+        rows = chosen.read(source, spec, merged)
+    except Ungradable:
+        raise
+    except Exception as error:  # a reader bug is the grader's fault
+        raise Ungradable(
+            "CASE_NOT_GRADED",
+            f"reader {chosen.name} crashed on {source.describe()}: {type(error).__name__}: {error}",
+        ) from error
+    if not isinstance(rows, list) or not all(isinstance(row, CaseResult) for row in rows):
+        raise Ungradable(
+            "CASE_NOT_GRADED",
+            f"reader {chosen.name} answered with "
+            f"{type(rows).__name__}, not a list of CaseResult rows",
+        )
+    return Reading(rows=rows, evidence=list(source.digests))
+
+
+def read(
+    reader: str | Reader,
+    evidence: str | Evidence,
+    case_set: object,
+    *,
+    storage_options: Mapping[str, Any] | None = None,
+    **options: Any,
+) -> list[CaseResult]:
+    """The rows of :func:`read_with_evidence`."""
+    return read_with_evidence(
+        reader, evidence, case_set, storage_options=storage_options, **options
+    ).rows

@@ -1,0 +1,155 @@
+"""A task's specification: its declared cases, and how its evidence is read.
+
+A :class:`TaskSpec` holds the case set (case id -> kind, with optional
+per-case options) and, optionally, the reader that grades the task, where
+the evidence lies inside a run, and the reader's options. It loads from
+
+- JSON or TOML (:meth:`TaskSpec.load`): ``{"cases": [{"id", "kind",
+  "options"?}, ...]}``, or ``{"cases": {id: kind}}``, or a bare list or
+  mapping of cases, plus ``reader``, ``evidence``, ``options``;
+- a SWE-bench instance: its ``FAIL_TO_PASS`` and ``PASS_TO_PASS`` fields,
+  as JSON-encoded strings (as the dataset stores them) or as lists
+  (:meth:`TaskSpec.from_swebench`; :meth:`TaskSpec.load` recognises them).
+
+Validation is strict and names the field: ``cases[3].kind: ...``. An id
+declared twice is an error when loading a spec (unlike a raw case set given
+to the fold, where it becomes a ``CASE_INVALID`` refusal: a spec file is
+checked when it is written, a fold must never crash).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+
+from .cases import CaseId, Kind
+from .strictjson import StrictJSONError, loads
+
+__all__ = ["CaseSpec", "TaskSpec", "TaskSpecError"]
+
+
+class TaskSpecError(ValueError):
+    """A task spec that cannot be loaded; the message names the file and field."""
+
+
+class CaseSpec(BaseModel):
+    """One declared case: its id, its kind, and options for the reader."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    id: CaseId
+    kind: Kind
+    options: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class TaskSpec(BaseModel):
+    """The declared cases of a task, and optionally how to read its evidence."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    cases: list[CaseSpec]
+    reader: str | None = None
+    evidence: str | None = None
+    options: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _cases_as_mapping(cls, value: Any) -> Any:
+        if isinstance(value, Mapping) and isinstance(value.get("cases"), Mapping):
+            value = dict(value)
+            value["cases"] = [{"id": key, "kind": kind} for key, kind in value["cases"].items()]
+        return value
+
+    @model_validator(mode="after")
+    def _ids_are_unique(self) -> TaskSpec:
+        seen: set[str] = set()
+        for index, case in enumerate(self.cases):
+            if case.id in seen:
+                raise ValueError(f"cases[{index}].id: {case.id!r} is declared twice")
+            seen.add(case.id)
+        return self
+
+    def case_kinds(self) -> dict[str, Kind]:
+        """The case set as ``{id: kind}`` (what the fold takes)."""
+        return {case.id: case.kind for case in self.cases}
+
+    def case(self, case_id: str) -> CaseSpec | None:
+        """The declaration of ``case_id``, or None."""
+        for case in self.cases:
+            if case.id == case_id:
+                return case
+        return None
+
+    @classmethod
+    def of(cls, value: Any) -> TaskSpec:
+        """A spec from any accepted shape: a TaskSpec, a mapping ``{id:
+        kind}``, a list of ``{id, kind}``, a spec mapping, or a SWE-bench
+        instance. :class:`TaskSpecError` naming the field otherwise."""
+        from pydantic import ValidationError
+
+        if isinstance(value, TaskSpec):
+            return value
+        if isinstance(value, Mapping) and ("FAIL_TO_PASS" in value or "PASS_TO_PASS" in value):
+            return cls.from_swebench(value)
+        if isinstance(value, list):
+            value = {"cases": value}
+        elif isinstance(value, Mapping) and "cases" not in value:
+            value = {"cases": dict(value)}
+        try:
+            return cls.model_validate(value)
+        except ValidationError as error:
+            raise TaskSpecError(_describe(error)) from None
+
+    @classmethod
+    def from_swebench(cls, instance: Mapping[str, Any]) -> TaskSpec:
+        """The case set of a SWE-bench instance: ``FAIL_TO_PASS`` tests are
+        fail-to-pass cases, ``PASS_TO_PASS`` tests pass-to-pass cases. Each
+        field is a list of test ids or a JSON-encoded string of one (as the
+        dataset stores it); a missing field is an empty list."""
+        cases: list[dict[str, Any]] = []
+        for field, kind in (("FAIL_TO_PASS", "fail_to_pass"), ("PASS_TO_PASS", "pass_to_pass")):
+            raw = instance.get(field, [])
+            if isinstance(raw, str):
+                try:
+                    raw = loads(raw) if raw.strip() else []
+                except StrictJSONError as error:
+                    raise TaskSpecError(f"{field}: not a JSON list of test ids: {error}") from None
+            if not isinstance(raw, list) or not all(isinstance(item, str) for item in raw):
+                raise TaskSpecError(f"{field}: a list of test ids (strings), got {raw!r:.80}")
+            cases.extend({"id": item, "kind": kind} for item in raw)
+        return cls.of({"cases": cases})
+
+    @classmethod
+    def load(cls, path: str | Path) -> TaskSpec:
+        """Load a spec from a JSON or TOML file (by suffix; ``.toml`` is TOML,
+        anything else JSON). :class:`TaskSpecError` naming the file."""
+        where = Path(path)
+        try:
+            data = where.read_bytes()
+        except OSError as error:
+            raise TaskSpecError(f"{where}: cannot read: {error.strerror or error}") from None
+        return cls.parse(data, name=str(where), toml=where.suffix == ".toml")
+
+    @classmethod
+    def parse(cls, data: bytes, *, name: str = "task spec", toml: bool = False) -> TaskSpec:
+        """Load a spec from the bytes of a JSON (or TOML) file named ``name``."""
+        try:
+            value: Any = tomllib.loads(data.decode("utf-8-sig")) if toml else loads(data)
+        except (StrictJSONError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+            raise TaskSpecError(f"{name}: {error}") from None
+        try:
+            return cls.of(value)
+        except TaskSpecError as error:
+            raise TaskSpecError(f"{name}: {error}") from None
+
+
+def _describe(error: Any) -> str:
+    parts = []
+    for item in error.errors()[:5]:
+        where = ".".join(str(part) for part in item["loc"]) or "(spec)"
+        parts.append(f"{where}: {str(item['msg']).removeprefix('Value error, ')}")
+    return "; ".join(parts)
