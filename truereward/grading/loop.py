@@ -1,0 +1,42 @@
+"""Grading a request without Prefect: the same steps in a plain loop.
+
+:func:`grade_request` reads, folds and publishes every run of a
+:class:`~truereward.grading.request.GradeRequest` in this process, one run
+after another, with the same rules as the ``grade-run`` flow: runs with a
+grade already published are not graded again, a refusal that is all
+retryable grader-blame is read again (waiting ``retry_delay_seconds``,
+doubled each time) up to ``max_attempts``, and every attempt is recorded.
+It ignores ``concurrency``, ``chunk_size`` and ``task_runner``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ..target import Target
+from .chunks import chunked
+from .plan import plan_runs
+from .progress import read_chunk, retry_delays
+from .report import GradeRunReport, GradeRunResult
+from .request import GradeRequest
+from .steps import fold_reading, publish_graded
+
+__all__ = ["grade_request"]
+
+
+def grade_request(
+    request: GradeRequest,
+    *,
+    target: Target | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> GradeRunResult:
+    """Grade every run of ``request`` (module docstring); ``target``
+    overrides the request's. Raises
+    :class:`~truereward.sweeps.SweepNotFound` for a sweep that does not exist."""
+    report = GradeRunReport()
+    delays = retry_delays(request.retry_delay_seconds, request.max_attempts)
+    for chunk in chunked(plan_runs(request, target), 1):
+        for reading in read_chunk(chunk, request.max_attempts, delays, sleep):
+            report.add(publish_graded(fold_reading(reading)))
+    return report.result()

@@ -1,0 +1,117 @@
+"""From a request to jobs: one :class:`RunJob` per run to grade.
+
+A request names a sweep (a directory of runs) or a list of runs; each run
+becomes a small :class:`RunJob` (its id, its URL, where it publishes) that
+shares one :class:`GradeSettings` with the other runs of the request (the
+reader, evidence, case set, options, scheme), so a sweep of thousands of
+runs holds thousands of ids and URLs, not thousands of copies of the
+request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..target import Target
+from .request import GradeRequest, run_id_of
+
+if TYPE_CHECKING:
+    from ..taskspec import TaskSpec
+
+__all__ = ["DEFAULT_TARGET", "GradeSettings", "RunJob", "plan_runs"]
+
+#: Where a run's grade goes when the request names no target: the run's own
+#: verifier logs (where a Harbor verifier's files go).
+DEFAULT_TARGET = "logs/verifier"
+
+
+def _join(base: str, *parts: str) -> str:
+    return "/".join([base.rstrip("/") or base, *parts]) if base else "/".join(parts)
+
+
+@dataclass(frozen=True)
+class GradeSettings:
+    """What every run of one request shares.
+
+    ``case_set`` is a path inside each run (a str) or one inline
+    :class:`~truereward.taskspec.TaskSpec`; ``target`` is the URL prefix runs
+    publish under (``None``: each run's own ``logs/verifier``).
+    """
+
+    scheme: str
+    case_set: str | TaskSpec
+    reader: str | None = None
+    evidence: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    storage_options: dict[str, Any] = field(default_factory=dict)
+    sweep: str | None = None
+    target: Target | None = None
+
+
+@dataclass(frozen=True)
+class RunJob:
+    """One run to grade: its id, its directory's URL, and the shared settings."""
+
+    run: str
+    url: str
+    settings: GradeSettings
+
+    @property
+    def target(self) -> Target:
+        """Where this run's grade is published."""
+        base = self.settings.target
+        if base is None:
+            return Target(
+                url=_join(self.url, DEFAULT_TARGET),
+                storage_options=dict(self.settings.storage_options),
+            )
+        return base.child(self.run)
+
+    def inside(self, relative: str) -> str:
+        """The URL of ``relative`` inside the run directory."""
+        return _join(self.url, relative)
+
+
+def settings_for(request: GradeRequest, target: Target | None = None) -> GradeSettings:
+    """The shared settings of ``request``; ``target`` (a loaded target block)
+    overrides ``request.target``."""
+    from ..taskspec import TaskSpec
+
+    if target is None and request.target is not None:
+        target = Target(url=request.target, storage_options=dict(request.storage_options))
+    return GradeSettings(
+        scheme=request.scheme,
+        case_set=request.case_set
+        if isinstance(request.case_set, str)
+        else TaskSpec.of(request.case_set),
+        reader=request.reader,
+        evidence=request.evidence,
+        options=dict(request.options),
+        storage_options=dict(request.storage_options),
+        sweep=request.sweep_name,
+        target=target,
+    )
+
+
+def plan_runs(request: GradeRequest, target: Target | None = None) -> list[RunJob]:
+    """One job per run of ``request``, sorted by run id for a sweep, in the
+    given order for a list of runs. A sweep that does not exist raises
+    :class:`~truereward.sweeps.SweepNotFound`; run directories whose names
+    cannot be run ids (control characters...) are not runs and are left out."""
+    settings = settings_for(request, target)
+    if request.runs is not None:
+        return [RunJob(run=run_id_of(url), url=url, settings=settings) for url in request.runs]
+    from ..sweeps.source import SweepSource
+
+    sweep = request.sweep
+    if sweep is None:  # the request's own validation makes this unreachable
+        raise ValueError("the request names neither a sweep nor runs")
+    jobs = []
+    for name in SweepSource(sweep, request.storage_options).run_names():
+        try:
+            run_id_of(name)
+        except ValueError:
+            continue
+        jobs.append(RunJob(run=name, url=_join(sweep, name), settings=settings))
+    return jobs

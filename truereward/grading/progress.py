@@ -1,0 +1,97 @@
+"""Reading a chunk of runs, attempt after attempt.
+
+:class:`ChunkProgress` holds what a chunk's reading has come to between
+attempts: the runs settled (a reading that is gradable, refused for a
+reason that will not pass, or read for the last time), and for each run
+still worth reading again, the attempts it has had. Each call of
+:meth:`ChunkProgress.attempt` reads the unsettled runs once more; a run
+whose refusals are all grader-blamed and may pass
+(:func:`~truereward.grading.reading.worth_retrying`) stays unsettled unless
+this is the last attempt. Nothing else is read twice: a settled run keeps
+its reading.
+
+The Prefect ``read`` task keeps one progress per task run and calls
+:meth:`attempt` once per Prefect attempt, so the retries the UI shows are
+these attempts; :func:`read_chunk` does the same in a plain loop.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from ..document import Attempt
+from .chunks import Chunk
+from .reading import RunReading, read_run, worth_retrying
+
+__all__ = ["ChunkProgress", "read_chunk", "retry_delays"]
+
+
+def retry_delays(first: float, max_attempts: int) -> list[float]:
+    """The delay before each retry: ``first``, then doubled each time
+    (``max_attempts - 1`` delays; none for a single attempt)."""
+    return [first * 2**index for index in range(max(0, max_attempts - 1))]
+
+
+class ChunkProgress:
+    """The reading of one chunk so far (module docstring)."""
+
+    def __init__(self, chunk: Chunk) -> None:
+        self.chunk = chunk
+        self.attempts = 0
+        self._settled: dict[int, RunReading] = {}
+        self._history: dict[int, list[Attempt]] = {}
+        self._pending = list(range(len(chunk.jobs)))
+
+    @property
+    def unsettled(self) -> list[str]:
+        """Ids of the runs that will be read again."""
+        return [self.chunk.jobs[index].run for index in self._pending]
+
+    @property
+    def done(self) -> bool:
+        """Whether every run is settled."""
+        return not self._pending
+
+    def attempt(self, *, last: bool) -> bool:
+        """Read every unsettled run once (attempt ``attempts + 1``); with
+        ``last``, settle them whatever they gave. Returns whether some run is
+        still worth reading again."""
+        self.attempts += 1
+        still: list[int] = []
+        for index in self._pending:
+            history = self._history.get(index, [])
+            # A run is checked for a stored grade only on its first attempt:
+            # after that, its target is known to hold none of ours.
+            reading = read_run(self.chunk.jobs[index], self.attempts, check_stored=not history)
+            refusals = reading.refusals()
+            if not last and reading.stored is None and worth_retrying(refusals):
+                self._history.setdefault(index, []).append(reading.as_attempt(refusals))
+                still.append(index)
+            else:
+                self._settled[index] = reading.with_history(self._history.pop(index, []))
+        self._pending = still
+        return bool(still)
+
+    def readings(self) -> list[RunReading]:
+        """Every run's reading, in chunk order (all must be settled)."""
+        if self._pending:
+            raise RuntimeError(f"runs not settled yet: {', '.join(self.unsettled)}")
+        return [self._settled[index] for index in range(len(self.chunk.jobs))]
+
+
+def read_chunk(
+    chunk: Chunk,
+    max_attempts: int,
+    delays: Sequence[float] = (),
+    sleep: Callable[[float], None] = time.sleep,
+) -> list[RunReading]:
+    """Read ``chunk`` with up to ``max_attempts`` attempts per run, waiting
+    ``delays[i]`` (the last one repeated) before retry ``i + 1``: the
+    Prefect-free loop."""
+    progress = ChunkProgress(chunk)
+    while progress.attempt(last=progress.attempts + 1 >= max_attempts):
+        index = progress.attempts - 1
+        if delays:
+            sleep(delays[min(index, len(delays) - 1)])
+    return progress.readings()

@@ -1,0 +1,180 @@
+"""Reading one run: its task spec, its evidence, its rows, once per attempt.
+
+:func:`read_run` is one attempt at reading a run (:class:`RunReading`): the
+rows its reader gave, or the refusal it raised, with the digests of what
+was read and when. Every problem becomes a refusal, never an exception:
+
+- the task spec (``case_set`` inside the run) is missing, too large or not
+  a valid spec: ``CASE_INVALID`` (the task definition's fault, the
+  grader's; not retried); it cannot be read (I/O): ``EVIDENCE_UNREADABLE``
+  (retried);
+- neither the request nor the task spec names a reader, or the spec names an
+  unknown one: ``CASE_INVALID``;
+- whatever the reader raises (:func:`truereward.readers.read_with_evidence`).
+
+A run whose target already holds a grade is not read at all: the reading
+carries the stored document (:mod:`truereward.grading.stored`).
+
+:meth:`RunReading.refusals` folds the reading (a pure function of it) to
+tell whether it is worth reading again: only when every refusal is a
+grader-blamed code that may pass (:func:`worth_retrying`). When the reader
+refused, the reading is folded without the case set: the reader's refusal
+is the whole reason, and "every declared case is missing" would only
+restate it (and is not a fault that passes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from ..codes import Blame, Ungradable
+from ..document import Attempt, EvidenceDigest, GradeDocument
+from ..readers.attempt import attempt_scope
+from ..refusal import Refusal, from_ungradable
+from .plan import RunJob
+from .stored import stored_grade_or_none
+
+if TYPE_CHECKING:
+    from ..cases import CaseResult
+    from ..taskspec import TaskSpec
+
+__all__ = ["RunReading", "load_spec", "read_run", "worth_retrying"]
+
+
+def worth_retrying(refusals: list[Refusal]) -> bool:
+    """Whether grading again may change the answer: there are refusals, and
+    every one is grader-blamed with a code that may pass (``retry``). A
+    single run-blamed refusal settles it: what the run left will not change."""
+    return bool(refusals) and all(item.blame is Blame.GRADER and item.retry for item in refusals)
+
+
+@dataclass(frozen=True)
+class RunReading:
+    """One attempt at reading a run (or the grade already published for it).
+
+    Exactly one of: ``rows`` with ``spec`` (the reader answered), ``refusal``
+    (reading refused), ``stored`` (a grade is already published: nothing was
+    read). ``history`` holds the earlier attempts when the run was read again.
+    """
+
+    job: RunJob
+    attempt: int
+    started: datetime
+    finished: datetime
+    rows: tuple[CaseResult, ...] = ()
+    spec: TaskSpec | None = None
+    refusal: Refusal | None = None
+    evidence: tuple[EvidenceDigest, ...] = ()
+    stored: GradeDocument | None = None
+    history: tuple[Attempt, ...] = ()
+
+    def refusals(self) -> list[Refusal]:
+        """The refusals this reading folds to (empty: gradable)."""
+        if self.stored is not None:
+            return list(self.stored.refusals)
+        if self.refusal is not None:
+            return [self.refusal]
+        from ..folding import fold
+
+        return fold(list(self.rows), case_set=self.spec, scheme=self.job.settings.scheme).refusals
+
+    def as_attempt(self, refusals: list[Refusal] | None = None) -> Attempt:
+        """This reading as an earlier attempt of the run's document."""
+        found = self.refusals() if refusals is None else refusals
+        return Attempt(
+            attempt=self.attempt,
+            gradable=not found,
+            refusals=found,
+            started=self.started,
+            finished=self.finished,
+        )
+
+    def with_history(self, history: list[Attempt] | tuple[Attempt, ...]) -> RunReading:
+        """The same reading after the earlier attempts ``history``."""
+        return replace(self, history=tuple(history))
+
+
+def load_spec(job: RunJob) -> TaskSpec:
+    """The run's task spec: the inline case set, or the file ``case_set``
+    names inside the run. Raises :class:`~truereward.codes.Ungradable`."""
+    from ..readers import Evidence
+    from ..taskspec import TaskSpec, TaskSpecError
+
+    source = job.settings.case_set
+    if not isinstance(source, str):
+        return source
+    location = Evidence(url=job.inside(source), storage_options=job.settings.storage_options)
+    try:
+        data = location.read_bytes()
+    except Ungradable as error:
+        if error.code == "EVIDENCE_UNREADABLE":
+            raise
+        raise Ungradable("CASE_INVALID", f"task spec: {error.why}") from None
+    try:
+        return TaskSpec.parse(data, name=location.describe(), toml=source.endswith(".toml"))
+    except TaskSpecError as error:
+        raise Ungradable("CASE_INVALID", f"task spec {error}") from None
+
+
+def _read(job: RunJob, digests: list[EvidenceDigest]) -> tuple[TaskSpec, list[CaseResult]]:
+    """The spec and rows of ``job``'s run; the digests of every evidence file
+    read go to ``digests``, also when the reader refuses."""
+    from ..readers import Evidence, UnknownReader, get_reader, read_with_evidence
+
+    settings = job.settings
+    spec = load_spec(job)
+    name = settings.reader or spec.reader
+    if name is None:
+        raise Ungradable(
+            "CASE_INVALID", "no reader: the request names none and neither does the task spec"
+        )
+    try:
+        reader = get_reader(name)
+    except UnknownReader as error:
+        raise Ungradable("CASE_INVALID", str(error)) from None
+    evidence = Evidence(
+        url=job.inside(settings.evidence or spec.evidence or reader.default_evidence),
+        storage_options=settings.storage_options,
+    )
+    try:
+        reading = read_with_evidence(reader, evidence, spec, **settings.options)
+    finally:
+        digests.extend(evidence.digests)
+    return spec, reading.rows
+
+
+def read_run(job: RunJob, attempt: int = 1, *, check_stored: bool = True) -> RunReading:
+    """Attempt ``attempt`` (from 1) at reading ``job``'s run; see the module
+    docstring. With ``check_stored``, a grade already published at the run's
+    target is returned instead of reading the run."""
+    started = datetime.now(UTC)
+    if check_stored:
+        stored = stored_grade_or_none(job.target)
+        if stored is not None:
+            return RunReading(
+                job=job, attempt=attempt, started=started, finished=started, stored=stored
+            )
+    digests: list[EvidenceDigest] = []
+    with attempt_scope(attempt):
+        try:
+            spec, rows = _read(job, digests)
+        except Ungradable as error:
+            return RunReading(
+                job=job,
+                attempt=attempt,
+                started=started,
+                finished=datetime.now(UTC),
+                refusal=from_ungradable(error),
+                evidence=tuple(digests),
+            )
+    return RunReading(
+        job=job,
+        attempt=attempt,
+        started=started,
+        finished=datetime.now(UTC),
+        rows=tuple(rows),
+        spec=spec,
+        evidence=tuple(digests),
+    )

@@ -1,0 +1,207 @@
+"""What to grade and how: the request of the ``grade-run`` flow.
+
+:class:`GradeRequest` is a pydantic model; its JSON Schema is what a Prefect
+deployment stores and enforces when a run is created, so the rules that can
+be said in JSON Schema are said there: unknown fields, wrong types, bounds,
+the known schemes, and **exactly one of** ``sweep`` and ``runs``
+(``oneOf``). The rest is checked when the flow starts (the model's own
+validation): run ids that are valid and distinct, a reader that exists,
+paths that stay inside a run, no secret among the storage options.
+
+Fields:
+
+- ``sweep``: URL (or path) of a directory whose immediate subdirectories are
+  runs (entries starting with ``.`` are skipped); or ``runs``: a list of run
+  URLs. A run's id is its directory name.
+- ``reader``: the reader's name; default: the one the run's task spec names.
+- ``evidence``: path of the evidence inside a run; default: the task spec's,
+  else the reader's ``default_evidence``.
+- ``case_set``: path of the task spec inside a run (default ``task.json``;
+  ``.toml`` is TOML), or an inline case set (any shape a task spec takes),
+  the same for every run.
+- ``options``: reader options, over the task spec's.
+- ``target``: URL prefix: run ``<id>`` publishes to ``<target>/<id>/``;
+  default: the run's own ``logs/verifier/``. ``target_block``: the name of a
+  saved ``TargetBlock`` instead (credentials as secrets).
+- ``storage_options``: fsspec options for reading runs and publishing
+  (endpoint, region, anonymous access...). They are stored with the flow
+  run's parameters in plain text, so secrets are refused here: credentials
+  come from the worker's environment or from a target block.
+- ``scheme``; ``max_attempts`` (1 means never grade again);
+  ``retry_delay_seconds``: the first retry's delay, doubled for each later
+  one; ``concurrency``: chunks graded at once (and the task runner's
+  bound); ``chunk_size``: runs per task run (default: chosen from the
+  sweep's size, see :func:`truereward.grading.chunks.chunk_size_for`);
+  ``task_runner``: ``threads`` (default) or ``dask`` (``dask_address``: a
+  running Dask scheduler; default: a local cluster).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+
+from ..folding import DEFAULT_SCHEME, scheme_names
+from ..segments import check_segment
+from ..target import is_secret_option
+
+__all__ = ["GradeRequest", "check_inner_path", "run_id_of"]
+
+
+def check_inner_path(value: str, what: str) -> str:
+    """``value`` if it is a relative path that stays inside a run directory,
+    else ``ValueError`` naming ``what``."""
+    parts = value.split("/")
+    if (
+        not value
+        or value.startswith("/")
+        or "\\" in value
+        or "://" in value
+        or any(part in ("", "..") for part in parts)
+    ):
+        raise ValueError(f"{what}: a relative path inside the run, got {value!r}")
+    return value
+
+
+def run_id_of(url: str) -> str:
+    """A run's id: the last segment of its URL (``ValueError`` when that is
+    not a valid path segment)."""
+    return check_segment(url.rstrip("/").rsplit("/", 1)[-1].rsplit("://", 1)[-1])
+
+
+def _secret_keys(options: Any, prefix: str = "") -> list[str]:
+    found: list[str] = []
+    if isinstance(options, dict):
+        for name, value in options.items():
+            where = f"{prefix}{name}"
+            if is_secret_option(str(name)):
+                found.append(where)
+            found.extend(_secret_keys(value, f"{where}."))
+    return found
+
+
+def _schema_rules(schema: dict[str, Any]) -> None:
+    # Said in the JSON Schema so the deployment refuses such a request when
+    # the run is created (a null counts as absent).
+    schema["oneOf"] = [
+        {"required": ["sweep"], "properties": {"sweep": {"type": "string"}}},
+        {"required": ["runs"], "properties": {"runs": {"type": "array"}}},
+    ]
+    schema["not"] = {
+        "required": ["target", "target_block"],
+        "properties": {"target": {"type": "string"}, "target_block": {"type": "string"}},
+    }
+
+
+Text = Annotated[str, Field(min_length=1)]
+#: The schemes known when the schema is made (a scheme registered later is
+#: still accepted by the model, not by a schema stored before it existed).
+_SCHEMES: list[JsonValue] = list(scheme_names())
+
+
+class GradeRequest(BaseModel):
+    """A request to grade a sweep, or a list of runs (module docstring)."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        strict=True,
+        allow_inf_nan=False,
+        json_schema_extra=_schema_rules,
+        title="GradeRequest",
+    )
+
+    sweep: Text | None = Field(
+        default=None, description="a directory (path or URL) whose subdirectories are runs"
+    )
+    runs: Annotated[list[Text], Field(min_length=1)] | None = Field(
+        default=None, description="run directories (paths or URLs)"
+    )
+    reader: Text | None = Field(
+        default=None, description="reader name; default: the one each task spec names"
+    )
+    evidence: Text | None = Field(
+        default=None, description="evidence path inside a run; default: the reader's"
+    )
+    case_set: Text | dict[str, JsonValue] | list[JsonValue] = Field(
+        default="task.json",
+        description="task spec path inside a run, or an inline case set",
+    )
+    options: dict[str, JsonValue] = Field(default_factory=dict, description="reader options")
+    target: Text | None = Field(
+        default=None, description="URL prefix: run <id> publishes to <target>/<id>/"
+    )
+    target_block: Text | None = Field(
+        default=None, description="name of a saved truereward-target block"
+    )
+    storage_options: dict[str, JsonValue] = Field(
+        default_factory=dict, description="fsspec options (no secrets)"
+    )
+    scheme: str = Field(default=DEFAULT_SCHEME, json_schema_extra={"enum": _SCHEMES})
+    max_attempts: Annotated[int, Field(ge=1, le=20)] = 3
+    retry_delay_seconds: Annotated[float, Field(ge=0, le=3600)] = 5.0
+    concurrency: Annotated[int, Field(ge=1, le=512)] = 8
+    chunk_size: Annotated[int, Field(ge=1, le=10_000)] | None = None
+    task_runner: Literal["threads", "dask"] = "threads"
+    dask_address: Text | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> GradeRequest:
+        if (self.sweep is None) == (self.runs is None):
+            raise ValueError("give exactly one of 'sweep' and 'runs'")
+        if self.runs is not None:
+            seen: dict[str, str] = {}
+            for index, url in enumerate(self.runs):
+                try:
+                    run = run_id_of(url)
+                except ValueError as error:
+                    raise ValueError(f"runs[{index}]: {error}") from None
+                if run in seen:
+                    raise ValueError(
+                        f"runs[{index}]: run id {run!r} is also the id of {seen[run]!r}"
+                    )
+                seen[run] = url
+        if self.target is not None and self.target_block is not None:
+            raise ValueError("give 'target' or 'target_block', not both")
+        if self.dask_address is not None and self.task_runner != "dask":
+            raise ValueError("'dask_address' needs task_runner 'dask'")
+        if self.evidence is not None:
+            check_inner_path(self.evidence, "evidence")
+        if isinstance(self.case_set, str):
+            check_inner_path(self.case_set, "case_set")
+        else:
+            from ..taskspec import TaskSpec, TaskSpecError
+
+            try:
+                TaskSpec.of(self.case_set)
+            except TaskSpecError as error:
+                raise ValueError(f"case_set: {error}") from None
+        if self.scheme not in scheme_names():
+            raise ValueError(f"scheme: unknown scheme {self.scheme!r}")
+        if self.reader is not None:
+            from ..readers import UnknownReader, get_reader
+
+            try:
+                get_reader(self.reader)
+            except UnknownReader as error:
+                raise ValueError(f"reader: {error}") from None
+        secrets = _secret_keys(self.storage_options)
+        if secrets:
+            raise ValueError(
+                f"storage_options: {', '.join(secrets)} look like secrets; flow parameters "
+                "are stored in plain text: use a target block or the worker's environment"
+            )
+        return self
+
+    @property
+    def sweep_name(self) -> str | None:
+        """The sweep's name (the last segment of ``sweep``), recorded in each
+        document; ``None`` for a list of runs or a name that is not a valid
+        segment."""
+        if self.sweep is None:
+            return None
+        try:
+            return run_id_of(self.sweep)
+        except ValueError:
+            return None

@@ -1,0 +1,128 @@
+"""The fold and publish steps of grading one run, as pure functions of
+the previous step's output (publishing is the only I/O).
+
+- :func:`fold_reading`: a :class:`~truereward.grading.reading.RunReading`
+  becomes the run's :class:`~truereward.GradeDocument`, with the run's id,
+  sweep, attempt and timestamps in ``run`` and the earlier attempts in
+  ``attempts``; a stored grade is returned as it is.
+- :func:`publish_graded`: the document is published at the run's target
+  and summarised as a :class:`PublishedRun` (the run's record for the sweep
+  summary, what publishing did, or why it failed). A failure is returned,
+  not raised, so one run's target cannot stop the others; ``transient``
+  says whether publishing again may succeed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..document import GradeDocument, grade_document
+from ..publishing import PublishConflict, PublishError, publish
+from ..sweeps.record import RunRecord
+from .plan import RunJob
+from .reading import RunReading
+
+__all__ = ["GradedRun", "PublishedRun", "fold_reading", "is_transient", "publish_graded"]
+
+
+@dataclass(frozen=True)
+class GradedRun:
+    """A run's document, ready to publish; ``stored`` when it is the grade
+    already published there (publishing it again only repairs)."""
+
+    job: RunJob
+    document: GradeDocument
+    stored: bool = False
+
+
+@dataclass(frozen=True)
+class PublishedRun:
+    """What publishing one run did.
+
+    ``decision`` is ``created``, ``replaced``, ``unchanged`` (the same grade
+    was there and complete), ``repaired`` (the same grade was there, and
+    files an interrupted publish had left unfinished were written) or
+    ``failed`` (then ``error`` says why, and ``transient`` whether trying
+    again may help). ``record`` is the run's outcome for the sweep summary.
+    """
+
+    record: RunRecord
+    decision: str
+    stored: bool = False
+    error: str | None = None
+    transient: bool = False
+
+    @property
+    def failed(self) -> bool:
+        """Whether publishing failed."""
+        return self.error is not None
+
+
+def fold_reading(reading: RunReading) -> GradedRun:
+    """The run's document (see the module docstring)."""
+    job = reading.job
+    if reading.stored is not None:
+        return GradedRun(job=job, document=reading.stored, stored=True)
+    run = {
+        "id": job.run,
+        "sweep": job.settings.sweep,
+        "attempt": reading.attempt,
+        "started": reading.started,
+        "finished": reading.finished,
+    }
+    if reading.refusal is not None:
+        document = grade_document(
+            [],
+            scheme=job.settings.scheme,
+            run=run,
+            evidence=reading.evidence,
+            refusals=[reading.refusal],
+            attempts=reading.history,
+        )
+    else:
+        document = grade_document(
+            reading.rows,
+            case_set=reading.spec,
+            scheme=job.settings.scheme,
+            run=run,
+            evidence=reading.evidence,
+            attempts=reading.history,
+        )
+    return GradedRun(job=job, document=document)
+
+
+def is_transient(error: PublishError) -> bool:
+    """Whether publishing again may succeed: an I/O or store failure (a
+    timeout, a dropped connection, a full disk being cleaned), not a
+    conflict with another grade, a missing permission or a target that is
+    not a directory."""
+    if isinstance(error, PublishConflict):
+        return False
+    cause = error.__cause__
+    if cause is None:
+        return False
+    return not isinstance(cause, PermissionError | NotADirectoryError | FileExistsError)
+
+
+def publish_graded(graded: GradedRun) -> PublishedRun:
+    """Publish ``graded`` at its run's target (see the module docstring)."""
+    job = graded.job
+    record = RunRecord.from_document(graded.document, job.run, with_cases=False)
+    try:
+        result = publish(graded.document, job.target)
+    except PublishError as error:
+        return PublishedRun(
+            record=RunRecord.unreadable(job.run, f"publishing failed: {error}"),
+            decision="failed",
+            stored=graded.stored,
+            error=str(error),
+            transient=is_transient(error),
+        )
+    decision = result.decision.value
+    if decision == "same":
+        decision = "repaired" if result.changed else "unchanged"
+    elif decision == "create":
+        decision = "created"
+    elif decision == "replace":
+        decision = "replaced"
+    return PublishedRun(record=record, decision=decision, stored=graded.stored)

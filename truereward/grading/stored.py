@@ -1,0 +1,87 @@
+"""A grade already published at a run's target.
+
+Grading a sweep again must not grade a run again: a document records when
+it was graded, so a second grade would differ from the first and could not
+be published over it. A run whose target already holds a readable
+``grade.json`` is therefore not read again; the stored document is published
+once more instead, which writes nothing when the set is complete and
+repairs it when an earlier publish was interrupted (a worker killed between
+``grade.json`` and ``reward.txt``).
+
+A ``grade.json`` that is not a readable grade document (not ours, or
+damaged) is not a stored grade: the run is graded, and publishing over
+the foreign file is refused as a conflict, so nothing already there is
+lost.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+
+from pydantic import ValidationError
+
+from ..document import GradeDocument
+from ..files import GRADE
+from ..publishing import PublishError, open_store
+from ..strictjson import StrictJSONError
+from ..target import Target
+
+__all__ = ["MAX_STORED_BYTES", "stored_grade"]
+
+#: A stored grade.json larger than this is not read (documents are kilobytes).
+MAX_STORED_BYTES = 64 << 20
+
+
+def _read_local(directory: str) -> bytes | None:
+    try:
+        fd = os.open(
+            os.path.join(directory, GRADE),
+            os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK,
+        )
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:  # a symlink is never our grade
+            return None
+        raise
+    try:
+        size = os.fstat(fd).st_size
+        if size > MAX_STORED_BYTES:
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def stored_grade(target: Target) -> GradeDocument | None:
+    """The grade document published at ``target``, or ``None`` when there is
+    none (or what is there is not a readable grade document). ``OSError`` /
+    :class:`~truereward.PublishError` when the target cannot be read."""
+    if target.is_local:
+        data = _read_local(target.path)
+    else:
+        try:
+            data = open_store(target).read(GRADE)
+        except FileNotFoundError:
+            data = None
+    if data is None:
+        return None
+    try:
+        return GradeDocument.from_bytes(data)
+    except (StrictJSONError, ValidationError, ValueError):
+        return None
+
+
+def stored_grade_or_none(target: Target) -> GradeDocument | None:
+    """:func:`stored_grade`, with a target that cannot be read taken as
+    holding none (publishing there will tell what is wrong)."""
+    try:
+        return stored_grade(target)
+    except (OSError, PublishError):
+        return None

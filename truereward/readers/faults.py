@@ -1,0 +1,135 @@
+"""Fault injection: a reader that fails on purpose, then (maybe) heals.
+
+For exercising what a sweep grader does with a grader that fails: the
+retries of the ``grade-run`` flow, the attempts recorded in the document,
+the routing of run-blamed and grader-blamed refusals. Production readers
+carry no fault knob; a run opts in by naming this reader (in its task spec
+or the request: ``truereward.readers.faults:READER``), and its evidence is a
+**fault plan**, ``faults.json`` in the run directory by default::
+
+    {"reader": "rows", "evidence": "rows.jsonl",
+     "failing_attempts": 2, "code": "EVIDENCE_UNREADABLE", "why": "store timed out"}
+
+- ``failing_attempts``: attempts 1 to k raise ``Ungradable(code, why)``;
+  from attempt k + 1 the plan's ``reader`` reads its ``evidence`` (a path
+  beside the plan; that reader's default when absent) as if the fault had
+  never been. ``null`` (the default): every attempt fails; the fault never
+  heals. 0: no attempt fails.
+- ``code``: any known refusal code (default ``EVIDENCE_UNREADABLE``, a
+  transient grader fault); a run-blamed code injects a refusal that must
+  not be retried.
+- ``delay_seconds``: sleep this long before answering (a slow grader; for
+  interrupting a sweep half way).
+
+The attempt number comes from :func:`truereward.readers.attempt.current_attempt`,
+which the grading loop sets. A plan that is missing or malformed is refused
+like any evidence (``EVIDENCE_MISSING``, ``EVIDENCE_MALFORMED``), so a bad
+plan never reads as a fault that healed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import time
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..cases import CaseResult
+from ..codes import Ungradable, UnknownCode, lookup
+from ..strictjson import StrictJSONError, loads
+from ..taskspec import TaskSpec
+from .attempt import current_attempt
+from .evidence import Evidence
+
+__all__ = ["READER", "FaultPlan", "FaultyReader"]
+
+
+class FaultPlan(BaseModel):
+    """What to inject, read from the run's ``faults.json``."""
+
+    model_config = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
+
+    reader: str = "rows"
+    evidence: str | None = None
+    failing_attempts: Annotated[int, Field(ge=0)] | None = None
+    code: str = "EVIDENCE_UNREADABLE"
+    why: str = "injected grader fault"
+    delay_seconds: Annotated[float, Field(ge=0, le=60)] = 0.0
+
+    @field_validator("code")
+    @classmethod
+    def _known_code(cls, value: str) -> str:
+        try:
+            lookup(value)
+        except UnknownCode as error:
+            raise ValueError(str(error)) from None
+        return value
+
+    @field_validator("evidence")
+    @classmethod
+    def _beside_the_plan(cls, value: str | None) -> str | None:
+        if value is not None and (
+            not value or value.startswith("/") or ".." in value.split("/") or "\\" in value
+        ):
+            raise ValueError(f"a path relative to the plan's directory, got {value!r}")
+        return value
+
+    def fails(self, attempt: int) -> bool:
+        """Whether attempt ``attempt`` (from 1) fails."""
+        return self.failing_attempts is None or attempt <= self.failing_attempts
+
+
+def _plan(evidence: Evidence) -> FaultPlan:
+    where = evidence.describe()
+    try:
+        value = loads(evidence.read_bytes())
+        if not isinstance(value, dict):
+            raise StrictJSONError(f"a fault plan is a JSON object, got {type(value).__name__}")
+        return FaultPlan.model_validate(value)
+    except StrictJSONError as error:
+        raise Ungradable("EVIDENCE_MALFORMED", f"{where}: {error}") from None
+    except ValidationError as error:
+        item = error.errors()[0]
+        field = ".".join(str(part) for part in item["loc"]) or "(plan)"
+        message = str(item["msg"]).removeprefix("Value error, ")
+        raise Ungradable("EVIDENCE_MALFORMED", f"{where}: {field}: {message}") from None
+
+
+def _beside(evidence: Evidence, relative: str) -> Evidence:
+    base = evidence.url.rstrip("/")
+    parent = posixpath.dirname(base) if "/" in base else "."
+    return Evidence(
+        url=posixpath.join(parent, relative),
+        storage_options=dict(evidence.storage_options),
+        max_bytes=evidence.max_bytes,
+    )
+
+
+class FaultyReader:
+    """A reader that injects the faults its plan describes (module docstring)."""
+
+    name = "faults"
+    default_evidence = "faults.json"
+
+    def read(
+        self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
+    ) -> list[CaseResult]:
+        from . import get_reader
+
+        plan = _plan(evidence)
+        if plan.delay_seconds:
+            time.sleep(plan.delay_seconds)
+        attempt = current_attempt()
+        if plan.fails(attempt):
+            raise Ungradable(plan.code, f"{plan.why} (attempt {attempt})")
+        inner = get_reader(plan.reader)
+        source = _beside(evidence, plan.evidence or inner.default_evidence)
+        try:
+            return inner.read(source, spec, options)
+        finally:
+            evidence.digests.extend(source.digests)
+
+
+READER = FaultyReader()
