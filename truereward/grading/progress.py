@@ -10,6 +10,10 @@ whose refusals are all grader-blamed and may pass
 this is the last attempt. Nothing else is read twice: a settled run keeps
 its reading.
 
+:class:`PublishProgress` is the same for publishing a chunk's grades: only
+the runs whose publish failed for a reason that may pass are published
+again.
+
 The Prefect ``read`` task keeps one progress per task run and calls
 :meth:`attempt` once per Prefect attempt, so the retries the UI shows are
 these attempts; :func:`read_chunk` does the same in a plain loop.
@@ -23,8 +27,9 @@ from collections.abc import Callable, Sequence
 from ..document import Attempt
 from .chunks import Chunk
 from .reading import RunReading, read_run, worth_retrying
+from .steps import GradedRun, PublishedRun, publish_graded
 
-__all__ = ["ChunkProgress", "read_chunk", "retry_delays"]
+__all__ = ["ChunkProgress", "PublishProgress", "read_chunk", "retry_delays"]
 
 
 def retry_delays(first: float, max_attempts: int) -> list[float]:
@@ -95,3 +100,39 @@ def read_chunk(
         if delays:
             sleep(delays[min(index, len(delays) - 1)])
     return progress.readings()
+
+
+class PublishProgress:
+    """Publishing a chunk's grades, attempt after attempt: each
+    :meth:`attempt` publishes the runs not yet published (all of them the
+    first time); a run whose publish failed for a reason that may pass
+    (:attr:`~truereward.grading.steps.PublishedRun.transient`) is tried
+    again on the next attempt unless this one is the last."""
+
+    def __init__(self, graded: Sequence[GradedRun]) -> None:
+        self.graded = list(graded)
+        self.attempts = 0
+        self._done: dict[int, PublishedRun] = {}
+        self._pending = list(range(len(self.graded)))
+
+    def attempt(self, *, last: bool) -> list[PublishedRun]:
+        """Publish the pending runs once; returns the failures that will be
+        tried again (empty when done)."""
+        self.attempts += 1
+        again: list[int] = []
+        failures: list[PublishedRun] = []
+        for index in self._pending:
+            published = publish_graded(self.graded[index])
+            if published.failed and published.transient and not last:
+                again.append(index)
+                failures.append(published)
+            else:
+                self._done[index] = published
+        self._pending = again
+        return failures
+
+    def results(self) -> list[PublishedRun]:
+        """What publishing did for every run, in chunk order (all done)."""
+        if self._pending:
+            raise RuntimeError("some runs are still to be published")
+        return [self._done[index] for index in range(len(self.graded))]

@@ -1,0 +1,1 @@
+"""The reference Prefect flows of truereward (``grade_run``)."""

@@ -1,0 +1,51 @@
+"""When a task run of ours is tried again: transient failures only.
+
+Two exceptions ask for a retry, and :func:`retry_transient` (the tasks'
+``retry_condition_fn``) retries nothing else:
+
+- :class:`GraderFault`: the ``read`` task read runs whose refusals are all
+  grader-blamed and may pass (an unreadable store, a crashed reader); they
+  are read again on the next attempt, and only they.
+- :class:`PublishRetry`: the ``publish`` task could not publish some runs
+  for a reason that may pass (an I/O or store failure); they are published
+  again, and only they.
+
+A bug, a conflict with another grade, a run-blamed refusal: never retried.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["GraderFault", "PublishRetry", "retry_transient"]
+
+
+class GraderFault(Exception):
+    """Runs of a chunk were refused for grader faults that may pass."""
+
+    def __init__(self, runs: list[str]) -> None:
+        self.runs = runs
+        shown = ", ".join(runs[:5]) + (f" and {len(runs) - 5} more" if len(runs) > 5 else "")
+        super().__init__(f"grader faults that may pass: {shown}; reading them again")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.runs,))
+
+
+class PublishRetry(Exception):
+    """Runs of a chunk could not be published, for reasons that may pass."""
+
+    def __init__(self, failures: list[tuple[str, str]]) -> None:
+        self.failures = failures
+        shown = "; ".join(f"{run}: {why}" for run, why in failures[:3])
+        super().__init__(f"{len(failures)} runs not published yet ({shown}); trying again")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.failures,))
+
+
+def retry_transient(task: Any, task_run: Any, state: Any) -> bool:
+    """``retry_condition_fn``: retry when the task raised
+    :class:`GraderFault` or :class:`PublishRetry`, and only then."""
+    error = state.result(raise_on_failure=False)
+    return isinstance(error, GraderFault | PublishRetry)

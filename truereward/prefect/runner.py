@@ -1,0 +1,43 @@
+"""The task runner a request asks for.
+
+- ``threads`` (default): Prefect's ``ThreadPoolTaskRunner`` with
+  ``concurrency`` workers (Prefect's own default is unbounded).
+- ``dask``: ``prefect_dask.DaskTaskRunner`` (the ``prefect`` extra installs
+  prefect-dask): on the scheduler at ``dask_address`` when given (any Dask
+  cluster), else on a local cluster of ``min(concurrency, CPUs)`` worker
+  processes with enough threads each for ``concurrency`` task runs at once.
+  Dask is imported only then.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
+
+from ..grading.request import GradeRequest
+
+__all__ = ["task_runner_for"]
+
+
+def task_runner_for(request: GradeRequest) -> TaskRunner[Any]:
+    """A fresh (not started) task runner for ``request``."""
+    if request.task_runner == "threads":
+        return ThreadPoolTaskRunner(max_workers=request.concurrency)
+    from prefect_dask.task_runners import DaskTaskRunner
+
+    if request.dask_address is not None:
+        runner: TaskRunner[Any] = DaskTaskRunner(address=request.dask_address)
+        return runner
+    workers = max(1, min(request.concurrency, os.cpu_count() or 1))
+    threads = -(-request.concurrency // workers)
+    runner = DaskTaskRunner(
+        cluster_kwargs={
+            "n_workers": workers,
+            "threads_per_worker": threads,
+            "processes": True,
+            "dashboard_address": None,
+        }
+    )
+    return runner

@@ -1,0 +1,175 @@
+"""The Prefect tasks: ``read``, ``fold`` and ``publish`` a chunk of runs.
+
+Each is a thin wrapper over the Prefect-free steps of
+:mod:`truereward.grading`, and works on a :class:`~truereward.grading.Chunk`
+of runs (one run per chunk for small sweeps, so a task run is named after
+its run: ``read-run-0042``; ``read-run-0001..run-0100`` for a chunk).
+
+- ``read(chunk) -> ChunkReadings``: reads every run (a run whose target
+  already holds a grade is not read: its stored document is carried). A run
+  whose refusals are all grader-blamed and may pass is read again **as a
+  Prefect retry of this task run** (the task raises
+  :class:`~truereward.prefect.retry.GraderFault`), with the task's
+  ``retry_delay_seconds``, up to ``retries + 1`` attempts; every attempt is
+  recorded and ends up in the run's document. A run-blamed refusal settles
+  the run at once.
+- ``fold(readings) -> ChunkGrades``: each reading becomes its run's grade
+  document (pure; never retried).
+- ``publish(grades) -> ChunkPublished``: publishes each document at its run's
+  target; a publish that failed for a reason that may pass is retried as a
+  Prefect retry (only those runs); one that cannot (a conflict with another
+  grade) is reported, not raised, so the other runs are published.
+
+``retry_condition_fn`` (:func:`~truereward.prefect.retry.retry_transient`)
+lets only those two kinds of failure retry. Outside a Prefect run, calling
+``read.fn(chunk)`` reads once (one attempt); use
+:func:`truereward.grading.read_chunk` for a loop with retries.
+
+Tasks do not cache (``NO_CACHE``) and do not persist results: a grade is
+published by the task itself, and the documents are not kept by Prefect.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+from prefect.context import TaskRunContext
+
+from ..grading.chunks import Chunk
+from ..grading.progress import ChunkProgress, PublishProgress, retry_delays
+from ..grading.reading import RunReading
+from ..grading.steps import GradedRun, PublishedRun, fold_reading
+from .carry import Carry
+from .retry import GraderFault, PublishRetry, retry_transient
+
+__all__ = [
+    "DEFAULT_MAX_ATTEMPTS",
+    "ChunkGrades",
+    "ChunkPublished",
+    "ChunkReadings",
+    "fold",
+    "publish",
+    "read",
+]
+
+#: Attempts per run when the tasks are used as they are (the flow sets its
+#: own from the request).
+DEFAULT_MAX_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class ChunkReadings:
+    """What ``read`` gives: one reading per run of the chunk, in order."""
+
+    name: str
+    readings: list[RunReading]
+
+
+@dataclass(frozen=True)
+class ChunkGrades:
+    """What ``fold`` gives: one document per run of the chunk, in order."""
+
+    name: str
+    graded: list[GradedRun]
+
+
+@dataclass(frozen=True)
+class ChunkPublished:
+    """What ``publish`` gives: what publishing did for each run, in order."""
+
+    name: str
+    published: list[PublishedRun]
+
+
+_reading: Carry[ChunkProgress] = Carry()
+_publishing: Carry[PublishProgress] = Carry()
+
+
+def _own_context(step: object) -> TaskRunContext | None:
+    """The task run of ``step`` (a task of this module, or a copy of it made
+    by ``with_options``), or ``None`` when its function is called directly,
+    outside Prefect or from inside another task."""
+    context = TaskRunContext.get()
+    if context is None or context.task.fn is not getattr(step, "fn", None):
+        return None
+    return context
+
+
+def _last_attempt(context: TaskRunContext, attempts_so_far: int) -> bool:
+    # The attempt about to run is the last one when the task has no retry
+    # left for it (retries + 1 attempts in all).
+    return attempts_so_far + 1 >= context.task.retries + 1
+
+
+@task(
+    name="read",
+    task_run_name="read-{chunk.name}",
+    retries=DEFAULT_MAX_ATTEMPTS - 1,
+    retry_delay_seconds=retry_delays(5.0, DEFAULT_MAX_ATTEMPTS),
+    retry_condition_fn=retry_transient,
+    cache_policy=NO_CACHE,
+    persist_result=False,
+)
+def read(chunk: Chunk) -> ChunkReadings:
+    """Read every run of ``chunk`` (module docstring)."""
+    context = _own_context(read)
+    if context is None:
+        progress = ChunkProgress(chunk)
+        progress.attempt(last=True)
+        return ChunkReadings(name=chunk.name, readings=progress.readings())
+    key = context.task_run.id
+    progress = _reading.get(key, lambda: ChunkProgress(chunk))
+    try:
+        again = progress.attempt(last=_last_attempt(context, progress.attempts))
+    except BaseException:
+        _reading.drop(key)
+        raise
+    if again:
+        raise GraderFault(progress.unsettled)
+    _reading.drop(key)
+    return ChunkReadings(name=chunk.name, readings=progress.readings())
+
+
+@task(
+    name="fold",
+    task_run_name="fold-{readings.name}",
+    retries=0,
+    cache_policy=NO_CACHE,
+    persist_result=False,
+)
+def fold(readings: ChunkReadings) -> ChunkGrades:
+    """Each reading of the chunk becomes its run's grade document."""
+    return ChunkGrades(
+        name=readings.name, graded=[fold_reading(reading) for reading in readings.readings]
+    )
+
+
+@task(
+    name="publish",
+    task_run_name="publish-{grades.name}",
+    retries=2,
+    retry_delay_seconds=[2.0, 8.0],
+    retry_condition_fn=retry_transient,
+    cache_policy=NO_CACHE,
+    persist_result=False,
+)
+def publish(grades: ChunkGrades) -> ChunkPublished:
+    """Publish each grade of the chunk at its run's target (module docstring)."""
+    context = _own_context(publish)
+    if context is None:
+        progress = PublishProgress(grades.graded)
+        progress.attempt(last=True)
+        return ChunkPublished(name=grades.name, published=progress.results())
+    key = context.task_run.id
+    progress = _publishing.get(key, lambda: PublishProgress(grades.graded))
+    try:
+        failures = progress.attempt(last=_last_attempt(context, progress.attempts))
+    except BaseException:
+        _publishing.drop(key)
+        raise
+    if failures:
+        raise PublishRetry([(item.record.run, item.error or "") for item in failures])
+    _publishing.drop(key)
+    return ChunkPublished(name=grades.name, published=progress.results())
