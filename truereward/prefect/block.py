@@ -68,9 +68,7 @@ class TargetBlock(Block):
     def _no_secrets_in_the_clear(cls, value: dict[str, Any]) -> dict[str, Any]:
         secrets = _secret_names(value)
         if secrets:
-            raise ValueError(
-                f"{', '.join(secrets)} look like secrets: put them in secret_options"
-            )
+            raise ValueError(f"{', '.join(secrets)} look like secrets: put them in secret_options")
         return value
 
     def target(self) -> Target:

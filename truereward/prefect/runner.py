@@ -6,7 +6,9 @@
   prefect-dask): on the scheduler at ``dask_address`` when given (any Dask
   cluster), else on a local cluster of ``min(concurrency, CPUs)`` worker
   processes with enough threads each for ``concurrency`` task runs at once.
-  Dask is imported only then.
+  Dask is imported only then. The local cluster's workers are told the
+  flow's API URL, so a flow on Prefect's ephemeral API (no server
+  configured) works with Dask too.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ def task_runner_for(request: GradeRequest) -> TaskRunner[Any]:
     if request.dask_address is not None:
         runner: TaskRunner[Any] = DaskTaskRunner(address=request.dask_address)
         return runner
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        api_url = str(client.api_url)
     workers = max(1, min(request.concurrency, os.cpu_count() or 1))
     threads = -(-request.concurrency // workers)
     runner = DaskTaskRunner(
@@ -38,6 +44,7 @@ def task_runner_for(request: GradeRequest) -> TaskRunner[Any]:
             "threads_per_worker": threads,
             "processes": True,
             "dashboard_address": None,
+            "env": {"PREFECT_API_URL": api_url},
         }
     )
     return runner

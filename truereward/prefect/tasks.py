@@ -50,8 +50,11 @@ __all__ = [
     "ChunkPublished",
     "ChunkReadings",
     "fold",
+    "fold_chunk",
     "publish",
+    "publish_attempt",
     "read",
+    "read_attempt",
 ]
 
 #: Attempts per run when the tasks are used as they are (the flow sets its
@@ -83,16 +86,20 @@ class ChunkPublished:
     published: list[PublishedRun]
 
 
+# Progress kept between the attempts of a task run (see .carry). The task
+# functions reach it only through the module-level functions below: Dask
+# pickles a task's function by value, and these are pickled by reference,
+# so a worker uses its own registry.
 _reading: Carry[ChunkProgress] = Carry()
 _publishing: Carry[PublishProgress] = Carry()
 
 
-def _own_context(step: object) -> TaskRunContext | None:
-    """The task run of ``step`` (a task of this module, or a copy of it made
+def _own_context(step: str) -> TaskRunContext | None:
+    """The task run of the step ``step`` of this module (or of a copy made
     by ``with_options``), or ``None`` when its function is called directly,
     outside Prefect or from inside another task."""
     context = TaskRunContext.get()
-    if context is None or context.task.fn is not getattr(step, "fn", None):
+    if context is None or context.task.name != step or context.task.fn.__module__ != __name__:
         return None
     return context
 
@@ -103,18 +110,10 @@ def _last_attempt(context: TaskRunContext, attempts_so_far: int) -> bool:
     return attempts_so_far + 1 >= context.task.retries + 1
 
 
-@task(
-    name="read",
-    task_run_name="read-{chunk.name}",
-    retries=DEFAULT_MAX_ATTEMPTS - 1,
-    retry_delay_seconds=retry_delays(5.0, DEFAULT_MAX_ATTEMPTS),
-    retry_condition_fn=retry_transient,
-    cache_policy=NO_CACHE,
-    persist_result=False,
-)
-def read(chunk: Chunk) -> ChunkReadings:
-    """Read every run of ``chunk`` (module docstring)."""
-    context = _own_context(read)
+def read_attempt(chunk: Chunk) -> ChunkReadings:
+    """The body of ``read``: one attempt over the chunk's unsettled runs
+    (module docstring)."""
+    context = _own_context("read")
     if context is None:
         progress = ChunkProgress(chunk)
         progress.attempt(last=True)
@@ -132,32 +131,16 @@ def read(chunk: Chunk) -> ChunkReadings:
     return ChunkReadings(name=chunk.name, readings=progress.readings())
 
 
-@task(
-    name="fold",
-    task_run_name="fold-{readings.name}",
-    retries=0,
-    cache_policy=NO_CACHE,
-    persist_result=False,
-)
-def fold(readings: ChunkReadings) -> ChunkGrades:
-    """Each reading of the chunk becomes its run's grade document."""
+def fold_chunk(readings: ChunkReadings) -> ChunkGrades:
+    """The body of ``fold``: each reading becomes its run's document."""
     return ChunkGrades(
         name=readings.name, graded=[fold_reading(reading) for reading in readings.readings]
     )
 
 
-@task(
-    name="publish",
-    task_run_name="publish-{grades.name}",
-    retries=2,
-    retry_delay_seconds=[2.0, 8.0],
-    retry_condition_fn=retry_transient,
-    cache_policy=NO_CACHE,
-    persist_result=False,
-)
-def publish(grades: ChunkGrades) -> ChunkPublished:
-    """Publish each grade of the chunk at its run's target (module docstring)."""
-    context = _own_context(publish)
+def publish_attempt(grades: ChunkGrades) -> ChunkPublished:
+    """The body of ``publish``: one attempt over the runs not yet published."""
+    context = _own_context("publish")
     if context is None:
         progress = PublishProgress(grades.graded)
         progress.attempt(last=True)
@@ -173,3 +156,43 @@ def publish(grades: ChunkGrades) -> ChunkPublished:
         raise PublishRetry([(item.record.run, item.error or "") for item in failures])
     _publishing.drop(key)
     return ChunkPublished(name=grades.name, published=progress.results())
+
+
+@task(
+    name="read",
+    task_run_name="read-{chunk.name}",
+    retries=DEFAULT_MAX_ATTEMPTS - 1,
+    retry_delay_seconds=retry_delays(5.0, DEFAULT_MAX_ATTEMPTS),
+    retry_condition_fn=retry_transient,
+    cache_policy=NO_CACHE,
+    persist_result=False,
+)
+def read(chunk: Chunk) -> ChunkReadings:
+    """Read every run of ``chunk`` (module docstring)."""
+    return read_attempt(chunk)
+
+
+@task(
+    name="fold",
+    task_run_name="fold-{readings.name}",
+    retries=0,
+    cache_policy=NO_CACHE,
+    persist_result=False,
+)
+def fold(readings: ChunkReadings) -> ChunkGrades:
+    """Each reading of the chunk becomes its run's grade document."""
+    return fold_chunk(readings)
+
+
+@task(
+    name="publish",
+    task_run_name="publish-{grades.name}",
+    retries=2,
+    retry_delay_seconds=[2.0, 8.0],
+    retry_condition_fn=retry_transient,
+    cache_policy=NO_CACHE,
+    persist_result=False,
+)
+def publish(grades: ChunkGrades) -> ChunkPublished:
+    """Publish each grade of the chunk at its run's target (module docstring)."""
+    return publish_attempt(grades)
