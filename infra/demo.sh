@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
-# The main job, for now: grade the shipped sample runs with the CLI, publish
-# each run's files under out/demo/<run>/, verify them, and print a summary.
+# The main job: grade the sample sweep shipped in samples/sweep/ (30 runs:
+# passing, failing, run-blamed refusals, grader faults that heal on retry and
+# one that never heals) through the grade-run flow on Prefect's embedded
+# ephemeral API, publish each run's files under out/demo/<run>/, verify them,
+# and print the summary table. Running it again changes nothing (every run
+# already has its grade). The first argument moves the output directory.
 set -euo pipefail
-TRUEREWARD_EXTRAS= source "$(dirname "$0")/venv.sh"
+TRUEREWARD_EXTRAS=prefect source "$(dirname "$0")/venv.sh"
 out="${1:-out/demo}"
-printf '%-18s %s\n' "run" "outcome"
-for run in samples/runs/*/; do
-  name="$(basename "$run")"
-  line="$(.venv/bin/truereward fold "$run/rows.jsonl" --case-set "$run/task.json" \
-          --run-id "$name" --logs "$out/$name")"
-  .venv/bin/truereward verify "$out/$name" > /dev/null
-  printf '%-18s %s\n' "$name" "$line"
+# The embedded API, in a Prefect home of its own, offline.
+unset PREFECT_API_URL
+export PREFECT_HOME="${TRUEREWARD_DEMO_PREFECT_HOME:-$PWD/out/.prefect-demo}"
+mkdir -p "$PREFECT_HOME"
+export PREFECT_SERVER_ANALYTICS_ENABLED=false DO_NOT_TRACK=1 PREFECT_LOGGING_LEVEL=WARNING \
+  PREFECT_SERVER_LOGGING_LEVEL=CRITICAL
+status=0
+.venv/bin/python flows/grade_run.py samples/sweep --target "$out" --retry-delay 0.5 || status=$?
+for run in "$out"/*/; do
+  .venv/bin/truereward verify "$run" > /dev/null
 done
-echo "published under $out/ (grade.json, ctrf.json, and reward.json + reward.txt when gradable)"
+echo "published under $out/ (grade.json, ctrf.json, and reward.json + reward.txt when gradable); verified"
+exit "$status"
