@@ -1,0 +1,136 @@
+"""One real ``prefect server start`` for the test session, shared by the
+pytest-xdist workers.
+
+The first worker that needs it starts the server (SQLite in a Prefect home of
+its own, a free port on loopback, analytics off) in a process group of its
+own and records it in a state file beside a lock; the others reuse it; the
+last one done stops it. A server that does not answer ``/api/health`` in
+time fails the test loudly, with the end of its log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+#: Seconds a fresh server may take to answer (migrations on a new database;
+#: about 10 s on an idle machine, more on a busy one).
+START_TIMEOUT = 180.0
+
+PREFECT = str(Path(sys.executable).with_name("prefect"))
+
+
+def offline_env(**extra: str) -> dict[str, str]:
+    """The environment for Prefect processes of the tests: no analytics, no
+    configured server unless given."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PREFECT_")}
+    env.update(
+        PREFECT_SERVER_ANALYTICS_ENABLED="false",
+        DO_NOT_TRACK="1",
+        PREFECT_SERVER_LOGGING_LEVEL="WARNING",
+    )
+    env.update(extra)
+    return env
+
+
+def free_port() -> int:
+    """A port free on 127.0.0.1 right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def healthy(url: str, timeout: float = 2.0) -> bool:
+    """Whether the API at ``url`` (``http://.../api``) answers its health check."""
+    try:
+        with urllib.request.urlopen(f"{url}/health", timeout=timeout) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+def start_server(home: Path) -> tuple[int, str, Path]:
+    """Start ``prefect server start``; returns (pid, API URL, log file)."""
+    home.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    log = home / "server.log"
+    with open(log, "ab") as output:
+        process = subprocess.Popen(
+            [PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port), "--no-ui"],
+            env=offline_env(PREFECT_HOME=str(home)),
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}/api"
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            break
+        if healthy(url):
+            return process.pid, url, log
+        time.sleep(0.5)
+    stop_server(process.pid)
+    tail = log.read_text(errors="replace")[-3000:]
+    raise RuntimeError(f"prefect server did not become healthy at {url}; its log ends:\n{tail}")
+
+
+def stop_server(pid: int) -> None:
+    """Stop the server's process group (SIGTERM, then SIGKILL)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGTERM)
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+        time.sleep(0.1)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def shared_server(root: Path) -> Iterator[str]:
+    """The API URL of the session's server (see the module docstring)."""
+    lock, state = root / "prefect-server.lock", root / "prefect-server.json"
+    with _locked(lock):
+        info = json.loads(state.read_text()) if state.exists() else None
+        if info is None or not healthy(info["url"]):
+            pid, url, _ = start_server(root / "prefect-server-home")
+            info = {"pid": pid, "url": url, "users": 0}
+        info["users"] += 1
+        state.write_text(json.dumps(info))
+    try:
+        yield str(info["url"])
+    finally:
+        with _locked(lock):
+            current = json.loads(state.read_text())
+            current["users"] -= 1
+            if current["users"] <= 0:
+                stop_server(int(current["pid"]))
+                state.unlink()
+            else:
+                state.write_text(json.dumps(current))

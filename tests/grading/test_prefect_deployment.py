@@ -1,0 +1,196 @@
+"""End to end, as an ops team runs it: ``prefect server start``, ``prefect
+deploy --prefect-file infra/prefect.yaml --name local``, a process worker,
+``prefect deployment run 'grade-run/local' -p request=... --watch``; a bad
+request refused when the run is created; a worker killed mid-sweep, then the
+flow run again: every run graded once, nothing lost."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT
+
+from .server import PREFECT, offline_env
+from .sweeps import make_sweep, published
+
+pytestmark = pytest.mark.slow
+
+POOL = "truereward-process"
+
+
+def prefect(
+    env: dict[str, str], *args: str, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [PREFECT, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def deployed(prefect_api: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of a client of the session's server, with the
+    work pool created and ``grade-run/local`` deployed from the project root."""
+    home = tmp_path_factory.mktemp("client-home")
+    env = offline_env(
+        PREFECT_API_URL=prefect_api,
+        PREFECT_HOME=str(home),
+        PREFECT_WORKER_QUERY_SECONDS="1",
+        PREFECT_CLI_PROMPT="false",
+    )
+    created = prefect(env, "work-pool", "create", POOL, "--type", "process", "--overwrite")
+    assert created.returncode == 0, created.stdout + created.stderr
+    deploy = prefect(
+        env, "--no-prompt", "deploy", "--prefect-file", "infra/prefect.yaml", "--name", "local"
+    )
+    assert deploy.returncode == 0, deploy.stdout + deploy.stderr
+    return env
+
+
+@contextlib.contextmanager
+def worker(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A process worker on the pool, started in the project root, in a
+    process group of its own (so it can be killed with its flow runs)."""
+    with open(log, "ab") as output:
+        process = subprocess.Popen(
+            [PREFECT, "worker", "start", "--pool", POOL],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    try:
+        yield process
+    finally:
+        kill_tree(process.pid)
+        process.wait(timeout=30)
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL a worker and every process under it: its flow runs run in
+    sessions of their own, so killing its process group is not enough."""
+    import psutil
+
+    with contextlib.suppress(psutil.NoSuchProcess):
+        family = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+        for member in family:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                member.send_signal(signal.SIGKILL)
+        psutil.wait_procs(family, timeout=30)
+
+
+def run_deployment(
+    env: dict[str, str], request: dict[str, Any], *, watch: bool = True
+) -> subprocess.CompletedProcess[str]:
+    args = ["deployment", "run", "grade-run/local", "-p", f"request={json.dumps(request)}"]
+    if watch:
+        args += ["--watch", "--watch-timeout", "240"]
+    return prefect(env, *args)
+
+
+def test_deployment_run_grades_the_sweep_and_refuses_a_bad_request(
+    deployed: dict[str, str], tmp_path: Path
+) -> None:
+    kinds: dict[str, Any] = {
+        "r1": "pass",
+        "r2": "fail",
+        "r3": ("heal", 1),
+        "r4": "never",
+        "r5": "missing",
+        "r6": "malformed",
+    }
+    sweep = make_sweep(tmp_path / "sweep", kinds)
+    out = tmp_path / "out"
+    request = {
+        "sweep": str(sweep),
+        "target": str(out),
+        "max_attempts": 2,
+        "retry_delay_seconds": 0.1,
+    }
+    with worker(deployed, tmp_path / "worker.log"):
+        ran = run_deployment(deployed, request)
+    log = (tmp_path / "worker.log").read_text(errors="replace")[-3000:]
+    assert ran.returncode == 0, ran.stdout + ran.stderr + log
+    assert "Graded with refusals" in ran.stdout
+    files = published(out)
+    assert sorted(files) == sorted(kinds)
+    expected = {
+        "r1": (True, 1.0, [], 1),
+        "r2": (True, 0.0, [], 1),
+        "r3": (True, 1.0, [], 2),
+        "r4": (False, None, ["EVIDENCE_UNREADABLE"], 2),
+        "r5": (False, None, ["EVIDENCE_MISSING"], 1),
+        "r6": (False, None, ["EVIDENCE_MALFORMED"], 1),
+    }
+    for run, (gradable, reward, codes, attempt) in expected.items():
+        grade = files[run]["grade"]
+        assert grade["gradable"] is gradable and grade["reward"] == reward, run
+        assert sorted(item["code"] for item in grade["refusals"]) == codes, run
+        assert grade["run"]["attempt"] == attempt and len(grade["attempts"]) == attempt - 1, run
+        reward_files = {"reward.json", "reward.txt"} <= set(files[run]["files"])
+        assert reward_files is gradable, run
+        assert {"grade.json", "ctrf.json"} <= set(files[run]["files"]), run
+
+    # Refused when the run is created: both sweep and runs, a bound, an unknown field.
+    for bad in (
+        {"sweep": str(sweep), "runs": [str(sweep / "r1")]},
+        {"sweep": str(sweep), "max_attempts": 0},
+        {"sweep": str(sweep), "colour": "blue"},
+        {"target": str(out)},
+    ):
+        refused = run_deployment(deployed, bad, watch=False)
+        assert refused.returncode != 0, bad
+        assert "Error creating flow run" in refused.stdout + refused.stderr, bad
+
+
+def test_a_worker_killed_mid_sweep_then_a_rerun_grades_every_run_once(
+    deployed: dict[str, str], tmp_path: Path
+) -> None:
+    runs = {f"run-{index:02d}": ("slow", 0.25) for index in range(24)}
+    sweep = make_sweep(tmp_path / "sweep", runs)
+    out = tmp_path / "out"
+    request = {"sweep": str(sweep), "target": str(out), "concurrency": 1, "chunk_size": 1}
+    with worker(deployed, tmp_path / "worker-1.log"):
+        started = run_deployment(deployed, request, watch=False)
+        assert started.returncode == 0, started.stdout + started.stderr
+        deadline = time.monotonic() + 180
+        while len(list(out.glob("*/reward.txt"))) < 4:
+            assert time.monotonic() < deadline, "the first flow run published nothing"
+            time.sleep(0.2)
+        # The worker and its flow run die here, mid-sweep.
+    done_before = {path.parent.name: path.parent for path in out.glob("*/grade.json")}
+    time.sleep(1.5)
+    assert len(list(out.glob("*/grade.json"))) == len(done_before)  # nothing goes on
+    assert 4 <= len(done_before) < len(runs)
+    kept = {run: (path / "grade.json").read_bytes() for run, path in done_before.items()}
+
+    with worker(deployed, tmp_path / "worker-2.log"):
+        ran = run_deployment(deployed, request)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "Graded" in ran.stdout
+    files = published(out)
+    assert sorted(files) == sorted(runs)
+    for run, item in files.items():
+        grade = item["grade"]
+        assert grade["gradable"] and grade["run"]["attempt"] == 1 and grade["attempts"] == []
+        assert "reward.txt" in item["files"], run
+        assert not [name for name in item["files"] if name.endswith(".tmp")], run
+    for run, data in kept.items():
+        assert (out / run / "grade.json").read_bytes() == data  # graded once, not again

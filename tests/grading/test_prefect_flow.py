@@ -1,0 +1,236 @@
+"""The grade-run flow in this process against a real Prefect server:
+blame-routed retries visible as task-run retries, attempts in documents,
+artifacts, state names, reruns that change nothing, chunks, Dask, blocks."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from truereward.grading import GradeRequest
+
+from .sweeps import make_sweep, published, snapshot
+
+pytestmark = pytest.mark.slow
+
+
+def run_flow(**request: Any) -> Any:
+    from flows.grade_run import grade_run
+
+    return grade_run(GradeRequest.model_validate(request), return_state=True)
+
+
+def task_runs_by_name(flow_run_id: Any, expected: dict[str, int]) -> dict[str, Any]:
+    """The flow run's task runs by name, once the server has recorded the
+    run counts ``expected`` (task run states arrive as events)."""
+    from prefect import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    deadline = time.monotonic() + 30
+    with get_client(sync_client=True) as client:
+        while True:
+            runs = client.read_task_runs(
+                flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id]))
+            )
+            named = {run.name: run for run in runs}
+            counts = {name: named[name].run_count for name in expected if name in named}
+            final = all(run.state is not None and run.state.is_final() for run in runs)
+            if (counts == expected and final) or time.monotonic() > deadline:
+                return named
+            time.sleep(0.5)
+
+
+def state_names(task_run_id: Any) -> list[str]:
+    from prefect import get_client
+
+    with get_client(sync_client=True) as client:
+        return [state.name for state in client.read_task_run_states(task_run_id)]
+
+
+def outcome(grade: dict[str, Any]) -> tuple[Any, ...]:
+    return (
+        grade["gradable"],
+        grade["reward"],
+        sorted(item["code"] for item in grade["refusals"]),
+        grade["run"]["attempt"],
+        [item["attempt"] for item in grade["attempts"]],
+    )
+
+
+def test_grader_faults_are_retried_as_task_retries_and_recorded(
+    prefect_client_settings: str, tmp_path: Path
+) -> None:
+    sweep = make_sweep(
+        tmp_path / "nightly",
+        {
+            "run-ok": "pass",
+            "run-fails": "fail",
+            "run-heals": ("heal", 2),
+            "run-never": "never",
+            "run-blamed": "missing",
+        },
+    )
+    out = tmp_path / "out"
+    state = run_flow(sweep=str(sweep), target=str(out), retry_delay_seconds=0.05, max_attempts=3)
+    assert state.is_completed() and state.name == "Graded with refusals"
+    result = state.result()
+    summary = result.summary
+    assert (summary.runs, summary.gradable, summary.ungradable) == (5, 3, 2)
+    assert summary.reward.mean == pytest.approx(2 / 3)  # gradable runs only
+    assert {(item.code, item.blame) for item in summary.refusals} == {
+        ("EVIDENCE_UNREADABLE", "grader"),
+        ("EVIDENCE_MISSING", "run"),
+    }
+    assert summary.attempts.total == 1 + 1 + 3 + 3 + 1
+
+    files = published(out)
+    heals, never, blamed = (files[run]["grade"] for run in ("run-heals", "run-never", "run-blamed"))
+    assert outcome(heals) == (True, 1.0, [], 3, [1, 2])
+    assert all(
+        [item["code"] for item in attempt["refusals"]] == ["EVIDENCE_UNREADABLE"]
+        for attempt in heals["attempts"]
+    )
+    assert "reward.txt" in files["run-heals"]["files"]
+    assert outcome(never) == (False, None, ["EVIDENCE_UNREADABLE"], 3, [1, 2])
+    assert "reward.txt" not in files["run-never"]["files"]
+    assert outcome(blamed) == (False, None, ["EVIDENCE_MISSING"], 1, [])
+    assert blamed["refusals"][0]["blame"] == "run"
+    assert never["run"]["sweep"] == "nightly"
+
+    # The retries are Prefect task-run retries, visible through the API.
+    runs = task_runs_by_name(
+        state.state_details.flow_run_id,
+        {"read-run-heals": 3, "read-run-never": 3, "read-run-blamed": 1, "read-run-ok": 1},
+    )
+    assert runs["read-run-heals"].run_count == 3
+    assert runs["read-run-never"].run_count == 3
+    assert runs["read-run-blamed"].run_count == 1
+    assert runs["read-run-ok"].run_count == 1
+    assert runs["fold-run-heals"].run_count == 1 and runs["publish-run-heals"].run_count == 1
+    assert state_names(runs["read-run-heals"].id).count("AwaitingRetry") == 2
+    assert "AwaitingRetry" not in state_names(runs["read-run-blamed"].id)
+
+    # A table artifact and a markdown artifact, keyed by the sweep.
+    from prefect import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+    with get_client(sync_client=True) as client:
+        artifacts = client.read_artifacts(
+            artifact_filter=ArtifactFilter(
+                flow_run_id=ArtifactFilterFlowRunId(any_=[state.state_details.flow_run_id])
+            )
+        )
+    kinds = {artifact.key: artifact.type for artifact in artifacts}
+    assert kinds == {"grade-run-nightly-runs": "table", "grade-run-nightly-summary": "markdown"}
+    markdown = next(a.data for a in artifacts if a.type == "markdown")
+    assert "Graded with refusals" in markdown and "EVIDENCE_MISSING" in markdown
+
+    # Running again publishes nothing new and changes nothing.
+    before = snapshot(out)
+    again = run_flow(sweep=str(sweep), target=str(out), retry_delay_seconds=0.05)
+    assert again.name == "Graded with refusals"
+    assert again.result().published == {"unchanged": 5}
+    assert again.result().already_graded == 5
+    assert snapshot(out) == before
+
+    # An interrupted publish (reward.txt never written) is repaired, nothing regraded.
+    reward = out / "run-ok" / "reward.txt"
+    reward.unlink()
+    repaired = run_flow(sweep=str(sweep), target=str(out), retry_delay_seconds=0.05)
+    assert repaired.result().published == {"repaired": 1, "unchanged": 4}
+    assert reward.read_bytes() == before["run-ok/reward.txt"][0]
+    assert (out / "run-ok" / "grade.json").read_bytes() == before["run-ok/grade.json"][0]
+
+
+def test_chunks_and_the_graded_state(prefect_client_settings: str, tmp_path: Path) -> None:
+    sweep = make_sweep(tmp_path / "all-good", {f"r{index}": "pass" for index in range(5)})
+    out = tmp_path / "out"
+    state = run_flow(sweep=str(sweep), target=str(out), chunk_size=2, concurrency=2)
+    assert state.is_completed() and state.name == "Graded"
+    assert state.result().summary.gradable == 5
+    runs = task_runs_by_name(
+        state.state_details.flow_run_id, {"read-r0..r1": 1, "read-r2..r3": 1, "read-r4": 1}
+    )
+    assert {"read-r0..r1", "read-r2..r3", "read-r4", "publish-r4"} <= set(runs)
+    assert len(runs) == 9  # three steps for each of three chunks
+    assert sorted(published(out)) == [f"r{index}" for index in range(5)]
+
+
+def test_the_dask_runner_publishes_the_same_grades(
+    prefect_client_settings: str, tmp_path: Path
+) -> None:
+    kinds: dict[str, Any] = {
+        "a": "pass",
+        "b": "fail",
+        "c": ("heal", 1),
+        "d": "never",
+        "e": "missing",
+    }
+    sweep = make_sweep(tmp_path / "sweep", kinds)
+    threads, dask = tmp_path / "threads", tmp_path / "dask"
+    common = {"sweep": str(sweep), "retry_delay_seconds": 0.05, "max_attempts": 2}
+    first = run_flow(target=str(threads), **common)
+    second = run_flow(target=str(dask), task_runner="dask", concurrency=2, chunk_size=2, **common)
+    assert first.name == second.name == "Graded with refusals"
+    by_threads = {run: outcome(item["grade"]) for run, item in published(threads).items()}
+    by_dask = {run: outcome(item["grade"]) for run, item in published(dask).items()}
+    assert by_threads == by_dask
+    assert by_dask["c"] == (True, 1.0, [], 2, [1])
+    assert [item["files"] for item in published(dask).values()] == [
+        item["files"] for item in published(threads).values()
+    ]
+
+
+def test_a_grade_that_cannot_be_published_fails_the_flow_and_only_that_run(
+    prefect_client_settings: str, tmp_path: Path
+) -> None:
+    sweep = make_sweep(tmp_path / "sweep", {"a": "pass", "b": "pass"})
+    out = tmp_path / "out"
+    (out / "b").mkdir(parents=True)
+    foreign = b'{"not": "a grade of ours"}\n'
+    (out / "b" / "grade.json").write_bytes(foreign)
+    state = run_flow(sweep=str(sweep), target=str(out))
+    assert state.is_failed() and state.name == "Publish failed"
+    assert (out / "b" / "grade.json").read_bytes() == foreign  # nothing already there is lost
+    assert (out / "a" / "reward.txt").read_text() == "1.0\n"
+
+
+def test_a_sweep_that_does_not_exist_fails_the_flow(
+    prefect_client_settings: str, tmp_path: Path
+) -> None:
+    state = run_flow(sweep=str(tmp_path / "nowhere"), target=str(tmp_path / "out"))
+    assert state.is_failed()
+    assert "nowhere" in (state.message or "")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_target_block_keeps_its_secrets_and_is_where_grades_go(
+    prefect_client_settings: str, tmp_path: Path
+) -> None:
+    from truereward.prefect.block import TargetBlock
+
+    TargetBlock.register_type_and_schema()
+    name = f"t-{uuid.uuid4().hex[:12]}"
+    block = TargetBlock(
+        url=str(tmp_path / "grades"),
+        storage_options={"endpoint_url": "http://store.invalid"},
+        secret_options={"secret": "hunter2"},
+    )
+    block.save(name)
+    loaded = TargetBlock.load(name)
+    assert "hunter2" not in repr(loaded) and "hunter2" not in str(loaded.model_dump())
+    assert loaded.target().options()["secret"] == "hunter2"
+    assert "hunter2" not in repr(loaded.target())
+    with pytest.raises(ValueError, match="secret_options"):
+        TargetBlock(
+            url="s3://b/p", storage_options={"client_kwargs": {"aws_secret_access_key": "x"}}
+        )
+
+    sweep = make_sweep(tmp_path / "sweep", {"a": "pass"})
+    state = run_flow(sweep=str(sweep), target_block=name)
+    assert state.name == "Graded"
+    assert (tmp_path / "grades" / "a" / "reward.txt").read_text() == "1.0\n"
