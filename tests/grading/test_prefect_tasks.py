@@ -1,0 +1,83 @@
+"""The Prefect tasks' bodies without Prefect, the retry condition, and
+imports that stay light."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from truereward.grading import Chunk, GradeRequest, plan_runs
+
+from .sweeps import make_sweep
+
+
+def test_the_task_functions_work_without_prefect(tmp_path: Path) -> None:
+    from truereward.prefect.tasks import fold, publish, read
+
+    sweep = make_sweep(tmp_path / "sw", {"a": "pass", "b": ("heal", 1), "c": "missing"})
+    jobs = plan_runs(GradeRequest(sweep=str(sweep), target=str(tmp_path / "out")))
+    chunk = Chunk(jobs=tuple(jobs))
+    readings = read.fn(chunk)  # one attempt: no retries outside a task run
+    assert readings.name == "a..c"
+    assert [reading.attempt for reading in readings.readings] == [1, 1, 1]
+    grades = fold.fn(readings)
+    done = publish.fn(grades)
+    assert [item.decision for item in done.published] == ["created"] * 3
+    states = {item.record.run: item.record.state.value for item in done.published}
+    assert states == {"a": "gradable", "b": "ungradable", "c": "ungradable"}
+    assert (tmp_path / "out" / "a" / "reward.txt").read_text() == "1.0\n"
+
+
+class FakeState:
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def result(self, raise_on_failure: bool = True) -> Any:
+        return self.error
+
+
+def test_only_grader_faults_and_transient_publish_failures_are_retried() -> None:
+    from truereward.prefect.retry import GraderFault, PublishRetry, retry_transient
+
+    assert retry_transient(None, None, FakeState(GraderFault(["r1"])))
+    assert retry_transient(None, None, FakeState(PublishRetry([("r1", "timeout")])))
+    assert not retry_transient(None, None, FakeState(ValueError("a bug")))
+    assert not retry_transient(None, None, FakeState(OSError("disk")))
+    # Both travel between processes (Dask workers) as themselves.
+    fault = pickle.loads(pickle.dumps(GraderFault([f"r{index}" for index in range(7)])))
+    assert fault.runs[-1] == "r6" and "2 more" in str(fault)
+    assert pickle.loads(pickle.dumps(PublishRetry([("r1", "x")]))).failures == [("r1", "x")]
+
+
+def test_grading_and_truereward_do_not_import_prefect() -> None:
+    script = (
+        "import sys, truereward, truereward.grading, truereward.prefect\n"
+        "from truereward.grading import GradeRequest, grade_request\n"
+        "GradeRequest(sweep='s')\n"
+        "print('prefect' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "False"
+
+
+def test_transient_publish_errors_are_told_apart() -> None:
+    from truereward.grading.steps import is_transient
+    from truereward.publishing import PublishConflict, PublishError
+
+    def caused(error: BaseException) -> PublishError:
+        wrapped = PublishError("target: failed")
+        wrapped.__cause__ = error
+        return wrapped
+
+    assert is_transient(caused(TimeoutError("slow store")))
+    assert is_transient(caused(OSError(5, "I/O error")))
+    assert not is_transient(caused(PermissionError(13, "denied")))
+    assert not is_transient(PublishError("not a directory"))
+    assert not is_transient(
+        PublishConflict("t", existing="a" * 64, attempted="b" * 64, replaces=None)
+    )
