@@ -31,4 +31,4 @@ def prefect_client_settings(prefect_api: str, tmp_path: Path) -> Iterator[str]:
         # Send the test's flow and task logs while the server is still there.
         from prefect.logging.handlers import APILogHandler
 
-        APILogHandler.flush()
+        APILogHandler().flush()

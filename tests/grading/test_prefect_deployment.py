@@ -105,9 +105,14 @@ def run_deployment(
     return prefect(env, *args)
 
 
-def test_deployment_run_grades_the_sweep_and_refuses_a_bad_request(
-    deployed: dict[str, str], tmp_path: Path
-) -> None:
+def test_deployed_grade_run_end_to_end(deployed: dict[str, str], tmp_path: Path) -> None:
+    # One test, in sequence: a single worker polls the pool at any time, so
+    # the worker killed below is the one running the flow run.
+    grades_the_sweep_and_refuses_a_bad_request(deployed, tmp_path / "first")
+    a_worker_killed_mid_sweep_then_a_rerun_grades_every_run_once(deployed, tmp_path / "second")
+
+
+def grades_the_sweep_and_refuses_a_bad_request(deployed: dict[str, str], tmp_path: Path) -> None:
     kinds: dict[str, Any] = {
         "r1": "pass",
         "r2": "fail",
@@ -124,6 +129,7 @@ def test_deployment_run_grades_the_sweep_and_refuses_a_bad_request(
         "max_attempts": 2,
         "retry_delay_seconds": 0.1,
     }
+    tmp_path.mkdir(parents=True, exist_ok=True)
     with worker(deployed, tmp_path / "worker.log"):
         ran = run_deployment(deployed, request)
     log = (tmp_path / "worker.log").read_text(errors="replace")[-3000:]
@@ -148,11 +154,10 @@ def test_deployment_run_grades_the_sweep_and_refuses_a_bad_request(
         assert reward_files is gradable, run
         assert {"grade.json", "ctrf.json"} <= set(files[run]["files"]), run
 
-    # Refused when the run is created: both sweep and runs, a bound, an unknown field.
+    # Refused when the run is created: both sweep and runs, a bound, neither.
     for bad in (
         {"sweep": str(sweep), "runs": [str(sweep / "r1")]},
         {"sweep": str(sweep), "max_attempts": 0},
-        {"sweep": str(sweep), "colour": "blue"},
         {"target": str(out)},
     ):
         refused = run_deployment(deployed, bad, watch=False)
@@ -160,9 +165,10 @@ def test_deployment_run_grades_the_sweep_and_refuses_a_bad_request(
         assert "Error creating flow run" in refused.stdout + refused.stderr, bad
 
 
-def test_a_worker_killed_mid_sweep_then_a_rerun_grades_every_run_once(
+def a_worker_killed_mid_sweep_then_a_rerun_grades_every_run_once(
     deployed: dict[str, str], tmp_path: Path
 ) -> None:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     runs = {f"run-{index:02d}": ("slow", 0.25) for index in range(24)}
     sweep = make_sweep(tmp_path / "sweep", runs)
     out = tmp_path / "out"
