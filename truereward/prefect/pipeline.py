@@ -2,10 +2,13 @@
 
 :func:`grade_chunks` keeps at most ``concurrency`` chunks in flight. A chunk
 moves to its next step only when the previous one has finished (the flow
-submits ``fold`` once ``read`` is done, passing the finished future, so with
-Dask the readings stay on the worker), so no task run waits idle in a
-worker thread for its input, and the number of task runs at work is
-bounded by ``concurrency`` whatever the runner. Chunks are taken from the
+submits ``fold`` with what ``read`` returned, and records the dependency so
+the UI shows it), so no task run waits idle in a worker thread for its
+input, and the number of task runs at work is bounded by ``concurrency``
+whatever the runner. On the thread runner inputs are passed ``quote``-d:
+Prefect would otherwise walk every row of every run of a chunk, twice per
+task run, looking for futures (the Dask runner rewrites its parameters
+itself and gets them plain). Chunks are taken from the
 iterable as room frees up, and each published chunk is handed to the
 report and dropped: memory holds the chunks in flight, not the sweep.
 
@@ -22,8 +25,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from prefect import Task
+from prefect.client.schemas.objects import TaskRunResult
 from prefect.futures import PrefectFuture
-from prefect.task_runners import TaskRunner
+from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
+from prefect.utilities.annotations import quote
 
 from ..grading.chunks import Chunk
 from ..grading.report import GradeRunReport
@@ -34,6 +39,21 @@ from .tasks import ChunkPublished
 __all__ = ["grade_chunks"]
 
 _STEPS = ("read", "fold", "publish")
+
+
+def _outcome(future: PrefectFuture[Any], *, value: bool) -> tuple[bool, Any]:
+    """Whether the finished task run completed, and (when ``value``) what it
+    returned or raised. The value is taken from the state's in-memory result
+    record when there is one: ``State.result()`` goes through Prefect's async
+    machinery (tens of milliseconds each, in the flow's one thread)."""
+    future.wait()
+    state = future.state
+    if not value:
+        return state.is_completed(), None
+    data: Any = state.data
+    if type(data).__name__ == "ResultRecord":
+        return state.is_completed(), data.result
+    return state.is_completed(), state.result(raise_on_failure=False)
 
 
 def _failed(chunk: Chunk, step: str, error: BaseException | None) -> list[PublishedRun]:
@@ -61,9 +81,19 @@ def grade_chunks(
     done: queue.Queue[tuple[int, Chunk, PrefectFuture[Any]]] = queue.Queue()
     pending: Iterator[Chunk] = iter(chunks)
     parameter = ("chunk", "readings", "grades")
+    wrap = quote if isinstance(runner, ThreadPoolTaskRunner) else (lambda value: value)
 
-    def submit(step: int, chunk: Chunk, argument: Any) -> None:
-        future = runner.submit(steps[step], {parameter[step]: argument})
+    def submit(
+        step: int, chunk: Chunk, argument: Any, upstream: PrefectFuture[Any] | None = None
+    ) -> None:
+        name = parameter[step]
+        future = runner.submit(
+            steps[step],
+            {name: wrap(argument)},
+            dependencies=(
+                {name: {TaskRunResult(id=upstream.task_run_id)}} if upstream is not None else None
+            ),
+        )
         future.add_done_callback(lambda finished: done.put((step, chunk, finished)))
 
     def start_next() -> bool:
@@ -78,12 +108,15 @@ def grade_chunks(
         in_flight += 1
     while in_flight:
         step, chunk, future = done.get()
-        outcome = future.result(raise_on_failure=False)
-        if isinstance(outcome, BaseException) or outcome is None:
-            for item in _failed(chunk, _STEPS[step], outcome):
+        completed, outcome = _outcome(future, value=True)
+        if not completed or isinstance(outcome, BaseException):
+            if not isinstance(outcome, BaseException):
+                outcome = _outcome(future, value=True)[1]
+            error = outcome if isinstance(outcome, BaseException) else None
+            for item in _failed(chunk, _STEPS[step], error):
                 report.add(item)
         elif step < 2:
-            submit(step + 1, chunk, future)
+            submit(step + 1, chunk, outcome, future)
             continue
         else:
             published: ChunkPublished = outcome
