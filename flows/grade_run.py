@@ -119,6 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from pydantic import ValidationError
 
+    from truereward.sweeps.source import SweepNotFound, SweepSource
+
     try:
         request = GradeRequest(
             sweep=args.sweep,
@@ -131,7 +133,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             task_runner=args.task_runner,
         )
     except ValidationError as error:
-        print(f"grade_run: bad request: {error}", file=sys.stderr)
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in item['loc']) or 'request'}: "
+            f"{str(item['msg']).removeprefix('Value error, ')}"
+            for item in error.errors()
+        )
+        print(f"grade_run: bad request: {problems}", file=sys.stderr)
+        return 2
+    try:
+        SweepSource(args.sweep).run_names()
+    except SweepNotFound as error:
+        print(f"grade_run: {error}", file=sys.stderr)
         return 2
     state = grade_run(request, return_state=True)
     result = state.result(raise_on_failure=False)

@@ -81,3 +81,14 @@ def test_transient_publish_errors_are_told_apart() -> None:
     assert not is_transient(
         PublishConflict("t", existing="a" * 64, attempted="b" * 64, replaces=None)
     )
+
+
+def test_the_flow_command_refuses_bad_input_with_exit_2(tmp_path: Path, capsys: Any) -> None:
+    from flows.grade_run import main
+
+    assert main([str(tmp_path / "nowhere")]) == 2
+    assert "nowhere: no such directory" in capsys.readouterr().err
+    make_sweep(tmp_path / "sw", {"a": "pass"})
+    assert main([str(tmp_path / "sw"), "--max-attempts", "0"]) == 2
+    assert "max_attempts: Input should be greater than or equal to 1" in capsys.readouterr().err
+    assert not (tmp_path / "sw" / "a" / "logs").exists()

@@ -27,7 +27,7 @@ from ..publishing import PublishError, open_store
 from ..strictjson import StrictJSONError
 from ..target import Target
 
-__all__ = ["MAX_STORED_BYTES", "stored_grade"]
+__all__ = ["MAX_STORED_BYTES", "stored_grade", "stored_grade_or_none"]
 
 #: A stored grade.json larger than this is not read (documents are kilobytes).
 MAX_STORED_BYTES = 64 << 20
