@@ -21,10 +21,17 @@ into a fresh local target directory:
 
 Each side's time excludes starting Python and importing (the same for every
 sweep size). Printed: runs per second on each side, the peak resident memory
-of each process (ours includes the Prefect client; it must not grow with the
-sweep beyond the summary: both sizes are printed, and the difference), and
-one ``RATIO`` line per size: baseline time / our time, i.e. our throughput
-as a fraction of the plain loop's (target: at least 0.5).
+of each process (ours includes the Prefect client), and one ``RATIO`` line
+per size: baseline time / our time, i.e. our throughput as a fraction of the
+plain loop's (target: at least 0.5).
+
+Memory must not grow with the sweep beyond the summary. The flow holds the
+chunks in flight (``concurrency`` x chunk size runs, with their rows and
+documents), and the default chunk size grows with the sweep up to 100 runs
+(32 at 1,000 runs, 100 at 5,000), so the default runs differ by that; the
+full run therefore also grades both sweeps once more at one fixed chunk size
+(100) and prints the two peaks: what is left is what the sweep itself costs
+(its list of run ids, the summary, the bounded table).
 """
 
 from __future__ import annotations
@@ -119,20 +126,21 @@ def baseline(sweep: Path, target: Path) -> int:
     return graded
 
 
-def ours(sweep: Path, target: Path) -> int:
+def ours(sweep: Path, target: Path, chunk_size: int | None = None) -> int:
     """The grade-run flow on the configured server; returns the runs graded."""
     sys.path.insert(0, str(ROOT))
     from flows.grade_run import grade_run
     from truereward.grading import GradeRequest
 
-    state = grade_run(GradeRequest(sweep=str(sweep), target=str(target)), return_state=True)
+    request = GradeRequest(sweep=str(sweep), target=str(target), chunk_size=chunk_size)
+    state = grade_run(request, return_state=True)
     result = state.result()
     if not state.is_completed():
         raise SystemExit(f"the flow ended {state.name}: {state.message}")
     return int(result.summary.runs)
 
 
-def side(name: str, sweep: Path, target: Path) -> None:
+def side(name: str, sweep: Path, target: Path, chunk_size: int | None) -> None:
     """Run one side and print its figures as JSON."""
     if name == "ours":
         import prefect  # noqa: F401  (imports are not timed on either side)
@@ -143,17 +151,21 @@ def side(name: str, sweep: Path, target: Path) -> None:
     import truereward.readers  # noqa: F401
 
     start = time.perf_counter()
-    graded = (ours if name == "ours" else baseline)(sweep, target)
+    graded = ours(sweep, target, chunk_size) if name == "ours" else baseline(sweep, target)
     seconds = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"seconds": seconds, "runs": graded, "peak_mb": peak_mb}))
 
 
-def measure(name: str, sweep: Path, env: dict[str, str]) -> dict[str, Any]:
+def measure(
+    name: str, sweep: Path, env: dict[str, str], chunk_size: int | None = None
+) -> dict[str, Any]:
     target = CACHE / f"target-{name}"
     shutil.rmtree(target, ignore_errors=True)
+    extra = ["--chunk-size", str(chunk_size)] if chunk_size else []
     done = subprocess.run(
-        [sys.executable, __file__, "--side", name, "--sweep", str(sweep), "--target", str(target)],
+        [sys.executable, __file__, "--side", name, "--sweep", str(sweep), "--target", str(target)]
+        + extra,
         env=env,
         cwd=ROOT,
         capture_output=True,
@@ -177,13 +189,15 @@ def main() -> int:
     parser.add_argument("--side", choices=("baseline", "ours"), help=argparse.SUPPRESS)
     parser.add_argument("--sweep", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--target", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--chunk-size", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.side:
-        side(args.side, args.sweep, args.target)
+        side(args.side, args.sweep, args.target, args.chunk_size)
         return 0
 
     sys.path.insert(0, str(ROOT))
     from tests.grading.server import offline_env, start_server, stop_server
+    from truereward.grading.chunks import chunk_size_for
 
     sizes = [200] if args.quick else [1000, 5000]
     rounds = 1 if args.quick else args.rounds
@@ -193,6 +207,7 @@ def main() -> int:
     pid, url, _ = start_server(home)
     env = offline_env(PREFECT_API_URL=url, PREFECT_HOME=str(CACHE / "client-home"))
     peaks: dict[int, float] = {}
+    fixed: dict[int, float] = {}
     ratios: dict[int, float] = {}
     try:
         for size in sizes:
@@ -211,13 +226,22 @@ def main() -> int:
                 f"plain loop {size / base_s:.0f} runs/s ({base_s:.2f} s, peak "
                 f"{max(item['peak_mb'] for item in theirs):.0f} MB)"
             )
+        if len(sizes) > 1:
+            for size in sizes:
+                fixed[size] = measure("ours", sweeps[size], env, chunk_size=100)["peak_mb"]
     finally:
         stop_server(pid)
     if len(sizes) > 1:
         print(
             f"peak memory of the flow process: {peaks[sizes[0]]:.0f} MB at {sizes[0]} runs, "
             f"{peaks[sizes[-1]]:.0f} MB at {sizes[-1]} runs "
-            f"({peaks[sizes[-1]] - peaks[sizes[0]]:+.0f} MB)"
+            f"({peaks[sizes[-1]] - peaks[sizes[0]]:+.0f} MB; default chunk sizes "
+            f"{chunk_size_for(sizes[0], 8)} and {chunk_size_for(sizes[-1], 8)})"
+        )
+        print(
+            f"peak memory at a fixed chunk size of 100: {fixed[sizes[0]]:.0f} MB at "
+            f"{sizes[0]} runs, {fixed[sizes[-1]]:.0f} MB at {sizes[-1]} runs "
+            f"({fixed[sizes[-1]] - fixed[sizes[0]]:+.0f} MB)"
         )
     for size, ratio in ratios.items():
         print(
