@@ -162,10 +162,12 @@ def measure(
 ) -> dict[str, Any]:
     target = CACHE / f"target-{name}"
     shutil.rmtree(target, ignore_errors=True)
-    extra = ["--chunk-size", str(chunk_size)] if chunk_size else []
+    command = [sys.executable, __file__, "--side", name, "--sweep", str(sweep)]
+    command += ["--target", str(target)]
+    if chunk_size:
+        command += ["--chunk-size", str(chunk_size)]
     done = subprocess.run(
-        [sys.executable, __file__, "--side", name, "--sweep", str(sweep), "--target", str(target)]
-        + extra,
+        command,
         env=env,
         cwd=ROOT,
         capture_output=True,
