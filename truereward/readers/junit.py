@@ -23,12 +23,13 @@ Matching a declared case id (outcomes in :mod:`truereward.readers.outcomes`):
 1. a pytest node id ``path/to/test_mod.py::Class::test_name[params]`` is
    the ``classname`` pytest writes (the path without ``.py``, ``/`` as
    ``.``, then the classes) and the ``name`` (function with parameters):
-   an exact match; else a unique case whose name is the same and whose
-   classname is that one written from another root directory (one ends
-   with the other after a ``.``);
-2. another id with ``::`` is ``classname::name``;
-3. an id without ``::`` is ``classname.name``, else a bare ``name``
-   (Go, Catch2 and friends name tests without a class).
+   an exact match; else the cases with that name whose classname is that
+   one written from another root directory (one ends with the other after
+   a ``.``);
+2. else the id as a case's ``classname::name``, ``classname.name`` or bare
+   ``name`` (Go, Catch2 and friends name tests without a class);
+3. else, for an id with ``::``, ``Outer::Inner::name`` as classname
+   ``Outer.Inner`` and name ``name``.
 
 Several different cases matching one id is an ambiguous match: that case is
 refused (``CASE_INVALID``), never guessed.
@@ -179,15 +180,18 @@ def matcher(index: EntryIndex) -> Any:
             found = index.exact(f"{classname}::{name}")
             if found:
                 return found
-            return [
+            found = [
                 entry
                 for entry in index.exact(name)
                 if suffix_related(entry.label.rsplit("::", 1)[0], classname, ".")
             ]
-        if "::" in case_id:
-            classname, _, name = case_id.rpartition("::")
-            return index.exact(f"{classname.replace('::', '.')}::{name}")
-        return index.exact(case_id)
+            if found:
+                return found
+        found = index.exact(case_id)
+        if found or "::" not in case_id:
+            return found
+        classname, _, name = case_id.rpartition("::")
+        return index.exact(f"{classname.replace('::', '.')}::{name}")
 
     return match
 
