@@ -75,48 +75,58 @@ def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
 
 
-def _entry(case: Element, number: int, where: str) -> TestOutcome:
-    name = case.get("name")
+def _result(case: Element, namespaced: bool) -> tuple[Element | None, str]:
+    """The case's result element and its kind, by precedence."""
+    result: Element | None = None
+    reported = "passed"
+    for child in case:
+        tag = _local(child.tag) if namespaced else child.tag
+        if tag == "error":
+            return child, "error"
+        if tag == "failure" and reported != "failure":
+            result, reported = child, "failure"
+        elif tag == "skipped" and reported == "passed":
+            result, reported = child, "skipped"
+    return result, reported
+
+
+def _entry(case: Element, number: int, where: str, namespaced: bool) -> TestOutcome:
+    get = case.get
+    name = get("name")
     if not name:
         raise _malformed(where, f"<testcase> number {number} has no name")
-    classname = case.get("classname") or ""
-    found = {
-        _local(child.tag): child for child in reversed(list(case)) if _local(child.tag) in _RESULTS
-    }
-    result = next((found[tag] for tag in _RESULTS if tag in found), None)
-    reported = _local(result.tag) if result is not None else "passed"
+    classname = get("classname") or ""
+    result, reported = _result(case, namespaced) if len(case) else (None, "passed")
+    message = ""
+    raw = ""
     if result is None:
         outcome = Outcome.PASSED
-        if (case.get("status") or "").lower() in _NOT_RUN:
+        if (get("status") or "").lower() in _NOT_RUN:
             outcome, reported = Outcome.SKIPPED, "skipped"
-    elif reported == "error":
-        outcome = Outcome.ERROR
-    elif reported == "failure":
-        outcome = Outcome.FAILED
-    elif (result.get("type") or "") == "pytest.xfail":
-        outcome = Outcome.XFAIL
     else:
-        outcome = Outcome.SKIPPED
-    message = ""
-    if result is not None:
+        raw = result.get("type") or ""
         message = result.get("message") or (result.text or "").strip()
+        if reported == "error":
+            outcome = Outcome.ERROR
+        elif reported == "failure":
+            outcome = Outcome.FAILED
+        else:
+            outcome = Outcome.XFAIL if raw == "pytest.xfail" else Outcome.SKIPPED
     try:
-        duration_s: float | None = float(case.get("time") or "")
+        duration_s: float | None = float(get("time") or "nan")
     except ValueError:
         duration_s = None
-    if duration_s is not None and not 0 <= duration_s < float("inf"):
+    if duration_s is not None and not 0 <= duration_s < _INFINITY:
         duration_s = None
-    label = f"{classname}::{name}" if classname else name
-    keys = [label, f"{classname}.{name}" if classname else name, name]
-    return TestOutcome(
-        label=label,
-        outcome=outcome,
-        keys=tuple(keys),
-        message=message[:2000],
-        duration_s=duration_s,
-        reported=reported,
-        raw=(result.get("type") or "") if result is not None else "",
-    )
+    if classname:
+        label = f"{classname}::{name}"
+        keys: tuple[str, ...] = (label, f"{classname}.{name}", name)
+    else:
+        label, keys = name, (name,)
+    return TestOutcome(label, outcome, keys, message[:2000], duration_s, False, reported, raw)
+
+
+_INFINITY = float("inf")
 
 
 def parse_junit(data: bytes, where: str = "junit report") -> JUnitReport:
@@ -143,12 +153,13 @@ def parse_junit(data: bytes, where: str = "junit report") -> JUnitReport:
             f"not a JUnit report: the root element is <{_local(root.tag)}>, "
             "not <testsuites> or <testsuite>",
         )
-    entries = [
-        _entry(case, number, where)
-        for number, case in enumerate(
-            (element for element in root.iter() if _local(element.tag) == "testcase"), start=1
-        )
-    ]
+    namespaced = root.tag.startswith("{")
+    cases = (
+        (element for element in root.iter() if _local(element.tag) == "testcase")
+        if namespaced
+        else root.iter("testcase")
+    )
+    entries = [_entry(case, number, where, namespaced) for number, case in enumerate(cases, 1)]
     if not entries:
         raise _malformed(
             where,

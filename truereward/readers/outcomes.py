@@ -39,7 +39,7 @@ class Outcome(Enum):
     XFAIL = "xfail"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # built per test case by the thousand: plain slots, not frozen
 class TestOutcome:
     """One test entry of a report. ``keys`` are the identities a declared
     case id is matched against (the reader decides them); ``merged`` marks a
