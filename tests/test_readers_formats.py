@@ -383,6 +383,14 @@ def test_garbage_raises_nothing_but_ungradable(tmp_path_factory, data):
     for reader in ("junit", "ctrf", "figure", "rows"):
         with contextlib.suppress(Ungradable):
             read(reader, str(path), {"a": "fail_to_pass"})
+    # the state reader takes a directory: a file there is malformed evidence
+    with pytest.raises(Ungradable) as caught:
+        read(
+            "state",
+            str(path),
+            {"cases": [{"id": "a", "kind": "fail_to_pass", "options": {"path": "out/x"}}]},
+        )
+    assert caught.value.code == "EVIDENCE_MALFORMED"
 
 
 xml_fragments = st.lists(

@@ -28,7 +28,8 @@ text where text is checked, or not JSON where JSON is checked, is a failure
 of that case: the run did not leave the expected state. Options that are
 not valid (unknown keys, a bad pointer, a path that escapes the directory)
 make that case ungradable with ``CASE_INVALID``: the task is broken, not the
-run. An evidence directory that does not exist at all is ``EVIDENCE_MISSING``.
+run. An evidence directory that does not exist at all is ``EVIDENCE_MISSING``;
+a file where the directory should be is ``EVIDENCE_MALFORMED``.
 """
 
 from __future__ import annotations
@@ -222,6 +223,10 @@ class StateReader:
             raise Ungradable(
                 "EVIDENCE_MISSING",
                 f"{evidence.describe()}: the end state the run left is not there",
+            )
+        if not evidence.is_dir():
+            raise Ungradable(
+                "EVIDENCE_MALFORMED", f"{evidence.describe()}: the end state must be a directory"
             )
         return [self._row(evidence, case) for case in spec.cases]
 
