@@ -59,6 +59,7 @@ BUILTIN = {
     "state": "truereward.readers.state:READER",
     "figure": "truereward.readers.figure:READER",
     "rows": "truereward.readers.rows:READER",
+    "judge": "truereward.readers.judge:READER",
 }
 
 
