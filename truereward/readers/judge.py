@@ -110,7 +110,7 @@ def _question(case: CaseSpec) -> tuple[Any, Any]:
             levels = options.get("levels")
             if not isinstance(levels, int | list) or isinstance(levels, bool):
                 raise _BadCriterion("levels must be a list of names or a count")
-            question = Question.score(case.id, levels, text=text)
+            question = Question.score(case.id, levels, text=text)  # type: ignore[arg-type]
             count = levels if isinstance(levels, int) else len(levels)
             pass_at = options.get("pass_at", count - 1)
             if (
@@ -125,7 +125,7 @@ def _question(case: CaseSpec) -> tuple[Any, Any]:
             passing = options.get("pass")
             if not isinstance(choices, list):
                 raise _BadCriterion("choices must be a list")
-            question = Question.choice(case.id, choices, text=text)
+            question = Question.choice(case.id, choices, text=text)  # type: ignore[arg-type]
             if not isinstance(passing, list) or not passing or not set(passing) <= set(choices):
                 raise _BadCriterion("pass must be a non-empty list of the choices")
             return question, lambda decision: decision in passing
