@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from tests import strategies as gen
 from truereward import fold, grade_document
 
-SCHEMES = st.sampled_from(["gated-binary/1", "fix-rate/1"])
+SCHEMES = st.sampled_from(["gated-binary/1", "fix-rate/1", "mean-score/1"])
 maybe_case_set = st.none() | gen.case_sets
 
 

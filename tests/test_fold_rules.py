@@ -332,3 +332,24 @@ def test_a_taken_scheme_name_cannot_be_reregistered():
 def test_scheme_names_carry_a_version():
     with pytest.raises(ValueError, match="name/version"):
         register(Scheme("unversioned", "x", lambda tally: 0.5))
+
+
+def test_mean_score_averages_measured_scores_and_verdicts(row):
+    result = fold(
+        [
+            row("a", measures={"score": 0.5}),
+            row("b", verdict="fail"),
+            row("c"),
+            row("g", "pass_to_pass", measures={"score": 0.25}),
+        ],
+        scheme="mean-score/1",
+    )
+    assert result.reward == pytest.approx((0.5 + 0.0 + 1.0 + 0.25) / 4)
+
+
+def test_mean_score_has_the_same_refusals(row):
+    result = fold(
+        [row("a", measures={"score": 0.9}), row("b", verdict="ungradable")], scheme="mean-score/1"
+    )
+    assert result.reward is None
+    assert [item.code for item in result.refusals] == ["CASE_NOT_GRADED"]

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .document import GradeDocument, RunInfo, grade_document
     from .folding import Fold, fold
     from .publishing import PublishConflict, PublishError, PublishResult, publish
-    from .readers import read
+    from .readers import grade_evidence, read
     from .refusal import Refusal
     from .target import Target
     from .taskspec import TaskSpec
@@ -52,6 +52,7 @@ _LAZY = {
     "Target": ("target", "Target"),
     "TaskSpec": ("taskspec", "TaskSpec"),
     "read": ("readers", "read"),
+    "grade_evidence": ("readers", "grade_evidence"),
 }
 
 #: Submodules reachable as attributes without an explicit import.
@@ -85,6 +86,7 @@ __all__ = [
     "ctrf",
     "fold",
     "grade_document",
+    "grade_evidence",
     "publish",
     "read",
 ]

@@ -11,27 +11,10 @@ is already published there, 4 when the target cannot be written.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 from typing import Any
 
-from .common import (
-    EXIT_CONFLICT,
-    EXIT_OK,
-    EXIT_PUBLISH_FAILED,
-    CliError,
-    load_case_set,
-    load_rows,
-)
-
-#: Where a Harbor verifier's files go unless told otherwise.
-DEFAULT_LOGS = "/logs/verifier"
-LOGS_ENV = "GRADE_LOGS"
-
-
-def default_logs() -> str:
-    """``$GRADE_LOGS`` when set, else ``/logs/verifier``."""
-    return os.environ.get(LOGS_ENV) or DEFAULT_LOGS
+from .common import CliError, load_case_set, load_rows
+from .target_args import add_publish_arguments, publish_and_report, run_info
 
 
 def register(subparsers: Any) -> None:
@@ -47,42 +30,13 @@ def register(subparsers: Any) -> None:
         help="declared cases: JSON or TOML, {id: kind} or a list of {id, kind}",
     )
     parser.add_argument(
-        "--logs",
-        metavar="DIR|URL",
-        help="where to publish: a directory or an fsspec URL such as s3://bucket/prefix "
-        f"(default: ${LOGS_ENV} or {DEFAULT_LOGS})",
-    )
-    parser.add_argument(
-        "--storage-option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        dest="storage_options",
-        help="an fsspec storage option for --logs (repeatable; the value is read as JSON when "
-        "it parses, else as a string; a dotted key such as client_kwargs.region_name sets a "
-        "nested option); credentials also come from the usual AWS environment variables",
-    )
-    parser.add_argument(
-        "--unconditional",
-        action="store_true",
-        help="allow publishing to a backend that cannot write conditionally",
-    )
-    parser.add_argument("--scheme", default="gated-binary/1", help="reward scheme")
-    parser.add_argument(
-        "--replaces",
-        metavar="SHA256",
-        help="digest of the published grade.json this grade replaces",
-    )
-    parser.add_argument("--run-id", help="the run's id, recorded in the document")
-    parser.add_argument("--sweep", help="the sweep's name, recorded in the document")
-    parser.add_argument(
         "--evidence",
         action="append",
         default=[],
         metavar="FILE",
         help="an evidence file whose digest the document records (repeatable)",
     )
-    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    add_publish_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -92,96 +46,19 @@ def run(args: argparse.Namespace) -> int:
     from ..codes import UnknownCode
     from ..document import digest_file, grade_document
     from ..folding import UnknownScheme
-    from ..publishing import PublishConflict, PublishError, publish
 
     rows = load_rows(args.rows)
     case_set = load_case_set(args.case_set) if args.case_set else None
-    run_info = None
-    if args.run_id or args.sweep:
-        run_info = {"id": args.run_id, "sweep": args.sweep}
     try:
         evidence = [digest_file(path) for path in args.evidence]
     except OSError as error:
         raise CliError(f"{error.filename}: cannot read evidence: {error.strerror}") from None
     try:
         document = grade_document(
-            rows, case_set=case_set, scheme=args.scheme, run=run_info, evidence=evidence
+            rows, case_set=case_set, scheme=args.scheme, run=run_info(args), evidence=evidence
         )
     except UnknownScheme as error:
         raise CliError(f"--scheme: {error}") from None
     except (ValidationError, UnknownCode, TypeError) as error:
         raise CliError(f"{args.case_set or 'run'}: {error}") from None
-    target = args.logs or default_logs()
-    try:
-        result = publish(
-            document,
-            target,
-            replaces=args.replaces,
-            storage_options=parse_storage_options(args.storage_options),
-            unconditional=args.unconditional,
-        )
-    except PublishConflict as error:
-        raise CliError(str(error), EXIT_CONFLICT) from None
-    except PublishError as error:
-        raise CliError(str(error), EXIT_PUBLISH_FAILED) from None
-    except ValueError as error:
-        raise CliError(f"--replaces: {error}") from None
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "target": result.target,
-                    "decision": result.decision.value,
-                    "digest": result.digest,
-                    "written": list(result.written),
-                    "removed": list(result.removed),
-                    "gradable": document.gradable,
-                    "reward": document.reward,
-                    "refusals": [item.model_dump(mode="json") for item in document.refusals],
-                },
-                sort_keys=True,
-            )
-        )
-    else:
-        print(f"{outcome_line(document)} -> {result.target} ({result.decision.value})")
-    return EXIT_OK
-
-
-def parse_storage_options(items: list[str]) -> dict[str, Any]:
-    """``KEY=VALUE`` strings as a (nested) options dict; :class:`CliError`
-    naming the bad item."""
-    from ..strictjson import StrictJSONError, loads
-
-    options: dict[str, Any] = {}
-    for item in items:
-        key, sep, raw = item.partition("=")
-        if not sep or not key.strip():
-            raise CliError(f"--storage-option {item!r}: expected KEY=VALUE")
-        try:
-            value: Any = loads(raw)
-        except StrictJSONError:
-            value = raw
-        *parents, leaf = key.strip().split(".")
-        where = options
-        for parent in parents:
-            nested = where.setdefault(parent, {})
-            if not isinstance(nested, dict):
-                raise CliError(f"--storage-option {item!r}: {parent} is already a value")
-            where = nested
-        where[leaf] = value
-    return options
-
-
-def outcome_line(document: Any) -> str:
-    """One line saying the reward, or the refusal codes with blame and count."""
-    if document.gradable:
-        return f"gradable: reward {document.reward!r} ({document.scheme})"
-    counts: dict[tuple[str, str], int] = {}
-    for item in document.refusals:
-        key = (item.code, item.blame.value)
-        counts[key] = counts.get(key, 0) + 1
-    listed = ", ".join(
-        f"{code} ({blame})" + (f" x{count}" if count > 1 else "")
-        for (code, blame), count in sorted(counts.items())
-    )
-    return f"ungradable: {listed}"
+    return publish_and_report(document, args)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -34,7 +34,7 @@ from .evidence import Evidence
 
 if TYPE_CHECKING:
     from ..cases import CaseResult
-    from ..document import EvidenceDigest
+    from ..document import EvidenceDigest, GradeDocument
     from ..taskspec import TaskSpec
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "Reading",
     "UnknownReader",
     "get_reader",
+    "grade_evidence",
     "read",
     "read_with_evidence",
     "reader_names",
@@ -58,6 +59,7 @@ BUILTIN = {
     "state": "truereward.readers.state:READER",
     "figure": "truereward.readers.figure:READER",
     "rows": "truereward.readers.rows:READER",
+    "judge": "truereward.readers.judge:READER",
 }
 
 
@@ -197,3 +199,47 @@ def read(
     return read_with_evidence(
         reader, evidence, case_set, storage_options=storage_options, **options
     ).rows
+
+
+def grade_evidence(
+    reader: str | Reader,
+    evidence: str | Evidence,
+    case_set: object,
+    *,
+    scheme: str = "gated-binary/1",
+    run: Mapping[str, Any] | None = None,
+    attempts: Iterable[Any] = (),
+    storage_options: Mapping[str, Any] | None = None,
+    **options: Any,
+) -> GradeDocument:
+    """Read ``evidence`` with ``reader`` and build the grade document.
+
+    When the reader refuses the evidence as a whole (it is missing,
+    malformed or unreadable), the document holds that refusal alone: the
+    declared cases are not also reported missing, since they are missing
+    because of it, and the refusal's blame stays the one that matters.
+    :class:`UnknownReader` and an unknown scheme raise.
+    """
+    from ..document import grade_document
+
+    try:
+        reading = read_with_evidence(
+            reader, evidence, case_set, storage_options=storage_options, **options
+        )
+    except Ungradable as refused:
+        return grade_document(
+            [],
+            scheme=scheme,
+            run=run,
+            refusals=[refused],
+            attempts=attempts,
+            evidence=evidence.digests if isinstance(evidence, Evidence) else (),
+        )
+    return grade_document(
+        reading.rows,
+        case_set=case_set,
+        scheme=scheme,
+        run=run,
+        evidence=reading.evidence,
+        attempts=attempts,
+    )

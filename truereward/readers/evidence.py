@@ -71,6 +71,19 @@ class Evidence:
                 "EVIDENCE_UNREADABLE", f"{self.describe(relative)}: {error}"
             ) from error
 
+    def is_dir(self, relative: str | None = None) -> bool:
+        """Whether the location is a directory. I/O errors are
+        ``EVIDENCE_UNREADABLE``."""
+        if self.is_local:
+            return os.path.isdir(self._local_path(relative))
+        fs, path = self._fs(relative)
+        try:
+            return bool(fs.isdir(path))
+        except Exception as error:  # any store failure is the grader's side
+            raise Ungradable(
+                "EVIDENCE_UNREADABLE", f"{self.describe(relative)}: {error}"
+            ) from error
+
     def read_bytes(self, relative: str | None = None) -> bytes:
         """The bytes of the evidence file (or of ``relative`` inside the
         evidence directory), recorded in :attr:`digests`."""
@@ -114,6 +127,10 @@ class Evidence:
             raise Ungradable("EVIDENCE_MISSING", f"{where}: no such file") from None
         except IsADirectoryError:
             raise Ungradable("EVIDENCE_MALFORMED", f"{where}: a directory, not a file") from None
+        except NotADirectoryError:
+            raise Ungradable(
+                "EVIDENCE_MALFORMED", f"{where}: a file stands where a directory should be"
+            ) from None
         except PermissionError as error:
             raise Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error.strerror}") from None
         except OSError as error:

@@ -1,0 +1,380 @@
+"""The pytest plugin, run as real pytest sessions (one process and -n 2):
+it publishes the grade of the whole case set, or a refusal naming what
+happened, never a reward over a subset or a broken session."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from truereward import GradeDocument
+from truereward.verify import verify_published
+
+CASES = [
+    {"id": "fix-parser", "kind": "fail_to_pass"},
+    {"id": "fix-cli", "kind": "fail_to_pass"},
+    {"id": "slow-guard", "kind": "pass_to_pass"},
+    {"id": "keep-api", "kind": "pass_to_pass"},
+]
+
+TEST_MODULE = textwrap.dedent("""
+    import json, os, signal
+    from pathlib import Path
+
+    import pytest
+    from truereward import CaseResult
+    from truereward.codes import Ungradable
+    from truereward.plugin import cases
+
+    CASES = cases("task.json")
+    ANSWERS = json.loads((Path(__file__).parent / "answers.json").read_text())
+
+
+    def read_case(case):
+        answer = ANSWERS.get(case.id, "pass")
+        if answer == "skip":
+            pytest.skip("no network here")
+        if answer == "kill" and os.environ.get("PYTEST_XDIST_WORKER"):
+            os.kill(os.getpid(), signal.SIGKILL)
+        if answer == "crash":
+            raise KeyError("stdout")
+        if answer.startswith("ungradable:"):
+            raise Ungradable(answer.split(":", 1)[1], f"{case.id} could not be read")
+        verdict = "pass" if answer == "double" else answer
+        return CaseResult(id=case.id, kind=case.kind, verdict=verdict)
+
+
+    @pytest.mark.parametrize(
+        "case",
+        [pytest.param(c, marks=pytest.mark.slow) if c.id.startswith("slow") else c
+         for c in CASES],
+        ids=lambda c: c.id,
+    )
+    def test_case(case, grade):
+        grade(case, read_case)
+        if ANSWERS.get(case.id) == "double":
+            grade(case, read_case)
+""")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "verifier"
+    root.mkdir()
+    (root / "task.json").write_text(json.dumps({"cases": CASES}))
+    (root / "test_grade.py").write_text(TEST_MODULE)
+    (root / "answers.json").write_text("{}")
+    (root / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: a slow case\n")
+    return root
+
+
+def answers(project: Path, **given: str) -> None:
+    (project / "answers.json").write_text(
+        json.dumps({key.replace("_", "-"): value for key, value in given.items()})
+    )
+
+
+def run(
+    project: Path,
+    *args: str,
+    workers: int = 0,
+    env: dict[str, str] | None = None,
+    logs: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "truereward.plugin",
+        "-p",
+        "no:randomly",
+        "-o",
+        "addopts=",
+        *args,
+    ]
+    if workers:
+        command += ["-n", str(workers)]
+    if logs is not None:
+        # One token: pytest takes an existing path among its arguments as a
+        # hint for the root directory, option values included.
+        command += [f"--grade-logs={logs}"]
+    environment = {**os.environ, **(env or {})}
+    environment.pop("GRADE_LOGS", None) if env is None or "GRADE_LOGS" not in env else None
+    return subprocess.run(
+        command,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=environment,
+        check=False,
+        timeout=300,
+    )
+
+
+def grade_of(logs: Path) -> GradeDocument:
+    document, found = verify_published(logs)
+    assert found == [], found
+    return document
+
+
+def refusal_text(document: GradeDocument) -> str:
+    return "\n".join(f"{item.code} {item.case} {item.why}" for item in document.refusals)
+
+
+MODES = [pytest.param(0, id="one-process"), pytest.param(2, id="xdist")]
+
+
+@pytest.mark.parametrize("workers", MODES)
+def test_a_clean_session_publishes_the_reward(project, tmp_path, workers):
+    logs = tmp_path / "logs"
+    result = run(project, workers=workers, logs=logs)
+    assert result.returncode == 0, result.stdout + result.stderr
+    document = grade_of(logs)
+    assert document.gradable and document.reward == 1.0
+    assert (logs / "reward.txt").read_text() == "1.0\n"
+    assert "truereward: reward 1.0" in result.stdout
+
+
+def normalized(document: GradeDocument) -> dict[str, Any]:
+    data = json.loads(document.to_bytes())
+    data["run"] = None
+    for row in data["detail"]:
+        row["duration_s"] = 0
+    return data
+
+
+def test_one_process_and_xdist_publish_the_same_grade(project, tmp_path):
+    answers(project, fix_cli="fail")
+    run(project, logs=tmp_path / "one")
+    run(project, workers=2, logs=tmp_path / "two")
+    one, two = grade_of(tmp_path / "one"), grade_of(tmp_path / "two")
+    assert one.gradable and one.reward == 0.0
+    assert normalized(one) == normalized(two)
+
+
+@pytest.mark.parametrize("workers", MODES)
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["test_grade.py::test_case[fix-parser]"], "node ids given on the command line ("),
+        (["-k", "parser"], "deselected 3 test(s) (-k parser)"),
+        (["-m", "not slow"], "deselected 1 test(s) (-m not slow)"),
+        (["--deselect", "test_grade.py::test_case[keep-api]"], "deselected 1 test(s) (--deselect"),
+    ],
+)
+def test_selecting_part_of_the_case_set_is_refused(project, tmp_path, workers, args, expected):
+    logs = tmp_path / "logs"
+    run(project, *args, workers=workers, logs=logs)
+    document = grade_of(logs)
+    assert not document.gradable
+    assert not (logs / "reward.txt").exists()
+    assert expected in refusal_text(document)
+    assert "CASES_MISSING" in refusal_text(document)
+
+
+@pytest.mark.parametrize("workers", MODES)
+def test_lf_after_a_failing_run_is_refused(project, tmp_path, workers):
+    logs = tmp_path / "logs"
+    answers(project, fix_cli="fail")
+    run(project, workers=workers, logs=logs)
+    assert grade_of(logs).reward == 0.0
+    run(project, "--lf", workers=workers, logs=logs)
+    document = grade_of(logs)
+    assert not document.gradable
+    assert "limited by --lf" in refusal_text(document)
+    assert not (logs / "reward.txt").exists()
+
+
+@pytest.mark.parametrize("workers", [pytest.param(0, id="one-process")])
+def test_a_second_stepwise_run_is_refused(project, tmp_path, workers):
+    logs = tmp_path / "logs"
+    answers(project, fix_cli="fail")
+    run(project, "--sw", workers=workers, logs=logs)
+    run(project, "--sw", workers=workers, logs=logs)
+    document = grade_of(logs)
+    assert not document.gradable
+    assert "--sw" in refusal_text(document)
+
+
+@pytest.mark.parametrize("workers", MODES)
+def test_stopping_early_with_x_is_refused(project, tmp_path, workers):
+    logs = tmp_path / "logs"
+    answers(project, fix_parser="fail")
+    run(project, "-x", workers=workers, logs=logs)
+    document = grade_of(logs)
+    assert not document.gradable
+    assert "stopped early" in refusal_text(document)
+
+
+def test_a_worker_killed_mid_case_is_refused(project, tmp_path):
+    logs = tmp_path / "logs"
+    answers(project, fix_cli="kill")
+    run(project, workers=2, logs=logs)
+    document = grade_of(logs)
+    assert not document.gradable
+    assert any(
+        item.code == "CASE_NOT_GRADED" and item.case == "fix-cli" for item in document.refusals
+    ), refusal_text(document)
+    assert not (logs / "reward.txt").exists()
+
+
+@pytest.mark.parametrize("workers", MODES)
+@pytest.mark.parametrize(
+    ("answer", "code", "text"),
+    [
+        ("double", "CASE_INVALID", "called grade() a second time"),
+        ("skip", "CASE_NOT_GRADED", "was skipped (no network here)"),
+        ("crash", "CASE_NOT_GRADED", "the reader raised KeyError"),
+        ("ungradable:EVIDENCE_MISSING", "EVIDENCE_MISSING", "could not be read"),
+    ],
+)
+def test_a_case_without_a_proper_result_is_refused(project, tmp_path, workers, answer, code, text):
+    logs = tmp_path / "logs"
+    answers(project, keep_api=answer)
+    result = run(project, workers=workers, logs=logs)
+    # pytest's own status: a failed test is 1; a skip alone is 0 (use
+    # --grade-exit-ungradable for a status that says "no reward").
+    assert result.returncode == (0 if answer == "skip" else 1)
+    document = grade_of(logs)
+    assert not document.gradable
+    matching = [item for item in document.refusals if item.code == code]
+    assert matching, refusal_text(document)
+    assert any(text in item.why for item in matching), refusal_text(document)
+    assert not (logs / "reward.txt").exists()
+
+
+@pytest.mark.parametrize("workers", MODES)
+def test_an_extra_non_case_test_is_refused(project, tmp_path, workers):
+    (project / "test_other.py").write_text("def test_unrelated():\n    assert True\n")
+    logs = tmp_path / "logs"
+    run(project, workers=workers, logs=logs)
+    document = grade_of(logs)
+    assert not document.gradable
+    assert (
+        "test_other.py::test_unrelated is a test of the session that is not a case"
+        in refusal_text(document)
+    )
+
+
+@pytest.mark.parametrize("workers", MODES)
+def test_a_reader_code_declared_only_through_an_entry_point(project, tmp_path, workers):
+    plugin_dir = tmp_path / "site"
+    plugin_dir.mkdir()
+    (plugin_dir / "judge_codes_demo.py").write_text(
+        'CODES = {"DEMO_JUDGE_SILENT": {"meaning": "the judge said nothing", '
+        '"blame": "grader", "retry": True}}\n'
+    )
+    info = plugin_dir / "judge_codes_demo-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: judge-codes-demo\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[truereward.codes]\ndemo = judge_codes_demo:CODES\n")
+    answers(project, fix_parser="ungradable:DEMO_JUDGE_SILENT")
+    logs = tmp_path / "logs"
+    run(project, workers=workers, logs=logs, env={"PYTHONPATH": str(plugin_dir)})
+    # This process does not know the reader's code, so read the document as JSON.
+    document = json.loads((logs / "grade.json").read_text())
+    (refusal,) = [item for item in document["refusals"] if item["case"] == "fix-parser"]
+    assert refusal["code"] == "DEMO_JUDGE_SILENT"
+    assert refusal["blame"] == "grader"
+    assert not (logs / "reward.txt").exists()
+
+
+def test_no_declared_case_set_is_refused(project, tmp_path):
+    module = (project / "test_grade.py").read_text()
+    (project / "test_grade.py").write_text(
+        module.replace(
+            'CASES = cases("task.json")',
+            """
+from truereward.plugin import Case
+CASES = [Case(id=c["id"], kind=c["kind"]) for c in json.loads(
+    (Path(__file__).parent / "task.json").read_text())["cases"]]""",
+        )
+    )
+    logs = tmp_path / "logs"
+    run(project, logs=logs)
+    assert "no case set was declared" in refusal_text(grade_of(logs))
+
+
+def test_collect_only_writes_nothing_and_deletes_nothing(project, tmp_path):
+    logs = tmp_path / "logs"
+    run(project, logs=logs)
+    before = {path.name: path.read_bytes() for path in logs.iterdir()}
+    for args in (["--collect-only"], ["--collect-only", "-n", "2"], ["--fixtures"], ["--markers"]):
+        run(project, *args, logs=logs)
+        assert {path.name: path.read_bytes() for path in logs.iterdir()} == before
+    empty = tmp_path / "empty"
+    run(project, "--collect-only", logs=empty)
+    assert not empty.exists()
+
+
+def test_an_earlier_grade_is_replaced_never_left_beside_a_refusal(project, tmp_path):
+    logs = tmp_path / "logs"
+    run(project, logs=logs)
+    assert (logs / "reward.txt").read_text() == "1.0\n"
+    answers(project, fix_cli="fail")
+    run(project, logs=logs)
+    assert (logs / "reward.txt").read_text() == "0.0\n"
+    answers(project, fix_cli="crash")
+    run(project, logs=logs)
+    assert not (logs / "reward.txt").exists()
+    assert not (logs / "reward.json").exists()
+    assert not grade_of(logs).gradable
+
+
+def test_a_collection_error_is_refused(project, tmp_path):
+    logs = tmp_path / "logs"
+    run(project, logs=logs)
+    (project / "task.json").write_text('{"cases": [{"id": "x", "kind": "nonsense"}]}')
+    run(project, logs=logs)
+    document = grade_of(logs)
+    assert not document.gradable
+    assert "collecting test_grade.py failed" in refusal_text(document)
+    assert not (logs / "reward.txt").exists()
+
+
+def test_exit_status_for_an_ungradable_session_is_opt_in(project, tmp_path):
+    answers(project, keep_api="ungradable:GRADER_TIMEOUT")
+    assert run(project, logs=tmp_path / "a").returncode == 1
+    assert run(project, "--grade-exit-ungradable", "5", logs=tmp_path / "b").returncode == 5
+    answers(project)
+    assert run(project, "--grade-exit-ungradable", "5", logs=tmp_path / "c").returncode == 0
+
+
+def test_logs_directory_from_the_environment_and_the_ini(project, tmp_path):
+    env_logs, ini_logs = tmp_path / "from-env", tmp_path / "from-ini"
+    (project / "pytest.ini").write_text(
+        f"[pytest]\nmarkers =\n    slow: a slow case\ngrade_logs = {ini_logs}\n"
+    )
+    run(project, env={"GRADE_LOGS": str(env_logs)})
+    assert grade_of(env_logs).reward == 1.0
+    run(project)
+    assert grade_of(ini_logs).reward == 1.0
+
+
+def test_the_plugin_is_not_active_unless_named(project, tmp_path):
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-o",
+            "addopts=",
+            "--grade-logs",
+            str(tmp_path / "l"),
+        ],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "unrecognized arguments: --grade-logs" in result.stderr

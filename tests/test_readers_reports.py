@@ -1,0 +1,142 @@
+"""The ctrf and junit readers on real reports written by pytest,
+pytest-json-ctrf 0.6 and the legacy pytest-json-ctrf 0.3.5."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.reportgen import OUTCOMES, install_legacy_ctrf, run_pytest, write_suite
+from truereward import Ungradable, fold, read
+from truereward.readers import read_with_evidence
+
+#: SWE-bench 5: what each outcome means for a case of each kind.
+EXPECTED = {
+    ("passed", "fail_to_pass"): "pass",
+    ("passed", "pass_to_pass"): "pass",
+    ("failed", "fail_to_pass"): "fail",
+    ("failed", "pass_to_pass"): "fail",
+    ("error", "fail_to_pass"): "fail",
+    ("error", "pass_to_pass"): "fail",
+    ("skipped", "fail_to_pass"): "fail",
+    ("skipped", "pass_to_pass"): "pass",
+    ("xfail", "fail_to_pass"): "pass",
+    ("xfail", "pass_to_pass"): "pass",
+}
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Reports of the same suite by every writer."""
+    root = tmp_path_factory.mktemp("reports")
+    project = write_suite(root / "project")
+    run_pytest(
+        project,
+        "--junitxml",
+        str(root / "junit-xunit2.xml"),
+        "-o",
+        "junit_family=xunit2",
+        "--ctrf",
+        str(root / "ctrf.json"),
+    )
+    run_pytest(
+        project,
+        "--junitxml",
+        str(root / "junit-xunit1.xml"),
+        "-o",
+        "junit_family=xunit1",
+        "-p",
+        "no:ctrf-json-reporter",
+    )
+    # The same suite run with tests/ as the root directory: classnames lose "tests.".
+    run_pytest(
+        project / "tests",
+        "--junitxml",
+        str(root / "junit-other-root.xml"),
+        "--rootdir",
+        str(project / "tests"),
+    )
+    legacy = install_legacy_ctrf(root)
+    run_pytest(project, "--ctrf", str(root / "ctrf-legacy.json"), pythonpath=str(legacy))
+    return {path.stem: path for path in root.glob("*.*")}
+
+
+@pytest.mark.parametrize("report", ["junit-xunit2", "junit-xunit1", "ctrf"])
+@pytest.mark.parametrize("kind", ["fail_to_pass", "pass_to_pass"])
+def test_every_outcome_maps_with_swebench_semantics(reports, report, kind):
+    reader = "ctrf" if report.startswith("ctrf") else "junit"
+    case_set = dict.fromkeys(OUTCOMES, kind)
+    rows = {row.id: row for row in read(reader, str(reports[report]), case_set)}
+    assert set(rows) == set(OUTCOMES)
+    for node_id, outcome in OUTCOMES.items():
+        assert rows[node_id].verdict == EXPECTED[outcome, kind], (node_id, rows[node_id].why)
+
+
+def test_junit_node_ids_match_across_root_directories(reports):
+    case_set = dict.fromkeys(OUTCOMES, "fail_to_pass")
+    rows = {row.id: row for row in read("junit", str(reports["junit-other-root"]), case_set)}
+    assert rows["tests/test_suite.py::test_pass"].verdict == "pass"
+    assert rows["tests/test_suite.py::TestMath::test_param[2]"].verdict == "fail"
+
+
+def test_an_absent_test_fails_for_both_kinds(reports):
+    case_set = {
+        "tests/test_suite.py::test_nowhere": "fail_to_pass",
+        "tests/test_suite.py::test_elsewhere": "pass_to_pass",
+        "tests/test_suite.py::test_pass": "fail_to_pass",
+    }
+    for report in ("junit-xunit2", "ctrf"):
+        reader = "ctrf" if report == "ctrf" else "junit"
+        rows = {row.id: row for row in read(reader, str(reports[report]), case_set)}
+        assert rows["tests/test_suite.py::test_nowhere"].verdict == "fail"
+        assert rows["tests/test_suite.py::test_elsewhere"].verdict == "fail"
+        assert "absent" in rows["tests/test_suite.py::test_elsewhere"].why
+
+
+def test_legacy_ctrf_reads_and_refuses_merged_parametrised_cases(reports):
+    data = json.loads(reports["ctrf-legacy"].read_text())
+    assert "reportFormat" not in data  # it really is the legacy shape
+    case_set = dict.fromkeys(OUTCOMES, "fail_to_pass")
+    rows = {row.id: row for row in read("ctrf", str(reports["ctrf-legacy"]), case_set)}
+    for node_id in (
+        "tests/test_suite.py::TestMath::test_param[1]",
+        "tests/test_suite.py::TestMath::test_param[2]",
+    ):
+        assert rows[node_id].verdict == "ungradable"
+        assert rows[node_id].code == "CASE_INVALID"
+        assert "merged" in rows[node_id].why
+    assert rows["tests/test_suite.py::test_pass"].verdict == "pass"
+    assert rows["tests/test_suite.py::test_xfail"].verdict == "pass"
+    assert rows["tests/test_suite.py::test_xpass_strict"].verdict == "fail"
+    assert rows["tests/test_suite.py::test_skip"].verdict == "fail"
+    assert not fold(list(rows.values()), case_set=case_set).gradable
+
+
+def test_reading_records_evidence_digests(reports):
+    reading = read_with_evidence(
+        "junit", str(reports["junit-xunit2"]), {"tests/test_suite.py::test_pass": "fail_to_pass"}
+    )
+    (digest,) = reading.evidence
+    assert digest.size == reports["junit-xunit2"].stat().st_size
+
+
+def test_a_whole_pytest_run_folds_to_the_expected_reward(reports):
+    case_set = {
+        "tests/test_suite.py::test_pass": "fail_to_pass",
+        "tests/test_suite.py::test_xfail": "fail_to_pass",
+        "tests/test_suite.py::test_skip": "pass_to_pass",
+        "tests/test_suite.py::TestMath::test_method": "pass_to_pass",
+    }
+    for reader, report in (("junit", "junit-xunit2"), ("ctrf", "ctrf")):
+        rows = read(reader, str(reports[report]), case_set)
+        result = fold(rows, case_set=case_set)
+        assert result.gradable and result.reward == 1.0, (reader, result.refusals)
+
+
+def test_missing_evidence_is_evidence_missing(tmp_path):
+    for reader in ("junit", "ctrf"):
+        with pytest.raises(Ungradable) as caught:
+            read(reader, str(tmp_path / "nothing.xml"), {"a": "fail_to_pass"})
+        assert caught.value.code == "EVIDENCE_MISSING"

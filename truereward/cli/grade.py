@@ -1,0 +1,76 @@
+"""``truereward grade EVIDENCE --reader NAME --case-set FILE``: read a run's
+evidence, fold it and publish the grade.
+
+Runs the reader (``ctrf``, ``junit``, ``state``, ``figure``, ``rows``, or
+any installed one) on the evidence (a path or an fsspec URL) for the task's
+declared cases, folds the rows and publishes the grade like ``truereward
+fold``. Evidence the reader refuses (missing, malformed, unreadable) is
+published as an ungradable grade with that refusal alone: a grade, not an
+error.
+``--case-set`` takes a task spec (JSON or TOML, or a SWE-bench instance
+with FAIL_TO_PASS/PASS_TO_PASS); ``--reader`` defaults to the spec's
+``reader``. Exit statuses as for ``fold``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .common import CliError
+from .target_args import add_publish_arguments, publish_and_report, run_info
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "grade",
+        help="read a run's evidence with a reader, fold it and publish the grade",
+        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+    )
+    parser.add_argument("evidence", help="the evidence: a file, a directory or an fsspec URL")
+    parser.add_argument(
+        "--case-set",
+        required=True,
+        metavar="FILE",
+        help="the task spec: JSON or TOML, or a SWE-bench instance",
+    )
+    parser.add_argument("--reader", help="the reader (default: the task spec's reader)")
+    parser.add_argument(
+        "--evidence-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="evidence_options",
+        help="an fsspec storage option for reading the evidence (repeatable)",
+    )
+    add_publish_arguments(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..folding import UnknownScheme
+    from ..readers import UnknownReader, grade_evidence
+    from ..taskspec import TaskSpec, TaskSpecError
+    from .target_args import parse_storage_options
+
+    try:
+        spec = TaskSpec.load(args.case_set)
+    except TaskSpecError as error:
+        raise CliError(str(error)) from None
+    reader = args.reader or spec.reader
+    if not reader:
+        raise CliError("--reader: no reader given, and the task spec names none")
+    try:
+        document = grade_evidence(
+            reader,
+            args.evidence,
+            spec,
+            scheme=args.scheme,
+            run=run_info(args),
+            storage_options=parse_storage_options(args.evidence_options),
+        )
+    except UnknownReader as error:
+        raise CliError(f"--reader: {error}") from None
+    except UnknownScheme as error:
+        raise CliError(f"--scheme: {error}") from None
+    return publish_and_report(document, args)

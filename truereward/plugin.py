@@ -1,0 +1,482 @@
+"""The pytest plugin: one test per case, folded once, never over a subset.
+
+A verifier's test module declares its case set and grades one case per
+test::
+
+    import pytest
+    from truereward.plugin import cases
+
+    CASES = cases("task.json")          # a task spec, or a list of {id, kind}
+
+    @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+    def test_case(case, grade):
+        grade(case, read_case)           # read_case(case) -> CaseResult, or raise Ungradable
+
+and is run with ``pytest -p truereward.plugin`` (in one process or under
+pytest-xdist ``-n N``). The ``grade`` fixture records the case's row and
+fails the test unless the verdict is ``pass``, so ``-x`` and ``--lf`` behave
+as pytest users expect. At the end of the session the controlling process
+(the only one that sees every report; xdist workers never write) folds the
+rows against the declared case set and publishes ``grade.json``,
+``ctrf.json`` and, only when gradable, ``reward.json``/``reward.txt`` to the
+logs directory: ``--grade-logs DIR``, else ``$GRADE_LOGS``, else the ini key
+``grade_logs``, else ``/logs/verifier``. An earlier grade there is replaced
+(by its digest); if another publisher replaced it meanwhile, the session
+refuses loudly (exit status 3) and touches nothing.
+
+It never publishes a reward over a subset or a broken session. Each of these
+ends in a refusal that names what happened:
+
+- no case set declared (``CASE_INVALID``);
+- tests deselected (``-k``, ``-m``, ``--deselect``, ``--lf``, ``--sw``;
+  ``CASES_MISSING``), node ids given on the command line that leave cases
+  out, declared cases that never ran (``CASES_MISSING``, per case);
+- a session stopped early (``-x``, ``--maxfail``; ``CASES_MISSING``),
+  interrupted, or with collection errors (``CASE_NOT_GRADED``);
+- a case's test that ended without a row: skipped (``pytest.skip``),
+  failed before ``grade()`` was called, or its worker crashed
+  (``CASE_NOT_GRADED``, about that case);
+- ``grade()`` called twice in one test (``CASE_INVALID``);
+- a test in the session that is not a case (``CASE_INVALID``).
+
+``--collect-only`` and the other informational modes (``--fixtures``,
+``--markers``, ``--setup-plan``...) write nothing and delete nothing.
+``--grade-exit-ungradable N`` makes an ungradable session exit with status
+``N``, distinct from pass (0) and fail (1).
+
+The plugin is never active unless named: there is no ``pytest11`` entry
+point. Under xdist, name it on the command line (``-p truereward.plugin``):
+the controller never imports test modules, so a ``pytest_plugins`` line is
+not enough.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .session import Ledger, grade_one
+
+__all__ = ["Case", "cases"]
+
+DEFAULT_LOGS = "/logs/verifier"
+LOGS_ENV = "GRADE_LOGS"
+
+#: Names things travel under in a test report's user_properties.
+CASE_KEY = "truereward_case"
+ROW_KEY = "truereward_row"
+PROBLEM_KEY = "truereward_problem"
+#: What workers hand the controller at the end (config.workeroutput).
+WORKER_KEY = "truereward"
+
+#: Modes in which pytest reports on tests without running them.
+_INFORMATIONAL = (
+    "collectonly",
+    "showfixtures",
+    "show_fixtures_per_test",
+    "markers",
+    "setuponly",
+    "setupplan",
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One declared case: ``id`` and ``kind`` are plain strings a
+    :class:`~truereward.cases.CaseResult` accepts; ``options`` come from the
+    task spec."""
+
+    id: str
+    kind: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.id
+
+
+_declared: list[dict[str, Any]] = []
+
+
+def _resolve(source: str | os.PathLike[str], caller: str | None) -> Path:
+    path = Path(source)
+    if not path.is_absolute() and caller is not None:
+        beside = Path(caller).resolve().parent / path
+        if beside.exists():
+            return beside
+    return path
+
+
+def cases(source: Any) -> list[Case]:
+    """Declare the case set to the plugin and return its cases.
+
+    ``source`` is a task spec file (JSON or TOML: ``{"cases": [...]}``, a
+    JSON list of ``{id, kind}``, or a SWE-bench instance with
+    ``FAIL_TO_PASS``/``PASS_TO_PASS``), a :class:`~truereward.TaskSpec`, or
+    such a list or mapping. A relative path is looked up beside the calling
+    module first, then from the working directory. An invalid spec raises
+    :class:`~truereward.taskspec.TaskSpecError` naming the file and field
+    (the test module then fails to import, and the session is refused).
+    """
+    from .taskspec import TaskSpec
+
+    if isinstance(source, str | os.PathLike):
+        frame = inspect.stack()[1]
+        spec = TaskSpec.load(_resolve(source, frame.filename))
+    else:
+        spec = TaskSpec.of(source)
+    declared = [Case(id=case.id, kind=case.kind, options=dict(case.options)) for case in spec.cases]
+    _declared.extend({"id": case.id, "kind": case.kind} for case in declared)
+    return declared
+
+
+def _case_of(item: pytest.Item) -> Case | None:
+    """The declared case a test is parametrised with, if any."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return None
+    found = [value for value in callspec.params.values() if isinstance(value, Case)]
+    return found[0] if len(found) == 1 else None
+
+
+@pytest.fixture
+def grade(request: pytest.FixtureRequest) -> Callable[[Any, Callable[[Any], Any]], None]:
+    """``grade(case, reader)``: grade one case through ``reader(case)``
+    (a :class:`~truereward.cases.CaseResult`, or raise
+    :class:`~truereward.codes.Ungradable`), record its row, and fail the test
+    unless the verdict is ``pass``. A second call in one test is refused."""
+    calls: list[str] = []
+
+    def run(case: Any, reader: Callable[[Any], Any]) -> None:
+        node = request.node
+        if calls:
+            node.user_properties.append(
+                (
+                    PROBLEM_KEY,
+                    {
+                        "code": "CASE_INVALID",
+                        "case": calls[0],
+                        "why": f"{node.nodeid} called grade() a second time (for {case.id}); "
+                        "one test grades one case",
+                    },
+                )
+            )
+            pytest.fail("grade() may be called once per test", pytrace=False)
+        calls.append(case.id)
+        row, raised = grade_one(case, reader)
+        node.user_properties.append((ROW_KEY, row.to_row()))
+        if raised is not None:
+            raise raised
+        if row.verdict != "pass":
+            pytest.fail(f"{case.id}: {row.verdict}: {row.why or row.code}", pytrace=False)
+
+    return run
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("truereward", "grading with truereward")
+    group.addoption(
+        "--grade-logs",
+        dest="grade_logs",
+        metavar="DIR",
+        help=f"where to publish the grade (default: ${LOGS_ENV}, the ini key "
+        f"grade_logs, or {DEFAULT_LOGS})",
+    )
+    group.addoption(
+        "--grade-exit-ungradable",
+        dest="grade_exit_ungradable",
+        type=int,
+        metavar="N",
+        help="exit with status N when the session is ungradable",
+    )
+    parser.addini("grade_logs", f"where to publish the grade (default {DEFAULT_LOGS})", default="")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _declared.clear()
+    if hasattr(config, "workerinput"):
+        config.pluginmanager.register(Worker(config), "truereward-worker")
+    else:
+        config.pluginmanager.register(Controller(config), "truereward-controller")
+
+
+def _informational(config: pytest.Config) -> bool:
+    return any(config.getoption(name, default=False) for name in _INFORMATIONAL)
+
+
+class Worker:
+    """An xdist worker: tags its reports and hands its declarations and
+    deselections to the controller. It never writes a file."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.deselected: list[str] = []
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        _tag(item)
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected.extend(item.nodeid for item in items)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        output = getattr(self.config, "workeroutput", None)
+        if output is not None:
+            output[WORKER_KEY] = {"declared": list(_declared), "deselected": self.deselected}
+
+
+def _tag(item: pytest.Item) -> None:
+    case = _case_of(item)
+    if case is not None:
+        item.user_properties.append((CASE_KEY, {"id": case.id, "kind": case.kind}))
+
+
+@dataclass
+class _Test:
+    """What the controller learned about one test."""
+
+    case: dict[str, str] | None = None
+    rows: int = 0
+    outcome: str = ""
+    when: str = ""
+    why: str = ""
+
+
+class Controller:
+    """The one process that sees every report: it folds and publishes."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.ledger = Ledger()
+        self.tests: dict[str, _Test] = {}
+        self.deselected: list[str] = []
+        self.collection_errors: list[str] = []
+        self.worker_declarations: list[dict[str, Any]] = []
+        self.outcome_line = ""
+        self.started = datetime.now(UTC)
+
+    # --- gathering -------------------------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        _tag(item)  # in one process the controller runs the tests itself
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected.extend(item.nodeid for item in items)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collection_errors.append(report.nodeid or "(the session)")
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        output = getattr(node, "workeroutput", None) or {}
+        handed = output.get(WORKER_KEY) or {}
+        self.worker_declarations.extend(handed.get("declared", []))
+        self.deselected.extend(handed.get("deselected", []))
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        test = self.tests.setdefault(report.nodeid, _Test())
+        properties: list[tuple[str, Any]] = list(report.user_properties)
+        for name, value in properties:
+            if name == CASE_KEY and test.case is None:
+                test.case = dict(value)
+        if report.when == "call" or (
+            report.when in ("setup", "teardown", "???") and not report.passed
+        ):
+            # Rows and problems travel on every report of a test; read the
+            # call report's, or the failing setup/teardown/crash report's.
+            rows = [value for name, value in properties if name == ROW_KEY]
+            problems = [value for name, value in properties if name == PROBLEM_KEY]
+            for row in rows[test.rows :]:
+                self.ledger.add_row(report.nodeid, row)
+            test.rows = max(test.rows, len(rows))
+            for problem in problems:
+                self.ledger.refuse(problem["code"], problem["why"], problem.get("case"))
+        if report.skipped and not test.outcome:
+            test.outcome, test.when = "skipped", report.when
+            test.why = _skip_reason(report)
+        elif report.failed and test.outcome != "failed":
+            test.outcome, test.when = "failed", report.when
+            test.why = _first_line(report.longreprtext)
+        elif report.passed and report.when == "call" and not test.outcome:
+            test.outcome, test.when = "passed", "call"
+
+    # --- judging ---------------------------------------------------------------------------
+
+    def _judge_tests(self) -> None:
+        for nodeid, test in self.tests.items():
+            case = test.case["id"] if test.case else None
+            if test.case is None:
+                if not test.rows:
+                    self.ledger.refuse(
+                        "CASE_INVALID",
+                        f"{nodeid} is a test of the session that is not a case of the case set",
+                    )
+                continue
+            if test.outcome == "skipped":
+                self.ledger.refuse(
+                    "CASE_NOT_GRADED",
+                    f"{nodeid} was skipped ({test.why}): the case ended without a result",
+                    case,
+                )
+            elif not test.rows:
+                self.ledger.refuse(
+                    "CASE_NOT_GRADED",
+                    f"{nodeid} ended without a result "
+                    f"({test.outcome or 'no report'} in {test.when or 'setup'}"
+                    f"{': ' + test.why if test.why else ''})",
+                    case,
+                )
+
+    def _judge_session(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.deselected:
+            chosen = _selection_flags(self.config)
+            deselected = sorted(set(self.deselected))
+            self.ledger.refuse(
+                "CASES_MISSING",
+                f"the session deselected {len(deselected)} "
+                f"test(s){' (' + chosen + ')' if chosen else ''}, e.g. "
+                f"{deselected[0]}: a reward is over the whole case set",
+            )
+        stopped = session.shouldfail or session.shouldstop
+        maxfail = self.config.getoption("maxfail", default=0)
+        if not stopped and maxfail and exitstatus == pytest.ExitCode.INTERRUPTED:
+            stopped = f"-x/--maxfail {maxfail}"  # how xdist's controller stops
+        if stopped:
+            self.ledger.refuse(
+                "CASES_MISSING",
+                f"the session stopped early ({stopped}), so cases of the set may never have run",
+            )
+        if (
+            exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+            and not stopped
+        ):
+            self.ledger.refuse(
+                "CASE_NOT_GRADED",
+                f"the session ended with "
+                f"{pytest.ExitCode(exitstatus).name}, before every case was graded",
+            )
+        for nodeid in self.collection_errors:
+            self.ledger.refuse(
+                "CASE_NOT_GRADED",
+                f"collecting {nodeid} failed, so its cases may never have been declared or run",
+            )
+        declared = {case["id"] for case in self.ledger.declared}
+        missing = declared - {row.id for row in self.ledger.rows}
+        if missing:
+            # Some selections (--lf drops passed tests while collecting) never
+            # show up as deselected: name what the session was asked to do.
+            asked = _selection_flags(self.config)
+            if any("::" in arg for arg in self.config.args):
+                asked = ", ".join(
+                    filter(
+                        None,
+                        [
+                            asked,
+                            "node ids given on the command line "
+                            f"({', '.join(self.config.args)[:300]})",
+                        ],
+                    )
+                )
+            if asked:
+                self.ledger.refuse(
+                    "CASES_MISSING",
+                    f"{len(missing)} declared case(s) did not run "
+                    f"in a session limited by {asked}, e.g. {sorted(missing)[0]}",
+                )
+
+    def _logs(self) -> str:
+        return (
+            self.config.getoption("grade_logs")
+            or os.environ.get(LOGS_ENV)
+            or str(self.config.getini("grade_logs") or "")
+            or DEFAULT_LOGS
+        )
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if _informational(self.config):
+            return
+        from .publishing import PublishConflict, PublishError, publish
+
+        self.ledger.declare(_declared)
+        self.ledger.declare(self.worker_declarations)
+        self._judge_tests()
+        self._judge_session(session, exitstatus)
+        document = self.ledger.document(
+            run={"started": self.started, "finished": datetime.now(UTC)}
+        )
+        target = self._logs()
+        try:
+            result = publish(document, target, replaces=_published_digest(target))
+        except (PublishConflict, PublishError) as error:
+            self.outcome_line = f"truereward: NOT PUBLISHED: {error}"
+            session.exitstatus = 3 if isinstance(error, PublishConflict) else 4
+            return
+        if document.gradable:
+            self.outcome_line = f"truereward: reward {document.reward!r} -> {result.target}"
+        else:
+            codes = ", ".join(f"{item.code} ({item.blame.value})" for item in document.refusals)
+            self.outcome_line = f"truereward: ungradable: {codes[:600]} -> {result.target}"
+            wanted = self.config.getoption("grade_exit_ungradable")
+            if wanted is not None:
+                session.exitstatus = wanted
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.outcome_line:
+            terminalreporter.write_sep("-", "truereward")
+            terminalreporter.write_line(self.outcome_line)
+
+
+def _published_digest(target: str) -> str | None:
+    """The sha256 of the grade.json at a local target, so a new session
+    replaces exactly the grade it found (None when there is none)."""
+    if "://" in target and not target.startswith("file://"):
+        return None
+    path = Path(target.removeprefix("file://")) / "grade.json"
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+
+
+def _selection_flags(config: pytest.Config) -> str:
+    flags = []
+    for flag, name in (
+        ("-k", "keyword"),
+        ("-m", "markexpr"),
+        ("--deselect", "deselect"),
+        ("--lf", "lf"),
+        ("--sw", "stepwise"),
+    ):
+        value = config.getoption(name, default=None)
+        if value:
+            flags.append(flag if value is True else f"{flag} {_short(value)}")
+    return ", ".join(flags)
+
+
+def _short(value: Any) -> str:
+    text = " ".join(value) if isinstance(value, list | tuple) else str(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    chosen = next((line for line in reversed(lines) if line.startswith("E ")), None)
+    return (chosen or (lines[-1] if lines else ""))[:300]
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")[:300]
+    return "skipped"

@@ -1,0 +1,177 @@
+"""The ``ctrf`` reader: CTRF JSON test reports, current and legacy.
+
+Accepted shapes: current CTRF (``reportFormat: "CTRF"``, integer
+milliseconds) and the older shapes tools still write: no ``reportFormat``,
+``suite`` as a string (playwright), float seconds and snake_case keys
+(``raw_status``, ``file_path``) with parametrised cases merged into one
+entry (pytest-json-ctrf 0.3.x, which Harbor's task template pins).
+
+Each entry of ``results.tests`` is one test, named by ``name``; its outcome
+comes from ``status`` (``passed``, ``failed``, ``skipped``, ``pending``,
+``other``) refined by the raw status and tags pytest-json-ctrf writes: a
+skipped entry whose raw status is ``xfailed`` or that carries the ``xfail``
+tag is an expected failure (a pass); ``pending`` is a skip; ``other`` (no
+known result) counts as a failure. Retries do not matter: ``status`` is the
+final outcome.
+
+Matching a declared case id (see :mod:`truereward.readers.outcomes` for
+what an outcome means for a case):
+
+1. an entry whose ``name`` is the id;
+2. else an entry whose ``filePath::name`` is the id (tools that name tests
+   without their file);
+3. else, for path-like ids (``tests/test_app.py::test_x``), a unique entry
+   whose name is the id written from another root directory (one ends with
+   the other after a ``/``).
+
+A legacy entry tagged ``parametrize::...`` stands for every parametrised
+case of its function; a declared ``test_x[2]`` under it cannot be told
+apart and is refused (``CASE_INVALID``), never guessed.
+
+Refused evidence: not JSON, not a CTRF report (no ``results.tests`` list,
+or ``reportFormat`` other than ``CTRF``), an entry without a name or with a
+status outside the CTRF vocabulary (``EVIDENCE_MALFORMED``, naming the
+entry), and a report with no test at all (it shows nothing ran).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..cases import CaseResult
+from ..codes import Ungradable
+from ..strictjson import StrictJSONError, loads
+from ..taskspec import TaskSpec
+from .evidence import Evidence
+from .matching import EntryIndex, suffix_related
+from .outcomes import Outcome, TestOutcome, rows_for
+
+__all__ = ["READER", "CtrfReader", "CtrfReport", "parse_ctrf"]
+
+STATUSES = ("passed", "failed", "skipped", "pending", "other")
+_XFAIL_RAW = {"xfailed", "xfail"}
+_ERROR_RAW = {"setup_failed", "teardown_failed", "error", "errored"}
+
+
+@dataclass(frozen=True)
+class CtrfReport:
+    """A parsed CTRF report: its entries, whether it is a legacy shape, and
+    the statuses as the report wrote them (for counting)."""
+
+    entries: list[TestOutcome]
+    legacy: bool
+    tool: str
+
+
+def _malformed(where: str, why: str) -> Ungradable:
+    return Ungradable("EVIDENCE_MALFORMED", f"{where}: {why}")
+
+
+def _outcome(status: str, raw: str, tags: list[str]) -> Outcome:
+    if status == "passed":
+        return Outcome.PASSED
+    if status == "failed":
+        return Outcome.ERROR if raw in _ERROR_RAW else Outcome.FAILED
+    if status == "skipped":
+        return Outcome.XFAIL if raw in _XFAIL_RAW or "xfail" in tags else Outcome.SKIPPED
+    if status == "pending":
+        return Outcome.SKIPPED
+    return Outcome.FAILED  # "other": no known result is not a pass
+
+
+def _entry(test: Any, index: int, where: str, legacy: bool) -> TestOutcome:
+    at = f"{where}: results.tests[{index}]"
+    if not isinstance(test, dict):
+        raise _malformed(at, "a test is a JSON object")
+    name = test.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise _malformed(at, "a test needs a non-empty name")
+    status = test.get("status")
+    if status not in STATUSES:
+        raise _malformed(at, f"status {status!r} is not one of {', '.join(STATUSES)}")
+    raw = test.get("rawStatus", test.get("raw_status"))
+    raw = raw if isinstance(raw, str) else ""
+    tags = [tag for tag in test.get("tags") or [] if isinstance(tag, str)]
+    keys = [name]
+    file_path = test.get("filePath", test.get("file_path"))
+    if isinstance(file_path, str) and file_path and "::" not in name:
+        keys.append(f"{file_path}::{name}")
+    duration = test.get("duration")
+    duration_s = None
+    if isinstance(duration, int | float) and not isinstance(duration, bool) and duration >= 0:
+        # Legacy reporters wrote float seconds; current CTRF is integer ms.
+        duration_s = float(duration) if legacy and isinstance(duration, float) else duration / 1000
+    message = test.get("message")
+    return TestOutcome(
+        label=name,
+        outcome=_outcome(status, raw, tags),
+        keys=tuple(keys),
+        message=message if isinstance(message, str) else "",
+        duration_s=duration_s,
+        merged=legacy and any(tag.startswith("parametrize::") for tag in tags),
+        raw=raw or status,
+        reported=status,
+    )
+
+
+def parse_ctrf(data: bytes, where: str = "ctrf report") -> CtrfReport:
+    """Parse CTRF bytes; :class:`~truereward.codes.Ungradable`
+    (``EVIDENCE_MALFORMED``) naming ``where`` and the entry when they are not
+    a CTRF report with at least one test."""
+    try:
+        document = loads(data)
+    except StrictJSONError as error:
+        raise _malformed(where, f"not JSON: {error}") from None
+    if not isinstance(document, dict):
+        raise _malformed(where, "not a CTRF report (the top level is not an object)")
+    report_format = document.get("reportFormat")
+    if report_format is not None and report_format != "CTRF":
+        raise _malformed(where, f"reportFormat is {report_format!r}, not 'CTRF'")
+    results = document.get("results")
+    tests = results.get("tests") if isinstance(results, dict) else None
+    if not isinstance(tests, list):
+        raise _malformed(where, "not a CTRF report (no results.tests list)")
+    if not tests:
+        raise _malformed(where, "the report holds no test, so nothing shows the suite ran")
+    legacy = report_format is None
+    entries = [_entry(test, index, where, legacy) for index, test in enumerate(tests)]
+    tool = results.get("tool") if isinstance(results, dict) else None
+    name = tool.get("name") if isinstance(tool, dict) else None
+    return CtrfReport(entries=entries, legacy=legacy, tool=name if isinstance(name, str) else "")
+
+
+def matcher(index: EntryIndex) -> Any:
+    """The CTRF matching rules (module docstring) over ``index``."""
+
+    def match(case_id: str) -> list[TestOutcome]:
+        found = index.exact(case_id)
+        if found or "/" not in case_id:
+            return found
+        related = [key for key in index.keys() if suffix_related(key, case_id, "/")]  # noqa: SIM118
+        return (
+            index.exact(related[0])
+            if len(related) == 1
+            else [entry for key in related for entry in index.exact(key)]
+        )
+
+    return match
+
+
+class CtrfReader:
+    """CTRF JSON reports."""
+
+    name = "ctrf"
+    default_evidence = "logs/verifier/ctrf.json"
+
+    def read(
+        self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
+    ) -> list[CaseResult]:
+        where = evidence.describe()
+        report = parse_ctrf(evidence.read_bytes(), where)
+        index = EntryIndex(report.entries)
+        return rows_for(spec, report.entries, matcher(index), source=where)
+
+
+READER = CtrfReader()

@@ -1,0 +1,140 @@
+"""The ``figure`` reader: a measured number, a direction and a threshold.
+
+The evidence is a JSON document of figures (``{"latency_ms": {"p50": 212.5},
+"throughput": 950}``) or a text file holding one number. Each declared case
+names its figure and its bar in its options:
+
+.. code-block:: json
+
+    {"id": "p50-under-250ms", "kind": "fail_to_pass", "options": {
+        "figure": "/latency_ms/p50", "direction": "lower_is_better",
+        "threshold": 250}}
+
+- ``figure``: a JSON Pointer (``/a/b``) or a top-level key (``throughput``)
+  into the evidence; absent for a text file holding one number;
+- ``direction``: ``higher_is_better`` (passes at ``value >= threshold``) or
+  ``lower_is_better`` (passes at ``value <= threshold``);
+- ``threshold``: a finite number. Values and thresholds are compared as
+  exact decimals of their shortest representation, so ``0.1 + 0.2`` written
+  as ``0.30000000000000004`` does not pass ``<= 0.3``, and ``0.3`` does.
+
+The figure goes into the row's ``measures``. A figure that is absent from
+the evidence fails its case (the run did not measure what the task asks).
+A value that is not a finite number (a string, null, NaN) makes the evidence
+``EVIDENCE_MALFORMED``; evidence that is not JSON (or not one number) too.
+Options that are not valid make that case ungradable with ``CASE_INVALID``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from ..cases import CaseResult
+from ..codes import Ungradable
+from ..strictjson import StrictJSONError, loads
+from ..taskspec import CaseSpec, TaskSpec
+from .evidence import Evidence
+from .state import _MISSING, InvalidExpectation, json_pointer
+
+__all__ = ["READER", "FigureReader"]
+
+DIRECTIONS = ("higher_is_better", "lower_is_better")
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _check(options: Mapping[str, Any]) -> tuple[str | None, str, float]:
+    unknown = set(options) - {"figure", "direction", "threshold"}
+    if unknown:
+        raise InvalidExpectation(f"unknown option(s) {sorted(unknown)}")
+    figure = options.get("figure")
+    if figure is not None and not isinstance(figure, str):
+        raise InvalidExpectation("figure must be a JSON pointer or a key")
+    direction = options.get("direction")
+    if direction not in DIRECTIONS:
+        raise InvalidExpectation(f"direction must be one of {', '.join(DIRECTIONS)}")
+    threshold = _number(options.get("threshold"))
+    if threshold is None:
+        raise InvalidExpectation("threshold must be a finite number")
+    return figure, str(direction), threshold
+
+
+def _passes(value: float, direction: str, threshold: float) -> bool:
+    exact_value, exact_threshold = Decimal(repr(value)), Decimal(repr(threshold))
+    if direction == "higher_is_better":
+        return exact_value >= exact_threshold
+    return exact_value <= exact_threshold
+
+
+class FigureReader:
+    """A measured figure against a threshold."""
+
+    name = "figure"
+    default_evidence = "logs/verifier/figures.json"
+
+    def _figures(self, evidence: Evidence) -> Any:
+        text = evidence.read_text().strip()
+        try:
+            return loads(text)
+        except StrictJSONError as error:
+            raise Ungradable(
+                "EVIDENCE_MALFORMED", f"{evidence.describe()}: not JSON nor one number: {error}"
+            ) from None
+
+    def _row(self, evidence: Evidence, figures: Any, case: CaseSpec) -> CaseResult:
+        try:
+            figure, direction, threshold = _check(case.options)
+        except InvalidExpectation as error:
+            return CaseResult(
+                id=case.id,
+                kind=case.kind,
+                verdict="ungradable",
+                code="CASE_INVALID",
+                why=f"options: {error}",
+            )
+        if figure is None:
+            raw = figures
+        elif figure.startswith("/") or figure == "":
+            raw = json_pointer(figures, figure)
+        else:
+            raw = figures.get(figure, _MISSING) if isinstance(figures, dict) else _MISSING
+        name = figure or "value"
+        if raw is _MISSING:
+            return CaseResult(
+                id=case.id,
+                kind=case.kind,
+                verdict="fail",
+                why=f"the figure {name} is not in {evidence.describe()}",
+            )
+        value = _number(raw)
+        if value is None:
+            raise Ungradable(
+                "EVIDENCE_MALFORMED",
+                f"{evidence.describe()}: the figure {name} is {raw!r:.80}, not a finite number",
+            )
+        passed = _passes(value, direction, threshold)
+        bar = ">=" if direction == "higher_is_better" else "<="
+        return CaseResult(
+            id=case.id,
+            kind=case.kind,
+            verdict="pass" if passed else "fail",
+            why="" if passed else f"{name} is {value!r}, the bar is {bar} {threshold!r}",
+            measures={name: value},
+        )
+
+    def read(
+        self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
+    ) -> list[CaseResult]:
+        figures = self._figures(evidence)
+        return [self._row(evidence, figures, case) for case in spec.cases]
+
+
+READER = FigureReader()

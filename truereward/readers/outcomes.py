@@ -1,0 +1,181 @@
+"""From test outcomes to case rows, with SWE-bench 5 semantics.
+
+Test-report readers (CTRF, JUnit) parse their format into
+:class:`TestOutcome` entries; :func:`rows_for` maps the declared cases onto
+them, one row per declared case:
+
+- passed, xfail (an expected failure), a non-strict xpass: ``pass``;
+- failed (a strict xpass is reported failed), errored: ``fail``;
+- skipped: ``fail`` for a fail-to-pass case (a skip does not show the fix),
+  ``pass`` for a pass-to-pass case (a skipped guard holds);
+- absent from the report: ``fail``.
+
+A declared case is never guessed: when it matches several different tests
+(an ambiguous match), when the report lists its test several times with
+different outcomes, or when a legacy report merged the parametrised cases it
+belongs to into one entry, its row is ungradable with ``CASE_INVALID`` and
+says why. A test listed several times with one outcome is one result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from ..cases import CaseResult, Kind, Observation, Verdict
+from ..taskspec import TaskSpec
+
+__all__ = ["Outcome", "TestOutcome", "rows_for", "strip_parameters"]
+
+
+class Outcome(Enum):
+    """What a report says happened to one test."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    SKIPPED = "skipped"
+    XFAIL = "xfail"
+
+
+@dataclass(slots=True)  # built per test case by the thousand: plain slots, not frozen
+class TestOutcome:
+    """One test entry of a report. ``keys`` are the identities a declared
+    case id is matched against (the reader decides them); ``merged`` marks a
+    legacy entry standing for several parametrised cases; ``label`` is how
+    the report names it, for messages and for telling tests apart."""
+
+    label: str
+    outcome: Outcome
+    keys: tuple[str, ...] = ()
+    message: str = ""
+    duration_s: float | None = None
+    merged: bool = False
+    #: The report's own word for the outcome (its status, or its result element).
+    reported: str = ""
+    #: Anything else the report said (a raw status), for the row's observations.
+    raw: str = ""
+
+    __test__ = False  # not a pytest test class, whatever its name says
+
+
+def strip_parameters(test_id: str) -> str:
+    """``test_y[2-a]`` -> ``test_y``: the id of the function a parametrised
+    case belongs to (unchanged when there are no parameters)."""
+    if test_id.endswith("]") and "[" in test_id:
+        return test_id[: test_id.index("[")]
+    return test_id
+
+
+_VERDICT: dict[tuple[str, Outcome], Verdict] = {
+    ("fail_to_pass", Outcome.PASSED): "pass",
+    ("fail_to_pass", Outcome.XFAIL): "pass",
+    ("fail_to_pass", Outcome.FAILED): "fail",
+    ("fail_to_pass", Outcome.ERROR): "fail",
+    ("fail_to_pass", Outcome.SKIPPED): "fail",
+    ("pass_to_pass", Outcome.PASSED): "pass",
+    ("pass_to_pass", Outcome.XFAIL): "pass",
+    ("pass_to_pass", Outcome.FAILED): "fail",
+    ("pass_to_pass", Outcome.ERROR): "fail",
+    ("pass_to_pass", Outcome.SKIPPED): "pass",
+}
+
+_WHY = {
+    Outcome.PASSED: "",
+    Outcome.XFAIL: "expected failure (xfail) counts as a pass",
+    Outcome.FAILED: "the test failed",
+    Outcome.ERROR: "the test errored",
+    Outcome.SKIPPED: "the test was skipped",
+}
+
+
+def _row(case_id: str, kind: Kind, entries: Sequence[TestOutcome]) -> CaseResult:
+    first = entries[0]
+    verdict = _VERDICT[(kind, first.outcome)]
+    why = _WHY[first.outcome]
+    if first.outcome is Outcome.SKIPPED:
+        why += (
+            " (a skipped guard holds)"
+            if kind == "pass_to_pass"
+            else " (a skipped fail-to-pass test does not show the fix)"
+        )
+    if first.message and verdict == "fail":
+        why = f"{why}: {first.message[:500]}"
+    measures = {} if first.duration_s is None else {"duration_ms": first.duration_s * 1000}
+    return CaseResult(
+        id=case_id,
+        kind=kind,
+        verdict=verdict,
+        why=why,
+        observations=[
+            Observation(name=entry.label, verdict=entry.outcome.value, why=entry.raw)
+            for entry in entries
+        ],
+        measures=measures,
+    )
+
+
+def rows_for(
+    spec: TaskSpec,
+    entries: Iterable[TestOutcome],
+    match: Callable[[str], list[TestOutcome]],
+    *,
+    source: str,
+) -> list[CaseResult]:
+    """One row per declared case of ``spec``. ``match(case_id)`` returns the
+    entries that are that case (the reader's matching rules); ``entries`` are
+    all of them (for finding merged legacy entries); ``source`` names the
+    report in messages."""
+    merged = {entry.label: entry for entry in entries if entry.merged}
+    rows = []
+    for case in spec.cases:
+        found = match(case.id)
+        if not found:
+            whole = strip_parameters(case.id)
+            if whole != case.id and any(
+                key == whole for entry in merged.values() for key in (entry.label, *entry.keys)
+            ):
+                rows.append(
+                    CaseResult(
+                        id=case.id,
+                        kind=case.kind,
+                        verdict="ungradable",
+                        code="CASE_INVALID",
+                        why=f"{source} merged the parametrised cases of {whole} into one entry, so "
+                        f"{case.id} cannot be told apart (a legacy report; upgrade the reporter)",
+                    )
+                )
+                continue
+            rows.append(
+                CaseResult(id=case.id, kind=case.kind, verdict="fail", why=f"absent from {source}")
+            )
+            continue
+        labels = sorted({entry.label for entry in found})
+        if len(labels) > 1:
+            rows.append(
+                CaseResult(
+                    id=case.id,
+                    kind=case.kind,
+                    verdict="ungradable",
+                    code="CASE_INVALID",
+                    why=f"{case.id} matches {len(labels)} different tests of {source} "
+                    f"({', '.join(labels[:5])}); the match is ambiguous",
+                )
+            )
+            continue
+        if len({entry.outcome for entry in found}) > 1:
+            listed = ", ".join(entry.outcome.value for entry in found[:5])
+            rows.append(
+                CaseResult(
+                    id=case.id,
+                    kind=case.kind,
+                    verdict="ungradable",
+                    code="CASE_INVALID",
+                    why=f"{source} lists {labels[0]} {len(found)} times with different outcomes "
+                    f"({listed})",
+                )
+            )
+            continue
+        rows.append(_row(case.id, case.kind, found))
+    return rows

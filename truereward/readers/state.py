@@ -1,0 +1,234 @@
+"""The ``state`` reader: the end state a run left, against expectations.
+
+The evidence is a directory (the run's workspace, or a recorded copy of
+it). Each declared case names what it expects in its options:
+
+.. code-block:: json
+
+    {"id": "config-written", "kind": "fail_to_pass", "options": {
+        "path": "out/config.json",
+        "json": [{"pointer": "/server/port", "equals": 8080},
+                 {"pointer": "/debug", "exists": false}]}}
+
+- ``path`` (required): a file relative to the evidence directory (no ``..``,
+  not absolute);
+- ``exists`` (default true): whether the file must exist; with false the
+  case passes exactly when it is absent;
+- ``text``: the file's whole text must equal it (a final newline is
+  ignored on both sides);
+- ``contains``: a string or list of strings that must all occur in the text;
+- ``sha256``: the file's bytes must have this digest;
+- ``json``: a list of JSON Pointer (RFC 6901) checks on the file parsed as
+  strict JSON, each ``{"pointer", "equals"}`` (deep equality; ``1`` equals
+  ``1.0``, ``true`` never equals ``1``) or ``{"pointer", "exists": bool}``.
+
+Every expectation must hold for the case to pass; the row's why lists the
+first one that did not. A missing expected file, a file that is not UTF-8
+text where text is checked, or not JSON where JSON is checked, is a failure
+of that case: the run did not leave the expected state. Options that are
+not valid (unknown keys, a bad pointer, a path that escapes the directory)
+make that case ungradable with ``CASE_INVALID``: the task is broken, not the
+run. An evidence directory that does not exist at all is ``EVIDENCE_MISSING``;
+a file where the directory should be is ``EVIDENCE_MALFORMED``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ..cases import CaseResult, Observation
+from ..codes import Ungradable
+from ..strictjson import StrictJSONError, loads
+from ..taskspec import CaseSpec, TaskSpec
+from .evidence import Evidence
+
+__all__ = ["READER", "StateReader", "json_equal", "json_pointer"]
+
+_KEYS = {"path", "exists", "text", "contains", "sha256", "json"}
+_MISSING = object()
+
+
+class InvalidExpectation(ValueError):
+    """The case's options are not a valid expectation."""
+
+
+def json_pointer(document: Any, pointer: str) -> Any:
+    """The value at RFC 6901 ``pointer`` in ``document``, or a sentinel
+    (``_MISSING``) when the path does not exist. ``InvalidExpectation`` for
+    a malformed pointer."""
+    if pointer == "":
+        return document
+    if not pointer.startswith("/"):
+        raise InvalidExpectation(f"JSON pointer {pointer!r} must start with '/'")
+    current = document
+    for raw in pointer[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(current, dict):
+            if token not in current:
+                return _MISSING
+            current = current[token]
+        elif isinstance(current, list):
+            if not token.isdigit() or (len(token) > 1 and token.startswith("0")):
+                return _MISSING
+            index = int(token)
+            if index >= len(current):
+                return _MISSING
+            current = current[index]
+        else:
+            return _MISSING
+    return current
+
+
+def json_equal(left: Any, right: Any) -> bool:
+    """Deep JSON equality: numbers by value (``1 == 1.0``), booleans never
+    equal to numbers, objects regardless of key order."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return math.isfinite(left) and math.isfinite(right) and left == right
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(json_equal, left, right))
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
+    return type(left) is type(right) and left == right
+
+
+def _check_options(options: Mapping[str, Any]) -> None:
+    unknown = set(options) - _KEYS
+    if unknown:
+        raise InvalidExpectation(f"unknown option(s) {sorted(unknown)}; known: {sorted(_KEYS)}")
+    path = options.get("path")
+    if not isinstance(path, str) or not path or path.startswith("/") or ".." in path.split("/"):
+        raise InvalidExpectation(f"path must be a relative path inside the evidence, got {path!r}")
+    if not isinstance(options.get("exists", True), bool):
+        raise InvalidExpectation("exists must be true or false")
+    for name in ("text", "sha256"):
+        if name in options and not isinstance(options[name], str):
+            raise InvalidExpectation(f"{name} must be a string")
+    contains = options.get("contains", [])
+    if isinstance(contains, str):
+        contains = [contains]
+    if not isinstance(contains, list) or not all(isinstance(item, str) for item in contains):
+        raise InvalidExpectation("contains must be a string or a list of strings")
+    checks = options.get("json", [])
+    if not isinstance(checks, list):
+        raise InvalidExpectation("json must be a list of {pointer, equals | exists}")
+    for index, check in enumerate(checks):
+        if (
+            not isinstance(check, dict)
+            or not isinstance(check.get("pointer"), str)
+            or set(check) - {"pointer", "equals", "exists"}
+            or ("equals" in check) == ("exists" in check)
+            or ("exists" in check and not isinstance(check["exists"], bool))
+        ):
+            raise InvalidExpectation(
+                f"json[{index}] must be {{pointer, equals}} or {{pointer, exists: bool}}"
+            )
+        if check["pointer"] and not check["pointer"].startswith("/"):
+            raise InvalidExpectation(f"json[{index}].pointer must start with '/'")
+
+
+def _first_failure(options: Mapping[str, Any], data: bytes | None) -> str:
+    """Why the expectation does not hold, or "" when it does."""
+    path = options["path"]
+    if not options.get("exists", True):
+        return "" if data is None else f"{path} exists, and it must not"
+    if data is None:
+        return f"{path} does not exist"
+    if "sha256" in options and hashlib.sha256(data).hexdigest() != options["sha256"].lower():
+        return f"{path} does not have the expected sha256"
+    needs_text = "text" in options or "contains" in options or "json" in options
+    text = ""
+    if needs_text:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            return f"{path} is not UTF-8 text"
+    if "text" in options and text.removesuffix("\n") != options["text"].removesuffix("\n"):
+        return f"{path} does not hold the expected text"
+    contains = options.get("contains", [])
+    for needle in [contains] if isinstance(contains, str) else contains:
+        if needle not in text:
+            return f"{path} does not contain {needle!r}"
+    if options.get("json"):
+        try:
+            document = loads(text)
+        except StrictJSONError as error:
+            return f"{path} is not JSON: {error}"
+        for check in options["json"]:
+            found = json_pointer(document, check["pointer"])
+            if "exists" in check:
+                if (found is not _MISSING) != check["exists"]:
+                    state = "exists" if found is not _MISSING else "does not exist"
+                    return f"{path}{check['pointer']} {state}"
+            elif found is _MISSING:
+                return f"{path}{check['pointer']} does not exist"
+            elif not json_equal(found, check["equals"]):
+                return (
+                    f"{path}{check['pointer']} is {found!r:.200}, expected {check['equals']!r:.200}"
+                )
+    return ""
+
+
+class StateReader:
+    """The end state a run left: expected files and JSON values."""
+
+    name = "state"
+    default_evidence = "workspace"
+
+    def _read_optional(self, evidence: Evidence, path: str) -> tuple[bytes | None, str]:
+        """The file's bytes (None when absent), or why it is not a usable
+        file (a directory, too large): then the case fails. An I/O error is
+        the grader's and propagates."""
+        try:
+            return evidence.read_bytes(path), ""
+        except Ungradable as refusal:
+            if refusal.code == "EVIDENCE_MISSING":
+                return None, ""
+            if refusal.code == "EVIDENCE_MALFORMED":
+                return None, refusal.why
+            raise
+
+    def _row(self, evidence: Evidence, case: CaseSpec) -> CaseResult:
+        try:
+            _check_options(case.options)
+        except InvalidExpectation as error:
+            return CaseResult(
+                id=case.id,
+                kind=case.kind,
+                verdict="ungradable",
+                code="CASE_INVALID",
+                why=f"options: {error}",
+            )
+        path = str(case.options["path"])
+        data, problem = self._read_optional(evidence, path)
+        why = problem or _first_failure(case.options, data)
+        return CaseResult(
+            id=case.id,
+            kind=case.kind,
+            verdict="fail" if why else "pass",
+            why=why,
+            observations=[
+                Observation(name=path, verdict="present" if data is not None else "absent", why="")
+            ],
+        )
+
+    def read(
+        self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
+    ) -> list[CaseResult]:
+        if not evidence.exists():
+            raise Ungradable(
+                "EVIDENCE_MISSING",
+                f"{evidence.describe()}: the end state the run left is not there",
+            )
+        if not evidence.is_dir():
+            raise Ungradable(
+                "EVIDENCE_MALFORMED", f"{evidence.describe()}: the end state must be a directory"
+            )
+        return [self._row(evidence, case) for case in spec.cases]
+
+
+READER = StateReader()

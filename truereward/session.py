@@ -1,0 +1,110 @@
+"""The ledger of one graded test session: declared cases, rows, and every
+reason the session is not the whole case set.
+
+Nothing here knows pytest (:mod:`truereward.plugin` is the glue). Rows and
+declarations arrive in any order, from any process; the ledger folds once,
+at the end, into a grade document. It never loses a problem: a test that
+ended without a row, a row it cannot read, a test that is not a case, a
+selection or stop that can leave cases out, each becomes a refusal with a
+sentence saying what happened.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from .cases import CaseResult
+from .codes import Ungradable
+from .document import GradeDocument, grade_document
+from .refusal import Refusal, refusal
+
+__all__ = ["Ledger", "grade_one"]
+
+
+def grade_one(case: Any, reader: Callable[[Any], Any]) -> tuple[CaseResult, BaseException | None]:
+    """Grade one case: ``reader(case)`` must return the :class:`CaseResult`
+    of that case or raise :class:`~truereward.codes.Ungradable`. Returns the
+    row (timed) and what the reader raised. A reader that raised anything
+    else, or answered with something that is not this case's row, gives an
+    ungradable row under ``CASE_NOT_GRADED``."""
+    started = time.perf_counter()
+    raised: BaseException | None = None
+    try:
+        result = reader(case)
+        if not isinstance(result, CaseResult) or result.id != case.id:
+            raise TypeError(
+                f"the reader answered {result!r:.200}, which is not the CaseResult "
+                f"of case {case.id}"
+            )
+    except Ungradable as error:
+        raised = error
+        result = CaseResult(
+            id=case.id, kind=case.kind, verdict="ungradable", code=error.code, why=error.why
+        )
+    except Exception as error:  # noqa: BLE001 - a reader's bug is the case's missing result
+        raised = error
+        result = CaseResult(
+            id=case.id,
+            kind=case.kind,
+            verdict="ungradable",
+            code="CASE_NOT_GRADED",
+            why=f"{case.id}: the reader raised {type(error).__name__}: {error}",
+        )
+    return result.model_copy(update={"duration_s": time.perf_counter() - started}), raised
+
+
+class Ledger:
+    """Everything one session reported, folded once at the end."""
+
+    def __init__(self) -> None:
+        self.declared: list[dict[str, Any]] = []
+        self.rows: list[CaseResult] = []
+        self.refusals: list[Refusal] = []
+
+    def declare(self, cases: Iterable[Mapping[str, Any]]) -> None:
+        """Take declared cases in; the same ``(id, kind)`` declared again
+        (by every xdist worker, by two modules) is one declaration, a
+        conflicting one is kept and refused by the fold."""
+        seen = {(case["id"], case["kind"]) for case in self.declared}
+        for case in cases:
+            key = (case.get("id"), case.get("kind"))
+            if key not in seen:
+                seen.add(key)
+                self.declared.append({"id": key[0], "kind": key[1]})
+
+    def add_row(self, test: str, row: Mapping[str, Any]) -> None:
+        """Take one test's row in. A row this process cannot read (an
+        unknown code, a bad field) is a refusal about that case, never a
+        crash of the session."""
+        from pydantic import ValidationError
+
+        try:
+            self.rows.append(CaseResult.from_row(row))
+        except ValidationError as error:
+            case = row.get("id") if isinstance(row.get("id"), str) else None
+            self.refuse(
+                "CASE_NOT_GRADED",
+                f"{test}: its row cannot be read here: {error.errors()[0]['msg']}",
+                case,
+            )
+
+    def refuse(self, code: str, why: str, case: str | None = None) -> None:
+        """Record a refusal about the session (or one case)."""
+        self.refusals.append(refusal(code, why, case))
+
+    def document(self, run: Mapping[str, Any] | None = None) -> GradeDocument:
+        """The grade document over everything that arrived."""
+        refusals = list(self.refusals)
+        case_set: object = self.declared
+        if not self.declared:
+            refusals.append(
+                refusal(
+                    "CASE_INVALID",
+                    "no case set was declared (call truereward.plugin.cases(...) in "
+                    "the test module): without it a subset cannot be told from the whole",
+                )
+            )
+            case_set = None
+        return grade_document(self.rows, case_set=case_set, refusals=refusals, run=run)
