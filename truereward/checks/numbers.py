@@ -1,0 +1,122 @@
+"""Scores, thresholds and sums without float artefacts.
+
+A check's score is reported the way ai-eval-forge reports it: a float
+rounded to four decimals (:func:`round4`). Every score is also known exactly,
+as a ratio of integers (F1 is ``2·overlap / (|actual| + |expected|)``,
+coverage ``cited / ids``), and a threshold ``min`` is read as the decimal it
+was written as (``0.7`` is seven tenths, not the float just below it).
+
+A check passes when its exact score reaches ``min``, or when its score *as
+reported* reaches ``min`` (:func:`reaches`): what you see is what is
+compared. ai-eval-forge compares the unrounded float instead, so an F1 of
+3/4 computed as ``0.7499999999999999`` is shown as 0.75 and fails
+``min: 0.75``; here it passes.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from fractions import Fraction
+from functools import lru_cache
+
+__all__ = [
+    "Ratio",
+    "RunningSum",
+    "decimal_ratio",
+    "reaches",
+    "report_units",
+    "round4",
+    "round_places",
+]
+
+#: An exact non-negative score ``numerator / denominator`` (denominator > 0).
+Ratio = tuple[int, int]
+
+#: Reported scores have four decimals: ``units / REPORT_SCALE``.
+REPORT_SCALE = 10_000
+
+
+def report_units(value: float) -> int:
+    """``value`` in ten-thousandths, rounded half to even on the float
+    product (ai-eval-forge's rounding, kept so reported scores agree)."""
+    return round(value * REPORT_SCALE)
+
+
+def round4(value: float) -> float:
+    """``value`` rounded to four decimals as ai-eval-forge rounds it."""
+    return report_units(value) / REPORT_SCALE
+
+
+def round_places(value: float, places: int) -> float:
+    """``round(value * 10**places) / 10**places``: ai-eval-forge's rounding
+    (half to even on the float product), for sums such as the total cost."""
+    factor = 10**places
+    return round(value * factor) / factor
+
+
+@lru_cache(maxsize=4096)
+def decimal_ratio(value: float) -> Ratio:
+    """The decimal that ``value`` was written as, exactly: the shortest
+    decimal that reads back as this float (``0.7`` → 7/10, ``1e-05`` →
+    1/100000). ``value`` must be finite."""
+    exact = Fraction(repr(value))
+    return exact.numerator, exact.denominator
+
+
+def reaches(exact: Ratio, reported: float, minimum: Ratio) -> bool:
+    """Whether a score reaches a threshold: the exact score, or the score as
+    reported (four decimals), is at least ``minimum``."""
+    num, den = exact
+    min_num, min_den = minimum
+    if num * min_den >= min_num * den:
+        return True
+    return report_units(reported) * min_den >= min_num * REPORT_SCALE
+
+
+class RunningSum:
+    """A running total of floats that equals the builtin ``sum()`` of the same
+    values in the same order, on this interpreter, without keeping them.
+
+    Summaries are folded as cases stream by; ai-eval-forge calls ``sum()``
+    over all of them at the end. Python 3.12 made ``sum()`` of floats
+    compensated (Neumaier); 3.11 adds plainly. Both are mirrored, so the
+    summary is the same float, not merely a close one.
+    """
+
+    __slots__ = ("_compensation", "_started", "_total")
+
+    _COMPENSATED = sys.version_info >= (3, 12)
+
+    def __init__(self) -> None:
+        self._total = 0.0
+        self._compensation = 0.0
+        self._started = False
+
+    def add(self, value: float) -> None:
+        """Add one float."""
+        if not self._started:
+            # sum() starts from the int 0, and 0 + x turns -0.0 into 0.0.
+            self._total = 0.0 + value
+            self._started = True
+            return
+        if not self._COMPENSATED:
+            self._total += value
+            return
+        total = self._total
+        sum_ = total + value
+        if abs(total) >= abs(value):
+            self._compensation += (total - sum_) + value
+        else:
+            self._compensation += (value - sum_) + total
+        self._total = sum_
+
+    @property
+    def value(self) -> float:
+        """The total so far; ``0.0`` when nothing was added (``sum([])`` is the
+        int ``0``; a float is returned)."""
+        if not self._started:
+            return 0.0
+        if self._COMPENSATED and self._compensation and math.isfinite(self._compensation):
+            return self._total + self._compensation
+        return self._total
