@@ -73,10 +73,16 @@ def _text(case: Mapping[str, Any], name: str, alias: str) -> str:
 
 def _number(case: Mapping[str, Any], meta: Mapping[str, Any], name: str, warn: Any) -> float:
     raw = case[name] if name in case else meta.get(name, 0)
+    kind = type(raw)
+    if kind is float:
+        if math.isfinite(raw):
+            fast: float = raw
+            return fast
+        raise BadCase(f"{name}: a finite number, got {raw!r}")
     if isinstance(raw, bool):
         warn(f"{name} {raw!r} is a boolean; read as {float(raw)}")
         value = float(raw)
-    elif isinstance(raw, int | float):
+    elif isinstance(raw, int | float):  # int, or a float subclass
         try:
             value = float(raw)
         except OverflowError:
@@ -110,10 +116,10 @@ def _meta(case: Mapping[str, Any], warn: Any) -> CaseMeta:
     if not isinstance(meta, dict):
         raise BadCase(f"meta: an object, got {meta!r}")
     return CaseMeta(
-        input=case.get("input"),
-        tags=_tags(case, warn),
-        cost_usd=_number(case, meta, "costUsd", warn),
-        latency_ms=_number(case, meta, "latencyMs", warn),
+        case.get("input"),
+        _tags(case, warn),
+        _number(case, meta, "costUsd", warn),
+        _number(case, meta, "latencyMs", warn),
     )
 
 
@@ -122,23 +128,28 @@ def run_checks(specs: list[CheckSpec], context: CaseContext) -> tuple[CheckResul
     results = []
     for spec in specs:
         measured = spec.kind.measure(spec.params, context)
-        reported = round4(measured.value)
         results.append(
             CheckResult(
-                type=spec.kind.name,
-                required=spec.required,
-                passed=reaches(measured.exact, measured.value, spec.min_exact),
-                score=reported,
-                min=spec.min,
-                detail=measured.detail,
-                params=spec.params,
+                spec.kind.name,
+                spec.required,
+                reaches(measured.exact, measured.value, spec.min_exact),
+                round4(measured.value),
+                spec.min,
+                measured.detail,
+                spec.params,
             )
         )
     return tuple(results)
 
 
 def verdict(checks: tuple[CheckResult, ...]) -> tuple[bool, float]:
-    """``(passed, score)`` of a case from its check results."""
+    """``(passed, score)`` of a case from its check results: passed when every
+    required check passed (every check, when none is required); score the
+    mean of the reported check scores, rounded to four decimals (1 for no
+    check, which a case never has: it gets the default check)."""
+    if len(checks) == 1:
+        # round4 of a reported score is the same score: the mean of one.
+        return checks[0].passed, checks[0].score
     required = [check for check in checks if check.required]
     deciding = required or checks
     passed = all(check.passed for check in deciding)
@@ -146,9 +157,7 @@ def verdict(checks: tuple[CheckResult, ...]) -> tuple[bool, float]:
     return passed, score
 
 
-def score_case(
-    case: Any, index: int = 0, options: ScoringOptions = DEFAULT_OPTIONS
-) -> CaseOutcome:
+def score_case(case: Any, index: int = 0, options: ScoringOptions = DEFAULT_OPTIONS) -> CaseOutcome:
     """Score one case (see the module docstring). ``index`` is the case's
     position in its file (for the default id). Never raises on bad input:
     the outcome then carries the error."""
@@ -174,14 +183,7 @@ def score_case(
     )
     checks = run_checks(specs, context)
     passed, score = verdict(checks)
-    return CaseOutcome(
-        id=identifier,
-        passed=passed,
-        score=score,
-        checks=checks,
-        meta=meta,
-        warnings=tuple(warnings),
-    )
+    return CaseOutcome(identifier, passed, score, checks, meta, tuple(warnings))
 
 
 def _kind(value: Any) -> str:

@@ -5,9 +5,10 @@ As in ai-eval-forge, a file whose first character that is not whitespace is
 that hold only whitespace are skipped. A UTF-8 byte-order mark is allowed.
 
 The reader hands out each case's JSON *text* with the line it starts on and
-its position (:class:`RawCase`); parsing the text happens where the case is
-scored (possibly in another process). Memory does not grow with the number
-of cases: one chunk of the file and one case are held at a time.
+its position (:class:`RawCase`), in chunks (:class:`Chunk`) that can go to
+worker processes; parsing the text happens where the case is scored. Memory
+does not grow with the number of cases: one chunk of the file is held at a
+time.
 
 Problems are attached to the case they concern, never raised: a JSONL line
 that is not UTF-8 becomes a case with a ``problem``; in a JSON array, a
@@ -21,10 +22,9 @@ from __future__ import annotations
 import codecs
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
-__all__ = ["CHUNK", "RawCase", "read_cases"]
+__all__ = ["CHUNK", "Chunk", "RawCase", "cases_in", "read_cases", "read_chunks"]
 
 #: Bytes read at a time.
 CHUNK = 1 << 20
@@ -35,22 +35,43 @@ _JSON_WHITESPACE = " \t\r\n"
 #: be real rather than the end of a chunk (the longest partial literal,
 #: ``-Infinity``, is 9 characters).
 _MARGIN = 16
+#: Most cases in one chunk of a JSON array.
+_ARRAY_GROUP = 2000
 
 
-@dataclass(frozen=True, slots=True)
-class RawCase:
+class RawCase(NamedTuple):
     """One case as read: its JSON ``text`` (``None`` when it could not be
-    read), the ``line`` it starts on (1-based), its ``index`` among the
-    file's cases (0-based) and, when it could not be read, the ``problem``."""
+    read), the ``line`` it starts on (1-based), its ``position`` among
+    the file's cases (0-based) and, when it could not be read, the ``problem``."""
 
     line: int
-    index: int
+    position: int
     text: str | None
     problem: str | None = None
 
 
+class Chunk(NamedTuple):
+    """Consecutive cases of one file, as they go to a worker: ``data`` is
+    either whole JSONL lines (bytes; the first is line ``first_line`` and
+    the first case in them has index ``first_index``) or cases already split
+    out of a JSON array. :func:`cases_in` lists its cases."""
+
+    first_line: int
+    first_index: int
+    data: bytes | tuple[RawCase, ...]
+
+
 def read_cases(stream: BinaryIO) -> Iterator[RawCase]:
     """The cases of a JSON-array or JSONL byte stream, in order."""
+    for chunk in read_chunks(stream):
+        yield from cases_in(chunk)
+
+
+def read_chunks(stream: BinaryIO) -> Iterator[Chunk]:
+    """The cases of a JSON-array or JSONL byte stream in chunks of about
+    :data:`CHUNK` bytes, in order. JSONL chunks are cut at line ends without
+    looking at the lines beyond counting the blank ones, so that splitting
+    a large file costs the reading process almost nothing."""
     head = stream.read(CHUNK)
     if head.startswith(codecs.BOM_UTF8):
         head = head[len(codecs.BOM_UTF8) :]
@@ -63,36 +84,82 @@ def read_cases(stream: BinaryIO) -> Iterator[RawCase]:
         head += more
         start = head.lstrip(_WHITESPACE)
     if start.startswith(b"["):
-        yield from _array(head, stream)
+        yield from _array_chunks(head, stream)
     else:
-        yield from _lines(head, stream)
+        yield from _line_chunks(head, stream)
 
 
-def _lines(head: bytes, stream: BinaryIO) -> Iterator[RawCase]:
-    index = 0
-    for number, raw in enumerate(_physical_lines(head, stream), start=1):
+def cases_in(chunk: Chunk) -> Iterator[RawCase]:
+    """The cases of one chunk, in order."""
+    if isinstance(chunk.data, tuple):
+        yield from chunk.data
+        return
+    index = chunk.first_index
+    for offset, raw in enumerate(_split_lines(chunk.data)):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            yield RawCase(number, index, None, f"not UTF-8 text (byte {error.start + 1})")
+            problem = f"not UTF-8 text (byte {error.start + 1} of the line)"
+            yield RawCase(chunk.first_line + offset, index, None, problem)
             index += 1
             continue
         if not text.strip():
             continue
-        yield RawCase(number, index, text)
+        yield RawCase(chunk.first_line + offset, index, text)
         index += 1
 
 
-def _physical_lines(head: bytes, stream: BinaryIO) -> Iterator[bytes]:
-    """The lines of ``head`` followed by the rest of ``stream``, without
-    their ``\\n``."""
-    parts = head.split(b"\n")
-    last = parts.pop()
-    yield from parts
-    last += stream.readline()
-    while last:
-        yield last.removesuffix(b"\n")
-        last = stream.readline()
+def _split_lines(data: bytes) -> list[bytes]:
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    return lines
+
+
+def _cases_among(data: bytes) -> int:
+    """How many cases the lines in ``data`` hold: the lines that are not
+    blank (a line that is not UTF-8 is a case, reported as unreadable)."""
+    text = data.decode("utf-8", "replace")
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    return sum(1 for line in lines if line.strip())
+
+
+def _line_chunks(head: bytes, stream: BinaryIO) -> Iterator[Chunk]:
+    line = 1
+    index = 0
+    parts = [head]
+    while True:
+        more = stream.read(CHUNK)
+        if more and b"\n" not in more:
+            parts.append(more)  # a line longer than a chunk goes on
+            continue
+        parts.append(more)
+        data = b"".join(parts)
+        cut = data.rfind(b"\n") + 1 if more else len(data)
+        block = data[:cut]
+        parts = [data[cut:]]
+        if block:
+            yield Chunk(line, index, block)
+            line += block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
+            index += _cases_among(block)
+        if not more:
+            return
+
+
+def _array_chunks(head: bytes, stream: BinaryIO) -> Iterator[Chunk]:
+    group: list[RawCase] = []
+    size = 0
+    for case in _array(head, stream):
+        group.append(case)
+        size += len(case.text or "")
+        if size >= CHUNK or len(group) >= _ARRAY_GROUP:
+            yield Chunk(group[0].line, group[0].position, tuple(group))
+            group = []
+            size = 0
+    if group:
+        yield Chunk(group[0].line, group[0].position, tuple(group))
 
 
 class _ArrayReader:

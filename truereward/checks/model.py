@@ -1,9 +1,11 @@
 """What scoring produces: a check's result, a case's outcome, and the summary.
 
-Plain frozen dataclasses rather than pydantic models: they are built once per
-check on the hot path (hundreds of thousands per run) from values the scorer
-has already validated, and they never come from outside. ``to_json`` gives
-ai-eval-forge's JSON shape, so consumers of its output keep working.
+Plain slotted dataclasses rather than pydantic models: they are built once per
+check on the hot path (millions per run) from values the scorer has already
+validated, and they never come from outside. They are not ``frozen`` only
+because a frozen dataclass costs several times more to build; treat them as
+read-only. ``to_json`` gives ai-eval-forge's JSON shape, so consumers of its
+output keep working.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 __all__ = ["CaseMeta", "CaseOutcome", "CheckResult", "Measurement", "Summary"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Measurement:
     """What a check measured on one case.
 
@@ -28,7 +30,7 @@ class Measurement:
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CheckResult:
     """One check on one case.
 
@@ -59,7 +61,7 @@ class CheckResult:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CaseMeta:
     """What the case file says about the case besides its checks."""
 
@@ -78,7 +80,7 @@ class CaseMeta:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CaseOutcome:
     """One case, scored or not.
 
@@ -121,7 +123,7 @@ class CaseOutcome:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Summary:
     """The suite in numbers, ai-eval-forge's fields plus ``errors``.
 

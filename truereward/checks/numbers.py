@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
 
@@ -51,7 +52,7 @@ def round4(value: float) -> float:
 def round_places(value: float, places: int) -> float:
     """``round(value * 10**places) / 10**places``: ai-eval-forge's rounding
     (half to even on the float product), for sums such as the total cost."""
-    factor = 10**places
+    factor = 10.0**places  # exact for the places used (up to 22)
     return round(value * factor) / factor
 
 
@@ -81,42 +82,43 @@ class RunningSum:
     Summaries are folded as cases stream by; ai-eval-forge calls ``sum()``
     over all of them at the end. Python 3.12 made ``sum()`` of floats
     compensated (Neumaier); 3.11 adds plainly. Both are mirrored, so the
-    summary is the same float, not merely a close one.
+    summary is the same float, not merely a close one. (``sum()`` starts
+    from the int 0; starting from 0.0 gives the same floats.)
     """
 
-    __slots__ = ("_compensation", "_started", "_total")
+    __slots__ = ("_compensation", "_total")
 
     _COMPENSATED = sys.version_info >= (3, 12)
 
     def __init__(self) -> None:
         self._total = 0.0
         self._compensation = 0.0
-        self._started = False
 
     def add(self, value: float) -> None:
         """Add one float."""
-        if not self._started:
-            # sum() starts from the int 0, and 0 + x turns -0.0 into 0.0.
-            self._total = 0.0 + value
-            self._started = True
-            return
+        self.extend((value,))
+
+    def extend(self, values: Iterable[float]) -> None:
+        """Add floats, in order."""
         if not self._COMPENSATED:
-            self._total += value
+            # Plain left-to-right addition: what sum() does from a float start.
+            self._total = sum(values, self._total)
             return
         total = self._total
-        sum_ = total + value
-        if abs(total) >= abs(value):
-            self._compensation += (total - sum_) + value
-        else:
-            self._compensation += (value - sum_) + total
-        self._total = sum_
+        compensation = self._compensation
+        for value in values:
+            moved = total + value
+            if abs(total) >= abs(value):
+                compensation += (total - moved) + value
+            else:
+                compensation += (value - moved) + total
+            total = moved
+        self._total = total
+        self._compensation = compensation
 
     @property
     def value(self) -> float:
-        """The total so far; ``0.0`` when nothing was added (``sum([])`` is the
-        int ``0``; a float is returned)."""
-        if not self._started:
-            return 0.0
+        """The total so far (``0.0`` when nothing was added)."""
         if self._COMPENSATED and self._compensation and math.isfinite(self._compensation):
             return self._total + self._compensation
         return self._total

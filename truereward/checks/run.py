@@ -1,11 +1,12 @@
 """Scoring a case file into a report, streaming.
 
-Cases are read (:mod:`~truereward.checks.casefile`), scored in batches, in
-this process or in ``jobs`` worker processes (:mod:`~truereward.checks.parallel`),
-and their report text is written in file order as soon as each batch is
-done. Memory is bounded by the batch size and the number of batches in
-flight, not by the number of cases. A format whose head needs the summary
-(markdown, JUnit) spools its cases to a temporary file first.
+Cases are read in chunks (:mod:`~truereward.checks.casefile`), scored in
+this process or in ``jobs`` worker processes (see
+:mod:`~truereward.checks.parallel`), and their report text is written in
+file order as soon as each chunk is done. Memory is bounded by the chunk
+size and the number of chunks in flight, not by the number of cases. A
+format whose head needs the summary (markdown, JUnit) spools its cases to a
+temporary file first.
 """
 
 from __future__ import annotations
@@ -19,19 +20,15 @@ from itertools import chain
 from typing import BinaryIO, TextIO
 
 from .case import DEFAULT_OPTIONS
-from .casefile import RawCase, read_cases
+from .casefile import Chunk, read_chunks
 from .context import ScoringOptions
 from .formats import Run, get_format
 from .model import Summary
 from .parallel import ordered_map
 from .suite import Tally
-from .worker import Batch, Settings, configure, score_batch
+from .worker import Batch, Settings, configure, score_chunk
 
-__all__ = ["BATCH_CASES", "Report", "score_file"]
-
-#: Cases per batch, and the most text one batch holds.
-BATCH_CASES = 500
-BATCH_CHARS = 1 << 20
+__all__ = ["Report", "score_file"]
 
 
 @dataclass
@@ -46,35 +43,20 @@ class Report:
     internal_errors: int = 0
 
 
-def _batches(raws: Iterator[RawCase]) -> Iterator[list[RawCase]]:
-    batch: list[RawCase] = []
-    size = 0
-    for raw in raws:
-        batch.append(raw)
-        size += len(raw.text or "")
-        if len(batch) >= BATCH_CASES or size >= BATCH_CHARS:
-            yield batch
-            batch = []
-            size = 0
-    if batch:
-        yield batch
-
-
-def _scored(raws: Iterator[RawCase], settings: Settings, jobs: int) -> Iterator[Batch]:
-    groups = _batches(raws)
-    first = next(groups, None)
+def _scored(chunks: Iterator[Chunk], settings: Settings, jobs: int) -> Iterator[Batch]:
+    first = next(chunks, None)
     if first is None:
         return
-    second = next(groups, None) if jobs > 1 else None
+    second = next(chunks, None) if jobs > 1 else None
     if second is None:
-        # One process: either asked for, or the input is one batch (starting
+        # One process: either asked for, or the input is one chunk (starting
         # workers would cost more than it saves).
-        for group in chain([first], groups):
-            yield score_batch(group, settings)
+        for chunk in chain([first], chunks):
+            yield score_chunk(chunk, settings)
         return
     yield from ordered_map(
-        score_batch,
-        chain([first, second], groups),
+        score_chunk,
+        chain([first, second], chunks),
         jobs=jobs,
         initializer=configure,
         initargs=(settings,),
@@ -100,7 +82,11 @@ def score_file(
     report_format = get_format(format)
     started = _now_ms()
     settings = Settings(format, Run(file, started), options)
-    spool = tempfile.TemporaryFile("w+", encoding="utf-8") if report_format.summary_first else None
+    spool = (
+        tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - closed in finally
+        if report_format.summary_first
+        else None
+    )
     try:
         target: TextIO = spool if spool is not None else out
         if spool is None:
@@ -108,21 +94,22 @@ def score_file(
         tally = Tally()
         report = Report(Summary(0, 0, 0, 0.0, 0.0, 0.0, 0))
         wrote = False
-        for batch in _scored(read_cases(stream), settings, jobs):
+        for batch in _scored(read_chunks(stream), settings, jobs):
             if wrote:
                 target.write(report_format.separator)
             target.write(batch.text)
             wrote = True
-            for stats in batch.stats:
-                tally.add(
-                    stats.passed, stats.score, stats.cost_usd, stats.latency_ms, stats.internal
-                )
-                if stats.error is not None and len(report.errors) < keep:
-                    report.errors.append(stats.error)
-                if stats.warnings:
-                    report.warning_count += len(stats.warnings)
-                    room = keep - len(report.warnings)
-                    report.warnings.extend(stats.warnings[: max(room, 0)])
+            tally.add_counts(
+                total=batch.total,
+                passed=batch.passed,
+                internal=batch.internal,
+                scores=batch.scores,
+                costs=batch.costs,
+                latencies=batch.latencies,
+            )
+            report.errors.extend(batch.errors[: max(keep - len(report.errors), 0)])
+            report.warnings.extend(batch.warnings[: max(keep - len(report.warnings), 0)])
+            report.warning_count += batch.warning_count
         run = Run(file, started, _now_ms())
         report.summary = tally.summary()
         report.internal_errors = tally.internal

@@ -34,9 +34,10 @@ __all__ = ["DEFAULT_CHECK", "BadCheck", "CheckSpec", "parse_checks"]
 DEFAULT_CHECK: Mapping[str, Any] = {"type": "token_f1", "min": 0.65}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CheckSpec:
-    """One check of one case, validated and ready to run."""
+    """One check of one case, validated and ready to run (read-only; not
+    frozen because it is built for every check of every case)."""
 
     kind: CheckType
     required: bool
@@ -46,9 +47,10 @@ class CheckSpec:
 
 
 def _min(check: Mapping[str, Any], warn: Warn) -> float:
-    if "min" not in check:
-        return 1.0
-    raw = check["min"]
+    raw = check.get("min", 1.0)
+    kind = type(raw)
+    if (kind is float or kind is int) and 0 <= raw <= 1:
+        return float(raw)
     if isinstance(raw, bool):
         warn(f"min {raw!r} is a boolean; read as {float(raw)}")
         value = float(raw)
@@ -88,40 +90,58 @@ def parse_check(check: Any, case: Mapping[str, Any], warn: Warn) -> CheckSpec:
     kind = get_check(name) if isinstance(name, str) else None
     if kind is None:
         raise BadCheck(f"unknown check type {name!r} (known: {', '.join(check_names())})")
-    required = check.get("required") is not False
-    if "required" in check and not isinstance(check["required"], bool):
-        warn(f"required {check['required']!r} is not a boolean; the check stays required")
+    flag = check.get("required", True)
+    required = flag is not False
+    if not isinstance(flag, bool):
+        warn(f"required {flag!r} is not a boolean; the check stays required")
     minimum = _min(check, warn)
     params = kind.parse(check, case, warn)
     return CheckSpec(kind, required, minimum, decimal_ratio(minimum), params)
 
 
+_default_specs: list[CheckSpec] = []
+
+
+def _defaults() -> list[CheckSpec]:
+    # The default check reads nothing from the case: built once.
+    if not _default_specs:
+        _default_specs.append(parse_check(dict(DEFAULT_CHECK), {}, _refuse_warning))
+    return _default_specs
+
+
+def _refuse_warning(message: str) -> None:
+    raise AssertionError(f"the default check warns: {message}")
+
+
 def parse_checks(case: Mapping[str, Any], warn: Warn) -> list[CheckSpec]:
     """The checks of ``case``, or the default check. Every bad check is
     reported at once: :class:`BadCheck` with one ``checks[i]: ...`` part per
-    bad check."""
+    bad check. The list returned is not to be changed."""
     raw = case.get("checks")
     if not raw:
-        raw = [DEFAULT_CHECK]
-    elif not isinstance(raw, list):
+        return _defaults()
+    if not isinstance(raw, list):
         raise BadCheck(f"checks: a list of checks, got {type(raw).__name__} {_short(raw)}")
     specs: list[CheckSpec] = []
     problems: list[str] = []
     for position, check in enumerate(raw):
-        where = f"checks[{position}]"
-        if isinstance(check, dict) and isinstance(check.get("type"), str) and check["type"]:
-            where += f" ({check['type']})"
-
-        def located(message: str, where: str = where) -> None:
-            warn(f"{where}: {message}")
-
+        said: list[str] = []
         try:
-            specs.append(parse_check(check, case, located))
+            specs.append(parse_check(check, case, said.append))
         except BadCheck as error:
-            problems.append(f"{where}: {error}")
+            problems.append(f"{_where(position, check)}: {error}")
+        for message in said:
+            warn(f"{_where(position, check)}: {message}")
     if problems:
         raise BadCheck("; ".join(problems))
     return specs
+
+
+def _where(position: int, check: Any) -> str:
+    name = check.get("type") if isinstance(check, dict) else None
+    return (
+        f"checks[{position}] ({name})" if isinstance(name, str) and name else f"checks[{position}]"
+    )
 
 
 def _short(value: Any, limit: int = 60) -> str:

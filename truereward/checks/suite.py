@@ -11,21 +11,22 @@ floats ai-eval-forge's ``sum()`` at the end would give.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..strictjson import StrictJSONError, loads
-from .casefile import RawCase
+from ..strictjson import StrictJSONError
 from .case import DEFAULT_OPTIONS, score_case
+from .casefile import RawCase
 from .context import ScoringOptions
+from .jsonin import loads
 from .model import CaseOutcome, Summary
 from .numbers import RunningSum, round_places
 
 __all__ = ["Scored", "Tally", "score_cases", "score_raw"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Scored:
     """A case's outcome and where it is: ``line`` in the case file (None for
     cases that were never in a file). ``internal`` marks an outcome whose
@@ -39,12 +40,12 @@ class Scored:
 def score_raw(raw: RawCase, options: ScoringOptions = DEFAULT_OPTIONS) -> Scored:
     """Parse and score one case as read from a file. Never raises."""
     if raw.text is None:
-        return Scored(_unread(raw.index, raw.problem or "unreadable"), raw.line)
+        return Scored(_unread(raw.position, raw.problem or "unreadable"), raw.line)
     try:
         value = loads(raw.text)
     except StrictJSONError as error:
-        return Scored(_unread(raw.index, str(error)), raw.line)
-    return _guarded(value, raw.index, options, raw.line)
+        return Scored(_unread(raw.position, str(error)), raw.line)
+    return _guarded(value, raw.position, options, raw.line)
 
 
 def _unread(index: int, problem: str) -> CaseOutcome:
@@ -56,7 +57,7 @@ def _guarded(value: Any, index: int, options: ScoringOptions, line: int | None) 
         return Scored(score_case(value, index, options), line)
     except RecursionError:
         return Scored(_unread(index, "the case is nested too deeply to be scored"), line)
-    except Exception as error:  # a bug: report it on this case, score the rest
+    except Exception as error:  # noqa: BLE001 - a bug: report it on this case, score the rest
         message = f"internal error (a bug in truereward): {type(error).__name__}: {error}"
         return Scored(_unread(index, message), line, internal=True)
 
@@ -70,7 +71,7 @@ def score_cases(
 
 
 class Tally:
-    """The summary of the outcomes added so far (see
+    """The summary of the outcomes counted so far (see
     :class:`~truereward.checks.model.Summary` for the rules)."""
 
     __slots__ = ("_cost", "_latency", "_score", "errors", "internal", "passed", "scored", "total")
@@ -85,37 +86,39 @@ class Tally:
         self._cost = RunningSum()
         self._latency = RunningSum()
 
-    def add(
-        self,
-        passed: bool,
-        score: float | None,
-        cost_usd: float,
-        latency_ms: float,
-        internal: bool = False,
-    ) -> None:
-        """Count one case (``score`` None: the case could not be scored)."""
-        self.total += 1
-        if passed:
-            self.passed += 1
-        if score is None:
-            self.errors += 1
-            self.internal += internal
-            return
-        self.scored += 1
-        self._score.add(score)
-        self._cost.add(cost_usd)
-        self._latency.add(latency_ms)
-
-    def add_outcome(self, scored: Scored) -> None:
-        """Count one scored case."""
+    def add(self, scored: Scored) -> None:
+        """Count one case."""
         outcome = scored.outcome
-        self.add(
-            outcome.passed,
-            outcome.score,
-            outcome.meta.cost_usd,
-            outcome.meta.latency_ms,
-            scored.internal,
+        self.add_counts(
+            total=1,
+            passed=int(outcome.passed),
+            internal=int(scored.internal),
+            scores=() if outcome.score is None else (outcome.score,),
+            costs=() if outcome.score is None else (outcome.meta.cost_usd,),
+            latencies=() if outcome.score is None else (outcome.meta.latency_ms,),
         )
+
+    def add_counts(
+        self,
+        *,
+        total: int,
+        passed: int,
+        internal: int,
+        scores: Sequence[float],
+        costs: Sequence[float],
+        latencies: Sequence[float],
+    ) -> None:
+        """Count consecutive cases at once: how many, how many passed, how
+        many hit a bug, and the scores, costs and latencies of those that
+        were scored, in order (the others are errors)."""
+        self.total += total
+        self.passed += passed
+        self.internal += internal
+        self.errors += total - len(scores)
+        self.scored += len(scores)
+        self._score.extend(scores)
+        self._cost.extend(costs)
+        self._latency.extend(latencies)
 
     def summary(self) -> Summary:
         """The summary so far."""

@@ -1,53 +1,51 @@
-"""Scoring and rendering a batch of cases: the work a worker process does
+"""Scoring and rendering a chunk of cases: the work a worker process does
 (and the caller itself, without workers).
 
-A batch comes back as the rendered text of its cases and, per case, the few
-numbers the summary needs, so that nothing large crosses between processes.
+A chunk comes back as the rendered text of its cases and the few numbers the
+summary needs, so that little crosses between processes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from .casefile import RawCase
+from .casefile import Chunk, cases_in
 from .context import ScoringOptions
 from .formats import Run, get_format
 from .suite import score_raw
 
-__all__ = ["Batch", "CaseStats", "Settings", "configure", "score_batch"]
+__all__ = ["Batch", "Settings", "configure", "score_chunk"]
+
+#: Error and warning lines a batch reports in full (the rest are counted).
+KEEP = 20
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """What every batch of one run shares."""
+    """What every chunk of one run shares."""
 
     format: str
     run: Run
     options: ScoringOptions
 
 
-@dataclass(frozen=True, slots=True)
-class CaseStats:
-    """What the summary and the console need of one case."""
-
-    passed: bool
-    score: float | None
-    cost_usd: float
-    latency_ms: float
-    internal: bool
-    #: ``file:line: case ID: message`` when the case could not be scored.
-    error: str | None
-    #: ``file:line: case ID: message`` for each warning.
-    warnings: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Batch:
-    """A scored batch: its cases' text (joined by the format's separator)
-    and their stats, in order."""
+class Batch(NamedTuple):
+    """A scored chunk: its cases' text (joined by the format's separator)
+    and what the summary and the console need, in case order."""
 
     text: str
-    stats: tuple[CaseStats, ...]
+    total: int
+    passed: int
+    internal: int
+    #: Of the scored cases (not the errors), in order.
+    scores: list[float]
+    costs: list[float]
+    latencies: list[float]
+    #: The first :data:`KEEP` lines ``file:line: case ID: message``.
+    errors: list[str]
+    warnings: list[str]
+    warning_count: int
 
 
 _settings: Settings | None = None
@@ -59,27 +57,46 @@ def configure(settings: Settings) -> None:
     _settings = settings
 
 
-def score_batch(cases: list[RawCase], settings: Settings | None = None) -> Batch:
-    """Score and render ``cases`` (with ``settings``, else the configured)."""
+def score_chunk(chunk: Chunk, settings: Settings | None = None) -> Batch:
+    """Score and render the cases of ``chunk`` (with ``settings``, else the
+    configured ones)."""
     settings = settings or _settings
     assert settings is not None, "configure() the worker first"
     report = get_format(settings.format)
-    parts = []
-    stats = []
-    for raw in cases:
+    run = settings.run
+    parts: list[str] = []
+    scores: list[float] = []
+    costs: list[float] = []
+    latencies: list[float] = []
+    errors: list[str] = []
+    warnings: list[str] = []
+    passed = internal = warning_count = 0
+    for raw in cases_in(chunk):
         scored = score_raw(raw, settings.options)
-        parts.append(report.case(scored, settings.run))
+        parts.append(report.case(scored, run))
         outcome = scored.outcome
-        where = f"{settings.run.file}:{raw.line}: case {outcome.id}"
-        stats.append(
-            CaseStats(
-                passed=outcome.passed,
-                score=outcome.score,
-                cost_usd=outcome.meta.cost_usd,
-                latency_ms=outcome.meta.latency_ms,
-                internal=scored.internal,
-                error=f"{where}: {outcome.error}" if outcome.error is not None else None,
-                warnings=tuple(f"{where}: {warning}" for warning in outcome.warnings),
-            )
-        )
-    return Batch(report.separator.join(parts), tuple(stats))
+        passed += outcome.passed
+        if outcome.score is not None:
+            scores.append(outcome.score)
+            costs.append(outcome.meta.cost_usd)
+            latencies.append(outcome.meta.latency_ms)
+        else:
+            internal += scored.internal
+            if len(errors) < KEEP:
+                errors.append(f"{run.file}:{raw.line}: case {outcome.id}: {outcome.error}")
+        if outcome.warnings:
+            warning_count += len(outcome.warnings)
+            for warning in outcome.warnings[: max(KEEP - len(warnings), 0)]:
+                warnings.append(f"{run.file}:{raw.line}: case {outcome.id}: {warning}")
+    return Batch(
+        report.separator.join(parts),
+        len(parts),
+        passed,
+        internal,
+        scores,
+        costs,
+        latencies,
+        errors,
+        warnings,
+        warning_count,
+    )

@@ -25,6 +25,9 @@ from . import Run
 SPEC_VERSION = "1.0.0"
 
 
+_ENCODE = json.JSONEncoder(allow_nan=False).encode
+
+
 class CtrfReport:
     name = "ctrf"
     summary_first = False
@@ -62,7 +65,7 @@ class CtrfReport:
                 "warnings": list(outcome.warnings),
             }
         }
-        return "      " + json.dumps(test, allow_nan=False)
+        return "      " + _ENCODE(test)
 
     def head(self, run: Run, summary: Summary | None) -> str:
         tool = json.dumps({"name": "truereward", "version": __version__})
@@ -86,9 +89,7 @@ class CtrfReport:
             "duration": max(run.stopped_ms - run.started_ms, 0),
         }
         extra = json.dumps({"truereward": {"checks": summary.to_json()}}, allow_nan=False)
-        return (
-            f'\n    ],\n    "summary": {json.dumps(counts)}\n  }},\n  "extra": {extra}\n}}\n'
-        )
+        return f'\n    ],\n    "summary": {json.dumps(counts)}\n  }},\n  "extra": {extra}\n}}\n'
 
 
 FORMAT = CtrfReport()

@@ -38,14 +38,13 @@ class JunitReport:
         outcome = scored.outcome
         seconds = outcome.meta.latency_ms / 1000
         opening = (
-            f"    <testcase classname={attr(run.file)} name={attr(outcome.id)} "
-            f'time="{seconds:.3f}"'
+            f'    <testcase classname={attr(run.file)} name={attr(outcome.id)} time="{seconds:.3f}"'
         )
         if outcome.error is not None:
             where = f"{run.file}:{scored.line}" if scored.line is not None else run.file
             message = f"{where}: {outcome.error}"
             return (
-                f"{opening}>\n      <error message={attr(message)} type=\"case error\">"
+                f'{opening}>\n      <error message={attr(message)} type="case error">'
                 f"{text(message)}</error>\n    </testcase>\n"
             )
         lines = [
@@ -61,7 +60,7 @@ class JunitReport:
                 f"{check.type} ({check.score} < {check.min})" for check in failed
             )
             body = (
-                f"      <failure message={attr(message)} type=\"checks\">"
+                f'      <failure message={attr(message)} type="checks">'
                 f"{text(message)}</failure>\n" + body
             )
         return f"{opening}>\n{body}    </testcase>\n"
@@ -70,14 +69,13 @@ class JunitReport:
         assert summary is not None
         failures = summary.failed - summary.errors
         counts = (
-            f'tests="{summary.total}" failures="{failures}" errors="{summary.errors}" '
-            f'skipped="0"'
+            f'tests="{summary.total}" failures="{failures}" errors="{summary.errors}" skipped="0"'
         )
         seconds = max(run.stopped_ms - run.started_ms, 0) / 1000
         return (
             '<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<testsuites name="truereward checks" {counts} time="{seconds:.3f}">\n'
-            f"  <testsuite name={attr(run.file)} {counts} time=\"{seconds:.3f}\">\n"
+            f'  <testsuite name={attr(run.file)} {counts} time="{seconds:.3f}">\n'
         )
 
     def tail(self, run: Run, summary: Summary) -> str:

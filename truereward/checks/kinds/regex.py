@@ -27,7 +27,13 @@ from ..context import CaseContext
 from ..model import Measurement
 from ..registry import BadCheck, CheckType, Warn, register
 
-_KNOWN_FLAGS = {"i": regex.IGNORECASE, "m": regex.MULTILINE, "s": regex.DOTALL}
+_KNOWN_FLAGS = {
+    "i": int(regex.IGNORECASE),
+    "m": int(regex.MULTILINE),
+    "s": int(regex.DOTALL),
+}
+# re's flags have the same values: a pattern is checked by both with one int.
+assert {"i": int(re.IGNORECASE), "m": int(re.MULTILINE), "s": int(re.DOTALL)} == _KNOWN_FLAGS
 
 
 @lru_cache(maxsize=512)
@@ -40,12 +46,12 @@ def compiled(pattern: str, flags: int) -> regex.Pattern[str]:
         # re warns about constructs whose meaning may change (nested sets).
         warnings.simplefilter("ignore")
         re.compile(pattern, flags)
-    return regex.compile(pattern, flags | regex.VERSION0)
+    return regex.compile(pattern, flags | int(regex.VERSION0))
 
 
 def _flags(raw: Any, warn: Warn) -> int:
     if not isinstance(raw, str | list | dict):
-        raise BadCheck(f"flags: letters such as \"im\", got {raw!r}")
+        raise BadCheck(f'flags: letters such as "im", got {raw!r}')
     flags = 0
     for letter, flag in _KNOWN_FLAGS.items():
         if letter in raw:
@@ -73,11 +79,16 @@ def parse(check: Mapping[str, Any], case: Mapping[str, Any], warn: Warn) -> dict
     return {"pattern": pattern, "flags": letters}
 
 
-def measure(params: Mapping[str, Any], context: CaseContext) -> Measurement:
+@lru_cache(maxsize=512)
+def _compiled_with(pattern: str, letters: str) -> regex.Pattern[str]:
     flags = 0
-    for letter in params["flags"]:
+    for letter in letters:
         flags |= _KNOWN_FLAGS[letter]
-    pattern = compiled(params["pattern"], flags)
+    return compiled(pattern, flags)
+
+
+def measure(params: Mapping[str, Any], context: CaseContext) -> Measurement:
+    pattern = _compiled_with(params["pattern"], params["flags"])
     timeout = context.options.regex_timeout
     try:
         match = pattern.search(context.actual, timeout=timeout)
