@@ -4,14 +4,21 @@ cases could not be scored."""
 
 from __future__ import annotations
 
+import re
+
 from ..model import Summary
 from ..suite import Scored
 from . import Run
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def cell(text: str) -> str:
-    """Text safe inside a table cell (pipes escaped, newlines as spaces)."""
-    return " ".join(str(text).replace("|", "\\|").split())
+    """Text safe inside a table cell: pipes escaped, whitespace runs (newlines
+    included) as one space, lone surrogates (which UTF-8 cannot carry) as
+    U+FFFD."""
+    return " ".join(_SURROGATE.sub("\ufffd", text).replace("|", "\\|").split())
 
 
 class MarkdownReport:
