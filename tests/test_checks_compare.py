@@ -115,7 +115,7 @@ def test_duplicate_ids_are_an_error(tmp_path):
 def test_bad_result_files(tmp_path, body, message):
     path = tmp_path / "bad.json"
     path.write_text(body)
-    with pytest.raises(BadResults, match="bad.json") as raised:
+    with pytest.raises(BadResults, match=r"bad\.json") as raised:
         load_results(str(path))
     assert message in str(raised.value)
     with pytest.raises(BadResults, match="cannot read"):

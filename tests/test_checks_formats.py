@@ -34,7 +34,7 @@ def render(format: str, cases=CASES) -> tuple[str, object]:
 
 
 def test_json_has_ai_eval_forge_s_shape():
-    text, report = render("json")
+    text, _report = render("json")
     document = json.loads(text)
     assert set(document) == {"summary", "cases"}
     assert document["summary"] == {
@@ -58,7 +58,8 @@ def test_json_has_ai_eval_forge_s_shape():
     assert document["cases"][5]["error"] == {
         "file": "suite.jsonl",
         "line": 6,
-        "message": "invalid JSON at line 1 column 2: Expecting property name enclosed in double quotes",
+        "message": "invalid JSON at line 1 column 2: "
+        "Expecting property name enclosed in double quotes",
     }
     assert text.isascii()
 
@@ -81,7 +82,7 @@ def test_fast_json_lines_equal_the_model(case):
 
 
 def test_ctrf_is_valid_and_never_greener():
-    text, report = render("ctrf")
+    text, _report = render("ctrf")
     document = json.loads(text)
     jsonschema.Draft7Validator(SCHEMA).validate(document)
     summary = document["results"]["summary"]

@@ -10,7 +10,6 @@ from ..model import Summary
 from ..suite import Scored
 from . import Run
 
-
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
