@@ -38,7 +38,7 @@ from typing import Any
 
 from .context import CaseContext, ScoringOptions
 from .model import CaseMeta, CaseOutcome, CheckResult
-from .numbers import reaches, round4
+from .numbers import judge, round4
 from .registry import BadCheck
 from .spec import CheckSpec, parse_checks
 from .text import stringify
@@ -128,12 +128,13 @@ def run_checks(specs: list[CheckSpec], context: CaseContext) -> tuple[CheckResul
     results = []
     for spec in specs:
         measured = spec.kind.measure(spec.params, context)
+        passed, reported = judge(measured.value, measured.exact, spec.min_exact)
         results.append(
             CheckResult(
                 spec.kind.name,
                 spec.required,
-                reaches(measured.exact, measured.value, spec.min_exact),
-                round4(measured.value),
+                passed,
+                reported,
                 spec.min,
                 measured.detail,
                 spec.params,

@@ -36,6 +36,10 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+#: Built once: json.loads with options builds a decoder per call.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
 class CaseContext:
     """The case as its checks see it.
 
@@ -61,7 +65,7 @@ class CaseContext:
         :data:`NOT_JSON`; :meth:`output_json_error` says why. Parsed once."""
         if self._output_json is None and self._output_error is None:
             try:
-                self._output_json = json.loads(self.actual, parse_constant=_refuse_constant)
+                self._output_json = _DECODER.decode(self.actual)
                 self._output_error = ""
             except json.JSONDecodeError as error:
                 self._output_json = NOT_JSON

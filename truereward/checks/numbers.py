@@ -25,6 +25,7 @@ __all__ = [
     "Ratio",
     "RunningSum",
     "decimal_ratio",
+    "judge",
     "reaches",
     "report_units",
     "round4",
@@ -73,6 +74,16 @@ def reaches(exact: Ratio, reported: float, minimum: Ratio) -> bool:
     if num * min_den >= min_num * den:
         return True
     return report_units(reported) * min_den >= min_num * REPORT_SCALE
+
+
+def judge(value: float, exact: Ratio, minimum: Ratio) -> tuple[bool, float]:
+    """``(reaches(exact, value, minimum), round4(value))`` in one step: the
+    hot path of every check."""
+    units = round(value * REPORT_SCALE)
+    num, den = exact
+    min_num, min_den = minimum
+    passed = num * min_den >= min_num * den or units * min_den >= min_num * REPORT_SCALE
+    return passed, units / REPORT_SCALE
 
 
 class RunningSum:

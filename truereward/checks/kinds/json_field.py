@@ -30,6 +30,8 @@ from ..registry import BadCheck, CheckType, Warn, register
 
 _PASS = (1, 1)
 _FAIL = (0, 1)
+#: ``json.dumps(value, sort_keys=True)``, with the encoder built once.
+_CANONICAL = json.JSONEncoder(sort_keys=True).encode
 
 
 def parse(check: Mapping[str, Any], case: Mapping[str, Any], warn: Warn) -> dict[str, Any]:
@@ -71,11 +73,11 @@ def measure(params: Mapping[str, Any], context: CaseContext) -> Measurement:
         if exists is False:
             return Measurement(1.0, _PASS, f"{shown} is missing, as required")
         return Measurement(0.0, _FAIL, f"{shown} is missing")
-    text = json.dumps(found, sort_keys=True)
+    text = _CANONICAL(found)
     detail = f"{path}={text}"
     if exists is False:
         return Measurement(0.0, _FAIL, f"{detail} (required to be missing)")
-    if "value" in params and text != json.dumps(params["value"], sort_keys=True):
+    if "value" in params and text != _CANONICAL(params["value"]):
         return Measurement(0.0, _FAIL, detail)
     return Measurement(1.0, _PASS, detail)
 
