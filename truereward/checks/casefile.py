@@ -27,7 +27,7 @@ from typing import BinaryIO, NamedTuple
 __all__ = ["CHUNK", "Chunk", "RawCase", "cases_in", "read_cases", "read_chunks"]
 
 #: Bytes read at a time.
-CHUNK = 1 << 20
+CHUNK = 1 << 18
 
 _WHITESPACE = b" \t\r\n\f\v"
 _JSON_WHITESPACE = " \t\r\n"

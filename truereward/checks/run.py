@@ -78,7 +78,12 @@ def score_file(
     keep: int = 20,
 ) -> Report:
     """Score the case file ``stream`` (named ``file`` in messages) and write
-    the report in ``format`` to ``out``; return how it went."""
+    the report in ``format`` to ``out``; return how it went.
+
+    With ``jobs`` > 1 and more than one chunk of input, chunks are scored in
+    worker processes (started with ``forkserver`` or ``spawn``): as with any
+    multiprocessing code, a script that calls this must guard its entry
+    point with ``if __name__ == "__main__":``."""
     report_format = get_format(format)
     started = _now_ms()
     settings = Settings(format, Run(file, started), options)
