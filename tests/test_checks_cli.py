@@ -12,6 +12,8 @@ import tracemalloc
 import pytest
 
 from truereward.checks import casefile, score_file
+from truereward.checks import run as run_module
+from truereward.checks.parallel import ordered_map
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -149,6 +151,13 @@ def many_cases(count: int) -> bytes:
 @pytest.mark.parametrize("format", ["json", "junit", "markdown"])
 def test_worker_processes_give_the_same_report(monkeypatch, format):
     monkeypatch.setattr(casefile, "CHUNK", 2048)  # many chunks, so the workers are used
+    pools = []
+
+    def counted(*args, **kwargs):
+        pools.append(kwargs["jobs"])
+        return ordered_map(*args, **kwargs)
+
+    monkeypatch.setattr(run_module, "ordered_map", counted)
     data = many_cases(600)
     outputs = []
     for jobs in (1, 2):
@@ -161,6 +170,7 @@ def test_worker_processes_give_the_same_report(monkeypatch, format):
         two = (two[0].split("\n", 3)[3], *two[1:])
     assert one == two
     assert two[1].total == 600 and two[1].errors == 7
+    assert pools == [2]  # jobs=1 scored in this process; jobs=2 in two workers
 
 
 class Discard(io.TextIOBase):
