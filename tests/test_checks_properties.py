@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from truereward.checks import ScoringOptions, score_case
 from truereward.checks.casefile import RawCase
 from truereward.checks.formats import FORMATS, Run, get_format
-from truereward.checks.numbers import RunningSum, decimal_ratio, reaches, round4
+from truereward.checks.numbers import RunningSum, decimal_ratio, judge, round4
 from truereward.checks.suite import score_raw
 
 OPTIONS = ScoringOptions(regex_timeout=0.05)
@@ -121,13 +121,13 @@ def test_running_sum_is_sum(values, step):
 
 
 @given(st.integers(0, 100), st.integers(1, 100), st.integers(0, 10_000).map(lambda u: u / 10_000))
-def test_reaches_is_exact_or_reported(num, den, minimum):
+def test_judge_is_exact_or_reported(num, den, minimum):
     num = min(num, den)
     value = num / den
     expected = Fraction(num, den) >= Fraction(repr(minimum)) or Fraction(
         repr(round4(value))
     ) >= Fraction(repr(minimum))
-    assert reaches((num, den), value, decimal_ratio(minimum)) is expected
+    assert judge(value, (num, den), decimal_ratio(minimum)) == (expected, round4(value))
 
 
 def test_report_of_a_garbage_file_is_still_json():

@@ -35,7 +35,7 @@ class CheckResult:
     """One check on one case.
 
     ``score`` is rounded to four decimals; ``passed`` says whether it reached
-    ``min`` (see :func:`truereward.checks.numbers.reaches`). ``params`` are the
+    ``min`` (see :func:`truereward.checks.numbers.judge`). ``params`` are the
     check's own validated parameters (``{"caseSensitive": False, "value":
     [...]}``), kept so that a result can later become an evaluation report
     (metric ``checks/<type>`` with these parameters); they are not part of

@@ -7,7 +7,7 @@ coverage ``cited / ids``), and a threshold ``min`` is read as the decimal it
 was written as (``0.7`` is seven tenths, not the float just below it).
 
 A check passes when its exact score reaches ``min``, or when its score *as
-reported* reaches ``min`` (:func:`reaches`): what you see is what is
+reported* reaches ``min`` (:func:`judge`): what you see is what is
 compared. ai-eval-forge compares the unrounded float instead, so an F1 of
 3/4 computed as ``0.7499999999999999`` is shown as 0.75 and fails
 ``min: 0.75``; here it passes.
@@ -26,7 +26,6 @@ __all__ = [
     "RunningSum",
     "decimal_ratio",
     "judge",
-    "reaches",
     "report_units",
     "round4",
     "round_places",
@@ -66,20 +65,14 @@ def decimal_ratio(value: float) -> Ratio:
     return exact.numerator, exact.denominator
 
 
-def reaches(exact: Ratio, reported: float, minimum: Ratio) -> bool:
-    """Whether a score reaches a threshold: the exact score, or the score as
-    reported (four decimals), is at least ``minimum``."""
-    num, den = exact
-    min_num, min_den = minimum
-    if num * min_den >= min_num * den:
-        return True
-    return report_units(reported) * min_den >= min_num * REPORT_SCALE
-
-
 def judge(value: float, exact: Ratio, minimum: Ratio) -> tuple[bool, float]:
-    """``(reaches(exact, value, minimum), round4(value))`` in one step: the
-    hot path of every check."""
-    units = round(value * REPORT_SCALE)
+    """A check's verdict and reported score, from its score as a float
+    (``value``) and as an exact ratio, and its threshold as an exact ratio.
+
+    The reported score is ``round4(value)``. The check passes when the exact
+    score is at least ``minimum``, or when the reported score is (ten
+    thousandths against ``minimum``, in integers)."""
+    units = report_units(value)
     num, den = exact
     min_num, min_den = minimum
     passed = num * min_den >= min_num * den or units * min_den >= min_num * REPORT_SCALE
