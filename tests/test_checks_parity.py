@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from tests.aef_reference import Reference, install
 from tests.checks_corpus import CRASHES, IMPROVED, SAME
-from truereward.checks import Tally, score_case, score_cases
+from truereward.checks import score_case, score_suite
 
 
 @pytest.fixture(scope="module")
@@ -40,12 +40,8 @@ def check_view(check: Any) -> tuple[str, bool, bool, float, float]:
 
 
 def ours_suite(cases: list[Any]) -> tuple[list[Any], dict[str, Any]]:
-    tally = Tally()
-    outcomes = []
-    for scored in score_cases(cases):
-        tally.add(scored)
-        outcomes.append(scored.outcome)
-    return outcomes, tally.summary().to_json()
+    result = score_suite(cases)
+    return result.cases, result.summary.to_json()
 
 
 def assert_same_suite(theirs: dict[str, Any], outcomes: list[Any], summary: dict[str, Any]):
@@ -290,3 +286,27 @@ def test_reader_streams_a_json_array_like_aef_parses_it(aef, tmp_path):
     out = io.StringIO()
     report = score_file(io.BytesIO(text.encode()), out, file="cases.json")
     assert report.summary.to_json() == dict(aef.suite(SAME)["summary"], errors=0)
+
+
+def test_library_result_is_ai_eval_forge_s_dict(aef):
+    # Cases whose tags and ids are already what the report writes: the whole
+    # to_json() of the suite equals ai-eval-forge's to_dict(), but for "errors".
+    plain = [
+        case
+        for case in SAME
+        if isinstance(case.get("id"), str)
+        and case.get("id")
+        and not isinstance(case.get("tags"), str)
+        and not isinstance(case.get("checks"), dict)
+    ]
+    ours = score_suite(plain).to_json()
+    theirs = aef.suite(plain)
+    assert ours["summary"].pop("errors") == 0
+    for case in ours["cases"]:
+        case.pop("warnings", None)
+        for check in case["checks"]:
+            check.pop("detail")
+    for case in theirs["cases"]:
+        for check in case["checks"]:
+            check.pop("detail")
+    assert ours == theirs

@@ -9,6 +9,8 @@ regex engine, ``json_field`` that tells missing from null, whole-id
 citations, thresholds without float artefacts, per-case errors).
 
 - :func:`score_case`: one case object → :class:`CaseOutcome` (pure).
+- :func:`score_suite`: cases in memory → :class:`SuiteResult` (summary and
+  outcomes), like ai-eval-forge's ``evaluate_suite``.
 - :func:`score_file`: a case file → a report (json, markdown, junit, ctrf),
   streaming, optionally over worker processes.
 - :mod:`truereward.checks.compare`: two result files → regressions,
@@ -26,7 +28,7 @@ from .context import ScoringOptions
 from .model import CaseMeta, CaseOutcome, CheckResult, Measurement, Summary
 from .registry import BadCheck, CheckType, check_names, get_check, register
 from .run import Report, score_file
-from .suite import Scored, Tally, score_cases
+from .suite import Scored, SuiteResult, Tally, score_cases, score_suite
 
 __all__ = [
     "BadCheck",
@@ -38,6 +40,7 @@ __all__ = [
     "Report",
     "Scored",
     "ScoringOptions",
+    "SuiteResult",
     "Summary",
     "Tally",
     "check_names",
@@ -46,4 +49,5 @@ __all__ = [
     "score_case",
     "score_cases",
     "score_file",
+    "score_suite",
 ]

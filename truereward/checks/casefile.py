@@ -247,7 +247,7 @@ class _ArrayReader:
         if error.msg.startswith("Unterminated string"):
             # A JSON string never holds a raw newline: one after its start
             # means the string is broken, not cut.
-            return "\n" not in self.buffer[error.pos :]
+            return self.buffer.find("\n", error.pos) == -1
         return error.pos >= len(self.buffer) - _MARGIN
 
 

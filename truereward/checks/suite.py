@@ -23,7 +23,7 @@ from .jsonin import loads
 from .model import CaseOutcome, Summary
 from .numbers import RunningSum, round_places
 
-__all__ = ["Scored", "Tally", "score_cases", "score_raw"]
+__all__ = ["Scored", "SuiteResult", "Tally", "score_cases", "score_raw", "score_suite"]
 
 
 @dataclass(slots=True)
@@ -68,6 +68,33 @@ def score_cases(
     """Score cases held in memory (already-parsed JSON values), in order."""
     for index, case in enumerate(cases):
         yield _guarded(case, index, options, None)
+
+
+@dataclass(slots=True)
+class SuiteResult:
+    """A whole suite scored in memory: the summary and every outcome."""
+
+    summary: Summary
+    cases: list[CaseOutcome]
+
+    def to_json(self) -> dict[str, Any]:
+        """ai-eval-forge's ``{"summary": ..., "cases": [...]}``."""
+        return {
+            "summary": self.summary.to_json(),
+            "cases": [outcome.to_json() for outcome in self.cases],
+        }
+
+
+def score_suite(cases: Iterable[Any], options: ScoringOptions = DEFAULT_OPTIONS) -> SuiteResult:
+    """Score a suite held in memory (ai-eval-forge's ``evaluate_suite``). It
+    keeps every outcome: for large files, stream with
+    :func:`~truereward.checks.run.score_file`."""
+    tally = Tally()
+    outcomes = []
+    for scored in score_cases(cases, options):
+        tally.add(scored)
+        outcomes.append(scored.outcome)
+    return SuiteResult(tally.summary(), outcomes)
 
 
 class Tally:

@@ -143,7 +143,12 @@ def _output(path: str | None) -> Iterator[TextIO]:
     """Standard output, or ``path`` written whole or not at all (a temporary
     file beside it, moved into place when everything was written)."""
     if path is None:
-        stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
+        sys.stdout.flush()
+        binary = getattr(sys.stdout, "buffer", None)
+        if binary is None:  # a text-only stream put in place by the caller
+            yield sys.stdout
+            return
+        stream = io.TextIOWrapper(binary, encoding="utf-8", newline="\n")
         try:
             yield stream
             stream.flush()
