@@ -13,7 +13,7 @@ import pytest
 
 from truereward.checks import casefile, score_file
 from truereward.checks import run as run_module
-from truereward.checks.parallel import ordered_map
+from truereward.checks.parallel import OrderedMap
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -155,9 +155,9 @@ def test_worker_processes_give_the_same_report(monkeypatch, format):
 
     def counted(*args, **kwargs):
         pools.append(kwargs["jobs"])
-        return ordered_map(*args, **kwargs)
+        return OrderedMap(*args, **kwargs)
 
-    monkeypatch.setattr(run_module, "ordered_map", counted)
+    monkeypatch.setattr(run_module, "OrderedMap", counted)
     data = many_cases(600)
     outputs = []
     for jobs in (1, 2):

@@ -24,7 +24,7 @@ from .casefile import Chunk, read_chunks
 from .context import ScoringOptions
 from .formats import Run, get_format
 from .model import Summary
-from .parallel import ordered_map
+from .parallel import OrderedMap
 from .suite import Tally
 from .worker import Batch, Settings, configure, score_chunk
 
@@ -54,13 +54,16 @@ def _scored(chunks: Iterator[Chunk], settings: Settings, jobs: int) -> Iterator[
         for chunk in chain([first], chunks):
             yield score_chunk(chunk, settings)
         return
-    yield from ordered_map(
+    with OrderedMap(
         score_chunk,
-        chain([first, second], chunks),
+        chain([second], chunks),
         jobs=jobs,
         initializer=configure,
         initargs=(settings,),
-    )
+    ) as rest:
+        # The first chunk is scored here while the workers start.
+        yield score_chunk(first, settings)
+        yield from rest
 
 
 def _now_ms() -> int:
