@@ -249,3 +249,28 @@ def test_params_are_kept_for_reports():
         {"path": "a[0]", "exists": True},
         {"sources": ["s"]},
     ]
+
+
+def test_every_check_result_can_become_an_evaluation_report():
+    from truereward.evaluate import Metric, Report
+
+    outcome = scored(
+        '{"a": [1, {"b": null}]}',
+        {"type": "exact", "value": {"x": 1}},
+        {"type": "contains", "value": ["a", 1]},
+        {"type": "regex", "pattern": "a", "flags": "gim"},
+        {"type": "token_f1", "min": 0.5},
+        {"type": "json_valid"},
+        {"type": "json_field", "path": "a[1].b", "value": None},
+        {"type": "citation_coverage", "sources": [{"id": "s1"}, 2]},
+        expected="a b",
+    )
+    for check in outcome.checks:
+        metric = Metric(namespace="checks", name=check.type, parameters=dict(check.params))
+        report = Report(
+            metric=metric,
+            verdict="pass" if check.passed else "fail",
+            score=check.score,
+            feedback=check.detail,
+        )
+        assert str(report.metric) == f"checks/{check.type}"
