@@ -193,3 +193,21 @@ def test_memory_does_not_grow_with_the_number_of_cases(monkeypatch):
     small, large = peak_bytes(1_000), peak_bytes(10_000)
     # ten times the cases: about the same peak (one chunk and its report)
     assert large < small * 1.5, (small, large)
+
+
+def test_command_line_with_workers_writes_each_case_once(tmp_path):
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(many_cases(6000))
+    assert path.stat().st_size > 2 * casefile.CHUNK  # several chunks: the workers are used
+    outputs = []
+    for jobs in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-m", "truereward", "checks", "score", str(path), "--jobs", jobs],
+            capture_output=True,
+            check=False,
+        )
+        assert done.returncode == 2, done.stderr  # some cases are broken on purpose
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]
+    report = json.loads(outputs[1])
+    assert [case["id"] for case in report["cases"]] == [f"c{index}" for index in range(6000)]

@@ -129,11 +129,12 @@ def _cases_among(data: bytes) -> int:
 def _line_chunks(head: bytes, stream: BinaryIO) -> Iterator[Chunk]:
     line = 1
     index = 0
-    parts = [head]
+    parts: list[bytes] = []
+    more = head
     while True:
-        more = stream.read(CHUNK)
         if more and b"\n" not in more:
             parts.append(more)  # a line longer than a chunk goes on
+            more = stream.read(CHUNK)
             continue
         parts.append(more)
         data = b"".join(parts)
@@ -146,6 +147,7 @@ def _line_chunks(head: bytes, stream: BinaryIO) -> Iterator[Chunk]:
             index += _cases_among(block)
         if not more:
             return
+        more = stream.read(CHUNK)
 
 
 def _array_chunks(head: bytes, stream: BinaryIO) -> Iterator[Chunk]:

@@ -99,6 +99,9 @@ def score_file(
         target: TextIO = spool if spool is not None else out
         if spool is None:
             out.write(report_format.head(settings.run, None))
+        # Nothing may sit in a buffer when workers are forked: a child flushes
+        # the standard streams it inherited when it ends.
+        out.flush()
         tally = Tally()
         report = Report(Summary(0, 0, 0, 0.0, 0.0, 0.0, 0))
         wrote = False
