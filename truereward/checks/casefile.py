@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
@@ -35,6 +36,7 @@ _JSON_WHITESPACE = " \t\r\n"
 #: be real rather than the end of a chunk (the longest partial literal,
 #: ``-Infinity``, is 9 characters).
 _MARGIN = 16
+_ASCII_BLANK_LINE = re.compile(rb"^[ \t\r\f\v\x1c-\x1f]*$", re.MULTILINE)
 #: Most cases in one chunk of a JSON array.
 _ARRAY_GROUP = 2000
 
@@ -119,6 +121,14 @@ def _split_lines(data: bytes) -> list[bytes]:
 def _cases_among(data: bytes) -> int:
     """How many cases the lines in ``data`` hold: the lines that are not
     blank (a line that is not UTF-8 is a case, reported as unreadable)."""
+    if data.isascii():
+        # The usual case, without decoding: lines minus blank lines (ASCII
+        # whitespace is what str.isspace() says of ASCII characters).
+        lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+        blank = len(_ASCII_BLANK_LINE.findall(data))
+        if data.endswith(b"\n"):
+            blank -= 1  # the empty match after the last newline is no line
+        return lines - blank
     text = data.decode("utf-8", "replace")
     lines = text.split("\n")
     if text.endswith("\n"):
@@ -182,8 +192,8 @@ class _ArrayReader:
     def _feed(self, data: bytes) -> None:
         try:
             self.buffer += self.decoder.decode(data, final=not data)
-        except UnicodeDecodeError as error:
-            raise _Broken(f"not UTF-8 text (byte {error.start + 1} of a chunk)") from None
+        except UnicodeDecodeError:
+            raise _Broken("not UTF-8 text") from None
 
     def more(self) -> bool:
         """Read another chunk; False at the end of the stream."""
