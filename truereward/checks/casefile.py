@@ -124,11 +124,11 @@ def _cases_among(data: bytes) -> int:
     if data.isascii():
         # The usual case, without decoding: lines minus blank lines (ASCII
         # whitespace is what str.isspace() says of ASCII characters).
-        lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+        count = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
         blank = len(_ASCII_BLANK_LINE.findall(data))
         if data.endswith(b"\n"):
             blank -= 1  # the empty match after the last newline is no line
-        return lines - blank
+        return count - blank
     text = data.decode("utf-8", "replace")
     lines = text.split("\n")
     if text.endswith("\n"):
