@@ -62,12 +62,15 @@ def _answer(evidence: Evidence, pointer: Any) -> str:
 
 
 def _report(outcome: Any) -> Any:
-    from ..evaluate import Metric, Report
+    from ..evaluate import Metric, Report, Verdict
+
+    def verdict(passed: bool) -> Verdict:
+        return Verdict.PASS if passed else Verdict.FAIL
 
     details = [
         Report(
             metric=Metric(namespace="checks", name=check.type, parameters=dict(check.params)),
-            verdict="pass" if check.passed else "fail",
+            verdict=verdict(check.passed),
             score=check.score,
             feedback=check.detail,
         )
