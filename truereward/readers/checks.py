@@ -78,7 +78,7 @@ def _report(outcome: Any) -> Any:
     ]
     return Report(
         metric=Metric(namespace="checks", name="case"),
-        verdict="pass" if outcome.passed else "fail",
+        verdict=verdict(outcome.passed),
         score=outcome.score,
         details=details,
     )
