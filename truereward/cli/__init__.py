@@ -20,7 +20,7 @@ from .common import EXIT_INTERNAL, CliError
 __all__ = ["COMMANDS", "main"]
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = ("fold", "grade", "verify", "schema", "codes", "sweep", "calibrate")
+COMMANDS = ("fold", "grade", "verify", "schema", "codes", "sweep", "calibrate", "checks")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -60,6 +60,7 @@ BUILTIN = {
     "figure": "truereward.readers.figure:READER",
     "rows": "truereward.readers.rows:READER",
     "judge": "truereward.readers.judge:READER",
+    "checks": "truereward.readers.checks:READER",
 }
 
 

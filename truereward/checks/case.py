@@ -1,0 +1,192 @@
+"""Scoring one case: a pure function from a case object to its outcome.
+
+A case is an object with ``id``, ``actual`` (or ``output``), ``expected`` (or
+``reference``), ``checks``, ``sources``, ``input``, ``tags``, ``costUsd``,
+``latencyMs`` and ``meta`` (which may hold ``costUsd`` and ``latencyMs``).
+Fields are read as ai-eval-forge reads them:
+
+- ``id``: when empty or absent, ``case-<index>`` (the case's 0-based position
+  in its file). Not a string: its JSON text, with a warning.
+- ``actual``: present (even ``null``, which is the text ``null``) or else
+  ``output`` or else ``""``; a value that is not a string is its JSON text.
+  ``expected`` / ``reference`` likewise.
+- ``tags``: a list; empty or absent: ``[]``; a single string is one tag
+  (ai-eval-forge copies the string as it is); another value is one tag, with
+  a warning.
+- ``costUsd`` / ``latencyMs``: the case's own, else ``meta``'s, else 0; a
+  number, a numeric string or a boolean (with a warning when not a number).
+
+A case passes when every required check passes; when every check is
+optional, when every check passes. Its score is the mean of its checks'
+reported scores, rounded to four decimals (ai-eval-forge's formula).
+
+What ai-eval-forge crashes on (a case that is not an object, ``checks`` that
+is not a list, an unknown check type, a regex that does not compile, ``min:
+null``, ``meta`` that is not an object...) makes this case an error
+(:attr:`CaseOutcome.error`): it is reported, not scored, and the other cases
+are scored as usual.
+
+:func:`score_case` does no I/O and keeps no state between calls: a reader
+can call it to turn an answer into a row.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from .context import CaseContext, ScoringOptions
+from .model import CaseMeta, CaseOutcome, CheckResult
+from .numbers import judge, round4
+from .registry import BadCheck
+from .spec import CheckSpec, parse_checks
+from .text import stringify
+
+__all__ = ["DEFAULT_OPTIONS", "case_id", "score_case"]
+
+DEFAULT_OPTIONS = ScoringOptions()
+
+
+class BadCase(ValueError):
+    """A case field that cannot be read."""
+
+
+def case_id(case: Mapping[str, Any], index: int, warn: Any = None) -> str:
+    """The id of ``case``: its ``id``, else ``case-<index>``."""
+    raw = case.get("id")
+    if not raw:
+        return f"case-{index}"
+    if isinstance(raw, str):
+        return raw
+    text = stringify(raw)
+    if warn is not None:
+        warn(f"id {raw!r} is not a string; read as {text!r}")
+    return text
+
+
+def _text(case: Mapping[str, Any], name: str, alias: str) -> str:
+    if name in case:
+        return stringify(case[name])
+    return stringify(case.get(alias, ""))
+
+
+def _number(case: Mapping[str, Any], meta: Mapping[str, Any], name: str, warn: Any) -> float:
+    raw = case[name] if name in case else meta.get(name, 0)
+    kind = type(raw)
+    if kind is float:
+        if math.isfinite(raw):
+            fast: float = raw
+            return fast
+        raise BadCase(f"{name}: a finite number, got {raw!r}")
+    if isinstance(raw, bool):
+        warn(f"{name} {raw!r} is a boolean; read as {float(raw)}")
+        value = float(raw)
+    elif isinstance(raw, int | float):  # int, or a float subclass
+        try:
+            value = float(raw)
+        except OverflowError:
+            raise BadCase(f"{name}: {raw} is too large") from None
+    elif isinstance(raw, str):
+        try:
+            value = float(raw)
+        except ValueError:
+            raise BadCase(f"{name}: a number, got {raw!r}") from None
+        warn(f"{name} {raw!r} is a string; read as {value!r}")
+    else:
+        raise BadCase(f"{name}: a number, got {raw!r}")
+    if not math.isfinite(value):
+        raise BadCase(f"{name}: a finite number, got {raw!r}")
+    return value
+
+
+def _tags(case: Mapping[str, Any], warn: Any) -> tuple[Any, ...]:
+    raw = case.get("tags")
+    if not raw:
+        return ()
+    if isinstance(raw, list):
+        return tuple(raw)
+    if not isinstance(raw, str):
+        warn(f"tags {raw!r} is not a list; read as one tag")
+    return (raw,)
+
+
+def _meta(case: Mapping[str, Any], warn: Any) -> CaseMeta:
+    meta = case.get("meta") or {}
+    if not isinstance(meta, dict):
+        raise BadCase(f"meta: an object, got {meta!r}")
+    return CaseMeta(
+        case.get("input"),
+        _tags(case, warn),
+        _number(case, meta, "costUsd", warn),
+        _number(case, meta, "latencyMs", warn),
+    )
+
+
+def run_checks(specs: list[CheckSpec], context: CaseContext) -> tuple[CheckResult, ...]:
+    """Measure every check on one case."""
+    results = []
+    for spec in specs:
+        measured = spec.kind.measure(spec.params, context)
+        passed, reported = judge(measured.value, measured.exact, spec.min_exact)
+        results.append(
+            CheckResult(
+                spec.kind.name,
+                spec.required,
+                passed,
+                reported,
+                spec.min,
+                measured.detail,
+                spec.params,
+            )
+        )
+    return tuple(results)
+
+
+def verdict(checks: tuple[CheckResult, ...]) -> tuple[bool, float]:
+    """``(passed, score)`` of a case from its check results: passed when every
+    required check passed (every check, when none is required); score the
+    mean of the reported check scores, rounded to four decimals (1 for no
+    check, which a case never has: it gets the default check)."""
+    if len(checks) == 1:
+        # round4 of a reported score is the same score: the mean of one.
+        return checks[0].passed, checks[0].score
+    required = [check for check in checks if check.required]
+    deciding = required or checks
+    passed = all(check.passed for check in deciding)
+    score = round4(sum(check.score for check in checks) / len(checks)) if checks else 1.0
+    return passed, score
+
+
+def score_case(case: Any, index: int = 0, options: ScoringOptions = DEFAULT_OPTIONS) -> CaseOutcome:
+    """Score one case (see the module docstring). ``index`` is the case's
+    position in its file (for the default id). Never raises on bad input:
+    the outcome then carries the error."""
+    warnings: list[str] = []
+    warn = warnings.append
+    if not isinstance(case, dict):
+        return CaseOutcome(
+            id=f"case-{index}",
+            passed=False,
+            score=None,
+            error=f"a case is a JSON object, got {_kind(case)}",
+        )
+    identifier = case_id(case, index, warn)
+    try:
+        specs = parse_checks(case, warn)
+        meta = _meta(case, warn)
+    except (BadCheck, BadCase) as error:
+        return CaseOutcome(
+            id=identifier, passed=False, score=None, warnings=tuple(warnings), error=str(error)
+        )
+    context = CaseContext(
+        _text(case, "actual", "output"), _text(case, "expected", "reference"), case, options
+    )
+    checks = run_checks(specs, context)
+    passed, score = verdict(checks)
+    return CaseOutcome(identifier, passed, score, checks, meta, tuple(warnings))
+
+
+def _kind(value: Any) -> str:
+    names = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")

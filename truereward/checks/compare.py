@@ -1,0 +1,304 @@
+"""Comparing two result files (``truereward checks score`` or ai-eval-forge
+``score`` JSON): what regressed, what improved, what moved.
+
+Cases are paired by id. For a case in both:
+
+- *regression*: it passed in the baseline and does not pass now;
+- *improvement*: it did not pass and passes now;
+- *score change*: neither, and its score moved by more than the tolerance
+  (``|current - baseline| > tolerance``, compared exactly on the four-decimal
+  scores; the default tolerance 0 lists every change, as ai-eval-forge);
+- *unchanged*: the rest (counted).
+
+Cases only in the current file are *added*, only in the baseline *removed*.
+A case the current run could not score (``score: null``, an ``error``) is
+listed in ``errored_ids``. ``has_regressions`` is true when anything
+regressed, was removed (a subset of the suite is not the suite) or could not
+be scored now; the command exits 1 then.
+
+Two cases with one id in a file are an error, never silently collapsed
+(ai-eval-forge keeps the last). Pass rates are computed from the cases (not
+taken from the file's summary). The JSON shape is ai-eval-forge's, plus
+``score_delta`` on each pair, ``errored_ids`` and ``tolerance``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ..strictjson import StrictJSONError, loads
+
+__all__ = [
+    "BadResults",
+    "CaseDiff",
+    "Comparison",
+    "ResultCase",
+    "compare",
+    "load_results",
+    "render_markdown",
+]
+
+
+class BadResults(ValueError):
+    """A result file that cannot be compared; the message names the file,
+    the case and the field."""
+
+
+class ResultCase(BaseModel):
+    """One case of a result file: what the comparison reads of it."""
+
+    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
+
+    id: str | int
+    passed: bool
+    score: float | None
+    error: Any = None
+
+    @property
+    def key(self) -> str:
+        """The id as text."""
+        return self.id if isinstance(self.id, str) else str(self.id)
+
+    @property
+    def errored(self) -> bool:
+        """Whether the case could not be scored."""
+        return self.score is None or self.error is not None
+
+
+def _describe(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors()[:3]:
+        where = ".".join(str(part) for part in item["loc"][:1]) or "case"
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)
+
+
+def load_results(path: str, data: bytes | None = None) -> list[ResultCase]:
+    """The cases of the result file ``path`` (or of ``data``, named
+    ``path``). :class:`BadResults` when it is not a result file or when two
+    cases share an id."""
+    if data is None:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as error:
+            raise BadResults(f"{path}: cannot read: {error.strerror or error}") from None
+    try:
+        document = loads(data)
+    except StrictJSONError as error:
+        raise BadResults(f"{path}: {error}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("cases"), list):
+        raise BadResults(f"{path}: not a result file (an object with a 'cases' list)")
+    cases: list[ResultCase] = []
+    seen: dict[str, int] = {}
+    duplicates: list[str] = []
+    for position, raw in enumerate(document["cases"]):
+        try:
+            case = ResultCase.model_validate(raw)
+        except ValidationError as error:
+            raise BadResults(f"{path}: cases[{position}]: {_describe(error)}") from None
+        first = seen.setdefault(case.key, position)
+        if first != position:
+            duplicates.append(f"{case.key!r} (cases[{first}] and cases[{position}])")
+        cases.append(case)
+    if duplicates:
+        shown = ", ".join(duplicates[:5]) + (" ..." if len(duplicates) > 5 else "")
+        raise BadResults(f"{path}: {len(duplicates)} duplicate case id(s): {shown}")
+    return cases
+
+
+def _decimal(value: float) -> Fraction:
+    return Fraction(repr(value))
+
+
+@dataclass(frozen=True)
+class CaseDiff:
+    """One case present in both files."""
+
+    id: str
+    baseline_passed: bool
+    current_passed: bool
+    baseline_score: float | None
+    current_score: float | None
+
+    @property
+    def delta(self) -> Fraction | None:
+        """current - baseline, exactly, rounded to four decimals; None when a
+        side has no score."""
+        if self.baseline_score is None or self.current_score is None:
+            return None
+        return round(_decimal(self.current_score) - _decimal(self.baseline_score), 4)
+
+    @property
+    def score_delta(self) -> float | None:
+        """:attr:`delta` as a float."""
+        delta = self.delta
+        return None if delta is None else float(delta)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "baseline_passed": self.baseline_passed,
+            "current_passed": self.current_passed,
+            "baseline_score": self.baseline_score,
+            "current_score": self.current_score,
+            "score_delta": self.score_delta,
+        }
+
+
+@dataclass
+class Comparison:
+    """The comparison of two result files (see the module docstring)."""
+
+    tolerance: float = 0.0
+    regressions: list[CaseDiff] = field(default_factory=list)
+    improvements: list[CaseDiff] = field(default_factory=list)
+    score_changes: list[CaseDiff] = field(default_factory=list)
+    unchanged: int = 0
+    added_ids: list[str] = field(default_factory=list)
+    removed_ids: list[str] = field(default_factory=list)
+    errored_ids: list[str] = field(default_factory=list)
+    baseline_pass_rate: float = 0.0
+    current_pass_rate: float = 0.0
+
+    @property
+    def has_regressions(self) -> bool:
+        """Something regressed, was removed, or could not be scored now."""
+        return bool(self.regressions or self.removed_ids or self.errored_ids)
+
+    @property
+    def pass_rate_delta(self) -> float:
+        return round(self.current_pass_rate - self.baseline_pass_rate, 4)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "regressions": [diff.to_json() for diff in self.regressions],
+            "improvements": [diff.to_json() for diff in self.improvements],
+            "score_changes": [diff.to_json() for diff in self.score_changes],
+            "unchanged": self.unchanged,
+            "added_ids": self.added_ids,
+            "removed_ids": self.removed_ids,
+            "errored_ids": self.errored_ids,
+            "baseline_pass_rate": self.baseline_pass_rate,
+            "current_pass_rate": self.current_pass_rate,
+            "pass_rate_delta": self.pass_rate_delta,
+            "has_regressions": self.has_regressions,
+            "tolerance": self.tolerance,
+        }
+
+
+def _pass_rate(cases: list[ResultCase]) -> float:
+    return sum(1 for case in cases if case.passed) / len(cases) if cases else 0.0
+
+
+def _order(diff: CaseDiff) -> tuple[Fraction, str]:
+    return (diff.delta or Fraction(0), diff.id)
+
+
+def compare(
+    baseline: list[ResultCase], current: list[ResultCase], *, tolerance: float = 0.0
+) -> Comparison:
+    """Compare two lists of result cases (ids unique in each, see
+    :func:`load_results`). ``tolerance`` is finite and at least 0."""
+    if not tolerance >= 0 or tolerance == float("inf"):
+        raise ValueError(f"the tolerance is a finite number >= 0, got {tolerance!r}")
+    limit = _decimal(float(tolerance))
+    result = Comparison(
+        tolerance=float(tolerance),
+        baseline_pass_rate=_pass_rate(baseline),
+        current_pass_rate=_pass_rate(current),
+    )
+    before = {case.key: case for case in baseline}
+    after = {case.key: case for case in current}
+    result.added_ids = sorted(set(after) - set(before))
+    result.removed_ids = sorted(set(before) - set(after))
+    result.errored_ids = sorted(key for key, case in after.items() if case.errored)
+    for key in sorted(set(before) & set(after)):
+        old, new = before[key], after[key]
+        diff = CaseDiff(key, old.passed, new.passed, old.score, new.score)
+        delta = diff.delta
+        if old.passed and not new.passed:
+            result.regressions.append(diff)
+        elif new.passed and not old.passed:
+            result.improvements.append(diff)
+        elif delta is not None and abs(delta) > limit:
+            result.score_changes.append(diff)
+        else:
+            result.unchanged += 1
+    result.regressions.sort(key=_order)
+    result.improvements.sort(key=lambda diff: (-_order(diff)[0], diff.id))
+    result.score_changes.sort(key=_order)
+    return result
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else repr(value)
+
+
+def _delta(diff: CaseDiff) -> str:
+    delta = diff.score_delta
+    return "" if delta is None else f" ({delta:+})"
+
+
+def render_markdown(
+    result: Comparison, *, baseline_label: str = "baseline", current_label: str = "current"
+) -> str:
+    """The comparison as Markdown (ai-eval-forge's layout, plus the cases
+    that could not be scored)."""
+    sign = "+" if result.pass_rate_delta >= 0 else ""
+    lines = [
+        "# Checks comparison",
+        "",
+        f"Pass rate: {baseline_label} {result.baseline_pass_rate:.0%} → "
+        f"{current_label} {result.current_pass_rate:.0%} ({sign}{result.pass_rate_delta:.0%})",
+        "",
+        f"- Regressions: **{len(result.regressions)}**",
+        f"- Improvements: **{len(result.improvements)}**",
+        f"- Score changes (no flip, beyond {result.tolerance:g}): {len(result.score_changes)}",
+        f"- Unchanged: {result.unchanged}",
+        f"- Added cases: {len(result.added_ids)}",
+        f"- Removed cases: {len(result.removed_ids)}",
+        f"- Not scored now (errors): {len(result.errored_ids)}",
+        "",
+    ]
+    for title, diffs, was, now in (
+        ("Regressions", result.regressions, "yes", "**no**"),
+        ("Improvements", result.improvements, "no", "**yes**"),
+    ):
+        if diffs:
+            lines += [
+                f"## {title}",
+                "",
+                "| Case | Score | Was passing | Now passing |",
+                "| --- | ---: | :---: | :---: |",
+            ]
+            lines += [
+                f"| {_cell(diff.id)} | {_score(diff.baseline_score)} → "
+                f"{_score(diff.current_score)}{_delta(diff)} | {was} | {now} |"
+                for diff in diffs
+            ]
+            lines.append("")
+    if result.score_changes:
+        lines += ["## Score changes (still passing or still failing)", ""]
+        lines += [
+            f"- `{diff.id}`: {_score(diff.baseline_score)} → {_score(diff.current_score)}"
+            f"{_delta(diff)}"
+            for diff in result.score_changes
+        ]
+        lines.append("")
+    for title, ids in (
+        ("New cases", result.added_ids),
+        ("Removed cases", result.removed_ids),
+        ("Not scored now (errors)", result.errored_ids),
+    ):
+        if ids:
+            lines += [f"## {title}", ""] + [f"- `{case_id}`" for case_id in ids] + [""]
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.replace("|", "\\|").split())

@@ -1,0 +1,149 @@
+"""Reading a case's ``checks``: what every check shares, and the registry.
+
+Every check takes ``type``, ``required`` and ``min``, read the way
+ai-eval-forge reads them, so that a file it scores means the same here:
+
+- ``type``: a registered check type. Absent or empty (``""``, ``null``):
+  ``token_f1``, with a warning, because ``min`` then defaults to 1, not to the
+  0.65 of the default check. Any other unknown name is an error.
+- ``required``: only ``false`` makes a check optional; any other value, even
+  ``0`` or ``"false"``, keeps it required (with a warning when it is not a
+  boolean).
+- ``min``: default 1. A number, or a string that Python's ``float()`` reads
+  (``"0.5"``), or a boolean (1 or 0), each with a warning when it is not a
+  number; ``null``, other strings and non-finite values are errors. Outside
+  [0, 1] it is kept (above 1 the check can never pass; below 0 it always
+  does) with a warning.
+
+A case without checks (absent, ``null``, ``[]``...) gets :data:`DEFAULT_CHECK`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .numbers import Ratio, decimal_ratio
+from .registry import BadCheck, CheckType, Warn, check_names, get_check
+
+__all__ = ["DEFAULT_CHECK", "BadCheck", "CheckSpec", "parse_checks"]
+
+#: The check a case gets when it names none.
+DEFAULT_CHECK: Mapping[str, Any] = {"type": "token_f1", "min": 0.65}
+
+
+@dataclass(slots=True)
+class CheckSpec:
+    """One check of one case, validated and ready to run (read-only; not
+    frozen because it is built for every check of every case)."""
+
+    kind: CheckType
+    required: bool
+    min: float
+    min_exact: Ratio
+    params: Mapping[str, Any]
+
+
+def _min(check: Mapping[str, Any], warn: Warn) -> float:
+    raw = check.get("min", 1.0)
+    kind = type(raw)
+    if (kind is float or kind is int) and 0 <= raw <= 1:
+        return float(raw)
+    if isinstance(raw, bool):
+        warn(f"min {raw!r} is a boolean; read as {float(raw)}")
+        value = float(raw)
+    elif isinstance(raw, int | float):
+        try:
+            value = float(raw)
+        except OverflowError:
+            raise BadCheck(f"min: {raw} is too large") from None
+    elif isinstance(raw, str):
+        try:
+            value = float(raw)
+        except ValueError:
+            raise BadCheck(f"min: a number, got {raw!r}") from None
+        warn(f"min {raw!r} is a string; read as {value!r}")
+    else:
+        raise BadCheck(f"min: a number, got {raw!r}")
+    if not math.isfinite(value):
+        raise BadCheck(f"min: a finite number, got {raw!r}")
+    if value > 1:
+        warn(f"min {value!r} is above 1: the check can never pass")
+    elif value < 0:
+        warn(f"min {value!r} is below 0: the check always passes")
+    return value
+
+
+def parse_check(check: Any, case: Mapping[str, Any], warn: Warn) -> CheckSpec:
+    """One check, validated (:class:`BadCheck` naming the parameter)."""
+    if not isinstance(check, dict):
+        raise BadCheck(f"a check is an object, got {check!r}")
+    name = check.get("type")
+    if not name:
+        if "type" in check:
+            warn(f"type {name!r} is empty; token_f1 assumed, with min {check.get('min', 1)!r}")
+        else:
+            warn(f"no type; token_f1 assumed, with min {check.get('min', 1)!r}")
+        name = "token_f1"
+    kind = get_check(name) if isinstance(name, str) else None
+    if kind is None:
+        raise BadCheck(f"unknown check type {name!r} (known: {', '.join(check_names())})")
+    flag = check.get("required", True)
+    required = flag is not False
+    if not isinstance(flag, bool):
+        warn(f"required {flag!r} is not a boolean; the check stays required")
+    minimum = _min(check, warn)
+    params = kind.parse(check, case, warn)
+    return CheckSpec(kind, required, minimum, decimal_ratio(minimum), params)
+
+
+_default_specs: list[CheckSpec] = []
+
+
+def _defaults() -> list[CheckSpec]:
+    # The default check reads nothing from the case: built once.
+    if not _default_specs:
+        _default_specs.append(parse_check(dict(DEFAULT_CHECK), {}, _refuse_warning))
+    return _default_specs
+
+
+def _refuse_warning(message: str) -> None:
+    raise AssertionError(f"the default check warns: {message}")
+
+
+def parse_checks(case: Mapping[str, Any], warn: Warn) -> list[CheckSpec]:
+    """The checks of ``case``, or the default check. Every bad check is
+    reported at once: :class:`BadCheck` with one ``checks[i]: ...`` part per
+    bad check. The list returned is not to be changed."""
+    raw = case.get("checks")
+    if not raw:
+        return _defaults()
+    if not isinstance(raw, list):
+        raise BadCheck(f"checks: a list of checks, got {type(raw).__name__} {_short(raw)}")
+    specs: list[CheckSpec] = []
+    problems: list[str] = []
+    for position, check in enumerate(raw):
+        said: list[str] = []
+        try:
+            specs.append(parse_check(check, case, said.append))
+        except BadCheck as error:
+            problems.append(f"{_where(position, check)}: {error}")
+        for message in said:
+            warn(f"{_where(position, check)}: {message}")
+    if problems:
+        raise BadCheck("; ".join(problems))
+    return specs
+
+
+def _where(position: int, check: Any) -> str:
+    name = check.get("type") if isinstance(check, dict) else None
+    return (
+        f"checks[{position}] ({name})" if isinstance(name, str) and name else f"checks[{position}]"
+    )
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,258 @@
+"""``truereward checks``: score model outputs against criteria, compare runs.
+
+``truereward checks score FILE|-`` reads a case file (JSON array or JSONL)
+and writes a report (``--format json|markdown|junit|ctrf``, default json) to
+standard output or ``--output PATH`` (written whole or not at all), as the
+cases are scored, over ``--jobs`` processes (default: one per core). Cases
+that could not be scored and inputs read in a surprising way are listed on
+standard error with their file and line. Exit 0 when every case passed (or
+the pass rate reaches ``--fail-under``), 1 when some failed, 2 when the file
+cannot be read or some case could not be scored (the others are still
+scored and reported).
+
+``truereward checks compare BASELINE CURRENT`` compares two JSON reports
+(from ``checks score`` or ai-eval-forge): regressions, improvements, score
+changes beyond ``--tolerance``, added and removed cases. Exit 0 when
+nothing regressed, 1 when something did (or was removed, or could not be
+scored now), 2 on a bad file (including two cases with one id).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import math
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, TextIO
+
+from .common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, CliError
+
+#: Report formats of ``score`` and ``compare``.
+SCORE_FORMATS = ("json", "markdown", "junit", "ctrf")
+COMPARE_FORMATS = ("json", "markdown")
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number between 0 and 1, got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"a number between 0 and 1, got {text!r}")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a finite number >= 0, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"a finite number >= 0, got {text!r}")
+    return value
+
+
+def _positive(text: str) -> float:
+    value = _non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"a number > 0, got {text!r}")
+    return value
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of processes, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"0 (one per core) or more, got {text!r}")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "checks",
+        help="score model outputs against criteria checks; compare two runs",
+        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="checks_command", required=True, metavar="COMMAND")
+
+    score = commands.add_parser("score", help="score a case file (JSON array or JSONL)")
+    score.add_argument("file", help="the case file ('-' for standard input)")
+    score.add_argument("--format", choices=SCORE_FORMATS, default="json", help="report format")
+    score.add_argument("--output", metavar="PATH", help="write the report here (default: stdout)")
+    score.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=0,
+        metavar="N",
+        help="worker processes (default 0: one per core; 1: no workers)",
+    )
+    score.add_argument(
+        "--fail-under",
+        type=_rate,
+        metavar="RATE",
+        help="exit 1 only when the pass rate is below RATE (0..1), not on any failure",
+    )
+    score.add_argument(
+        "--regex-timeout",
+        type=_positive,
+        default=1.0,
+        metavar="SECONDS",
+        help="time bound of one regex search (default 1)",
+    )
+    score.set_defaults(run=run_score)
+
+    compare = commands.add_parser("compare", help="compare two JSON reports of `checks score`")
+    compare.add_argument("baseline", help="the baseline report (known good)")
+    compare.add_argument("current", help="the current report")
+    compare.add_argument(
+        "--format", choices=COMPARE_FORMATS, default="markdown", help="output format"
+    )
+    compare.add_argument(
+        "--tolerance",
+        type=_non_negative,
+        default=0.0,
+        metavar="X",
+        help="score changes of at most X are not listed (default 0)",
+    )
+    compare.add_argument("--output", metavar="PATH", help="write here (default: stdout)")
+    compare.add_argument("--baseline-label", default="baseline", help="label of the baseline")
+    compare.add_argument("--current-label", default="current", help="label of the current run")
+    compare.set_defaults(run=run_compare)
+
+
+def _require_checks() -> None:
+    try:
+        import regex  # noqa: F401
+    except ImportError:
+        raise CliError(
+            "truereward checks needs the 'regex' package: pip install 'truereward[checks]'"
+        ) from None
+
+
+@contextlib.contextmanager
+def _output(path: str | None) -> Iterator[TextIO]:
+    """Standard output, or ``path`` written whole or not at all (a temporary
+    file beside it, moved into place when everything was written)."""
+    if path is None:
+        sys.stdout.flush()
+        binary = getattr(sys.stdout, "buffer", None)
+        if binary is None:  # a text-only stream put in place by the caller
+            yield sys.stdout
+            return
+        stream = io.TextIOWrapper(binary, encoding="utf-8", newline="\n")
+        try:
+            yield stream
+            stream.flush()
+        finally:
+            stream.detach()
+        return
+    target = Path(path)
+    try:
+        handle, temporary = tempfile.mkstemp(
+            dir=target.parent or Path("."), prefix=f".{target.name}.", suffix=".tmp"
+        )
+    except OSError as error:
+        raise CliError(f"--output {path}: cannot write: {error.strerror or error}") from None
+    try:
+        with open(handle, "w", encoding="utf-8", newline="\n") as stream:
+            yield stream
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        os.replace(temporary, target)
+    except OSError as error:
+        raise CliError(f"--output {path}: cannot write: {error.strerror or error}") from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+
+
+@contextlib.contextmanager
+def _input(path: str) -> Iterator[Any]:
+    if path == "-":
+        yield sys.stdin.buffer
+        return
+    try:
+        stream = open(path, "rb")  # noqa: SIM115 (closed below)
+    except OSError as error:
+        raise CliError(f"{path}: cannot read: {error.strerror or error}") from None
+    with stream:
+        yield stream
+
+
+def _tell(lines: list[str], count: int, what: str) -> None:
+    for line in lines:
+        print(line, file=sys.stderr)
+    if count > len(lines):
+        print(f"... and {count - len(lines)} more {what} (see the report)", file=sys.stderr)
+
+
+def run_score(args: argparse.Namespace) -> int:
+    _require_checks()
+    from ..checks import ScoringOptions, score_file
+    from ..checks.parallel import available_cores
+
+    jobs = args.jobs or available_cores()
+    name = "<stdin>" if args.file == "-" else args.file
+    options = ScoringOptions(regex_timeout=args.regex_timeout)
+    with _input(args.file) as stream, _output(args.output) as out:
+        try:
+            report = score_file(
+                stream, out, file=name, format=args.format, jobs=jobs, options=options
+            )
+        except OSError as error:
+            raise CliError(f"{name}: cannot read: {error.strerror or error}") from None
+    summary = report.summary
+    _tell([f"warning: {line}" for line in report.warnings], report.warning_count, "warnings")
+    _tell(report.errors, summary.errors, "cases that could not be scored")
+    print(
+        f"{summary.total} cases: {summary.passed} passed, {summary.failed - summary.errors} "
+        f"failed, {summary.errors} not scored; pass rate {summary.pass_rate:.2%}",
+        file=sys.stderr,
+    )
+    if report.internal_errors:
+        print(
+            f"truereward checks score: {report.internal_errors} case(s) hit a bug in truereward "
+            "(reported as errors)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+    if summary.errors:
+        return EXIT_BAD_INPUT
+    if args.fail_under is not None:
+        needed = Fraction(repr(args.fail_under))
+        reached = Fraction(summary.passed, summary.total) if summary.total else Fraction(0)
+        return EXIT_OK if reached >= needed else EXIT_FAILED
+    return EXIT_FAILED if summary.failed else EXIT_OK
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    import json
+
+    from ..checks.compare import BadResults, compare, load_results, render_markdown
+
+    try:
+        baseline = load_results(args.baseline)
+        current = load_results(args.current)
+    except BadResults as error:
+        raise CliError(str(error)) from None
+    result = compare(baseline, current, tolerance=args.tolerance)
+    with _output(args.output) as out:
+        if args.format == "json":
+            out.write(json.dumps(result.to_json(), indent=2, allow_nan=False) + "\n")
+        else:
+            out.write(
+                render_markdown(
+                    result, baseline_label=args.baseline_label, current_label=args.current_label
+                )
+            )
+    return EXIT_FAILED if result.has_regressions else EXIT_OK
