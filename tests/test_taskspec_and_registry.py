@@ -125,7 +125,7 @@ def test_an_invalid_case_set_given_to_read_is_case_invalid(tmp_path):
 def test_builtin_readers_are_registered():
     assert {"ctrf", "junit", "state", "figure", "rows"} <= set(reader_names())
     assert get_reader("junit").name == "junit"
-    with pytest.raises(UnknownReader, match="known readers: ctrf"):
+    with pytest.raises(UnknownReader, match="known readers: checks, ctrf"):
         get_reader("tap")
 
 
