@@ -145,7 +145,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SweepNotFound as error:
         print(f"grade_run: {error}", file=sys.stderr)
         return 2
-    state = grade_run(request, return_state=True)
+    try:
+        state = grade_run(request, return_state=True)
+    except RuntimeError as error:  # the ephemeral API did not come up, for one
+        print(f"grade_run: Prefect could not run the flow: {str(error)[:2000]}", file=sys.stderr)
+        return 1
     result = state.result(raise_on_failure=False)
     if not isinstance(result, GradeRunResult):
         print(f"grade_run: {state.name}: {state.message}", file=sys.stderr)

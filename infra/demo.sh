@@ -14,8 +14,12 @@ export PREFECT_HOME="${TRUEREWARD_DEMO_PREFECT_HOME:-$PWD/out/.prefect-demo}"
 mkdir -p "$PREFECT_HOME"
 export PREFECT_SERVER_ANALYTICS_ENABLED=false DO_NOT_TRACK=1 PREFECT_LOGGING_LEVEL=WARNING \
   PREFECT_SERVER_LOGGING_LEVEL=CRITICAL
+# A fresh PREFECT_HOME runs the database migrations first: on a busy 2-core
+# machine that takes longer than Prefect's default 20 s start-up wait.
+export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="${PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS:-180}"
 status=0
 .venv/bin/python flows/grade_run.py samples/sweep --target "$out" --retry-delay 0.5 || status=$?
+shopt -s nullglob
 for run in "$out"/*/; do
   .venv/bin/truereward verify "$run" > /dev/null
 done
