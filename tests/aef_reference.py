@@ -15,6 +15,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from tests.installs import install_target
+
 VERSION = "0.2.0"
 
 SERVER = textwrap.dedent("""
@@ -39,24 +41,7 @@ SERVER = textwrap.dedent("""
 def install(target: Path) -> Path:
     """Install ai-eval-forge 0.2.0 into ``target``; an AssertionError saying
     why when pip cannot."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--disable-pip-version-check",
-            "--target",
-            str(target),
-            f"ai-eval-forge=={VERSION}",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, f"could not install ai-eval-forge {VERSION}: {done.stderr}"
+    install_target(f"ai-eval-forge=={VERSION}", target)
     assert (target / "ai_eval_forge").is_dir(), f"ai-eval-forge is not in {target}"
     return target
 

@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tests.installs import install_target
+
 #: A test module with every outcome a report can carry.
 SUITE = textwrap.dedent("""
     import pytest
@@ -108,23 +110,4 @@ def run_pytest(project: Path, *args: str, pythonpath: str | None = None) -> None
 
 def install_legacy_ctrf(where: Path) -> Path:
     """pytest-json-ctrf 0.3.5 in a directory of its own; fails loudly."""
-    target = where / "ctrf-0.3.5"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--target",
-            str(target),
-            "pytest-json-ctrf==0.3.5",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode != 0:
-        raise RuntimeError(f"could not install pytest-json-ctrf 0.3.5: {result.stderr}")
-    return target
+    return install_target("pytest-json-ctrf==0.3.5", where / "ctrf-0.3.5")

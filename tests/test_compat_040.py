@@ -22,6 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests import strategies as gen
+from tests.installs import install_target
 from truereward import CaseResult, fold
 
 LEGACY_VERSION = "0.4.0"
@@ -73,23 +74,7 @@ class Legacy:
 @pytest.fixture(scope="module")
 def legacy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Legacy]:
     target = tmp_path_factory.mktemp("truereward-040")
-    install = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--target",
-            str(target),
-            f"truereward=={LEGACY_VERSION}",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert install.returncode == 0, f"could not install truereward 0.4.0: {install.stderr}"
+    install_target(f"truereward=={LEGACY_VERSION}", target)
     process = subprocess.Popen(
         [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(target)!r})\n" + SERVER],
         stdin=subprocess.PIPE,

@@ -18,6 +18,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
+from .lazy import lazy_names
 
 if TYPE_CHECKING:
     from .cases import CaseResult, CheckAnswer, Observation
@@ -92,17 +93,14 @@ __all__ = [
 ]
 
 
+_getattr, _dir = lazy_names(__name__, _LAZY, globals())
+
+
 def __getattr__(name: str) -> Any:
     if name in _SUBMODULES:
         return import_module(f".{name}", __name__)
-    try:
-        module, attribute = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'truereward' has no attribute {name!r}") from None
-    value = getattr(import_module(f".{module}", __name__), attribute)
-    globals()[name] = value
-    return value
+    return _getattr(name)
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY) | _SUBMODULES)
+    return sorted(set(_dir()) | _SUBMODULES)

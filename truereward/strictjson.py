@@ -24,12 +24,14 @@ def _refuse_constant(name: str) -> Any:
 
 
 def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise StrictJSONError(f"duplicate key {key!r} in one object")
-        out[key] = value
-    return out
+    built = dict(pairs)  # in C; the pairs are walked only when a key repeats
+    if len(built) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise StrictJSONError(f"duplicate key {key!r} in one object")
+            seen.add(key)
+    return built
 
 
 def loads(text: str | bytes) -> Any:
@@ -48,12 +50,7 @@ def loads(text: str | bytes) -> Any:
     elif text.startswith("\ufeff"):
         text = text[1:]
     try:
-        return json.loads(
-            text,
-            parse_constant=_refuse_constant,
-            parse_float=_finite_float,
-            object_pairs_hook=_refuse_duplicates,
-        )
+        return _DECODER.decode(text)
     except StrictJSONError:
         raise
     except json.JSONDecodeError as error:
@@ -69,6 +66,15 @@ def _finite_float(text: str) -> float:
     if value in (float("inf"), float("-inf")):
         raise StrictJSONError(f"number {text[:40]} is out of range for a float")
     return value
+
+
+# One decoder, built once: building one per call costs more than parsing a
+# short line (rows, case lines).
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_refuse_duplicates,
+    parse_constant=_refuse_constant,
+    parse_float=_finite_float,
+)
 
 
 def canonical_bytes(value: Any, *, indent: int | None = 2) -> bytes:

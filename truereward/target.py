@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from .segments import check_segment
 
-__all__ = ["Target", "is_secret_option"]
+__all__ = ["Target", "is_secret_option", "secret_option_paths"]
 
 _SECRET_NAMES = {"key", "secret", "token", "password", "passwd"}
 _SECRET_PARTS = ("secret", "password", "token", "credential", "sas_", "_key")
@@ -32,6 +32,19 @@ def is_secret_option(name: str) -> bool:
     """Whether a storage option of this name holds a secret."""
     lowered = name.lower()
     return lowered in _SECRET_NAMES or any(part in lowered for part in _SECRET_PARTS)
+
+
+def secret_option_paths(options: Any, prefix: str = "") -> list[str]:
+    """The dotted paths of the secret-named options in ``options`` (nested
+    mappings included): what must never travel in plain text."""
+    found: list[str] = []
+    if isinstance(options, dict):
+        for name, value in options.items():
+            where = f"{prefix}{name}"
+            if is_secret_option(str(name)):
+                found.append(where)
+            found.extend(secret_option_paths(value, f"{where}."))
+    return found
 
 
 def _hide(value: Any) -> Any:

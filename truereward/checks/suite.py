@@ -15,11 +15,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..strictjson import StrictJSONError
+from ..strictjson import StrictJSONError, loads
 from .case import DEFAULT_OPTIONS, score_case
 from .casefile import RawCase
 from .context import ScoringOptions
-from .jsonin import loads
 from .model import CaseOutcome, Summary
 from .numbers import RunningSum, round_places
 

@@ -44,7 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from ..folding import DEFAULT_SCHEME, scheme_names
 from ..segments import check_segment
-from ..target import is_secret_option
+from ..target import secret_option_paths
 
 __all__ = ["GradeRequest", "check_inner_path", "run_id_of"]
 
@@ -68,17 +68,6 @@ def run_id_of(url: str) -> str:
     """A run's id: the last segment of its URL (``ValueError`` when that is
     not a valid path segment)."""
     return check_segment(url.rstrip("/").rsplit("/", 1)[-1].rsplit("://", 1)[-1])
-
-
-def _secret_keys(options: Any, prefix: str = "") -> list[str]:
-    found: list[str] = []
-    if isinstance(options, dict):
-        for name, value in options.items():
-            where = f"{prefix}{name}"
-            if is_secret_option(str(name)):
-                found.append(where)
-            found.extend(_secret_keys(value, f"{where}."))
-    return found
 
 
 def _schema_rules(schema: dict[str, Any]) -> None:
@@ -186,7 +175,7 @@ class GradeRequest(BaseModel):
                 get_reader(self.reader)
             except UnknownReader as error:
                 raise ValueError(f"reader: {error}") from None
-        secrets = _secret_keys(self.storage_options)
+        secrets = secret_option_paths(self.storage_options)
         if secrets:
             raise ValueError(
                 f"storage_options: {', '.join(secrets)} look like secrets; flow parameters "

@@ -24,20 +24,9 @@ from prefect.blocks.core import Block
 from prefect.types import SecretDict
 from pydantic import Field, field_validator
 
-from ..target import Target, is_secret_option
+from ..target import Target, secret_option_paths
 
 __all__ = ["TargetBlock"]
-
-
-def _secret_names(options: Any, prefix: str = "") -> list[str]:
-    found: list[str] = []
-    if isinstance(options, dict):
-        for name, value in options.items():
-            where = f"{prefix}{name}"
-            if is_secret_option(str(name)):
-                found.append(where)
-            found.extend(_secret_names(value, f"{where}."))
-    return found
 
 
 class TargetBlock(Block):
@@ -66,7 +55,7 @@ class TargetBlock(Block):
     @field_validator("storage_options")
     @classmethod
     def _no_secrets_in_the_clear(cls, value: dict[str, Any]) -> dict[str, Any]:
-        secrets = _secret_names(value)
+        secrets = secret_option_paths(value)
         if secrets:
             raise ValueError(f"{', '.join(secrets)} look like secrets: put them in secret_options")
         return value

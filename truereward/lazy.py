@@ -1,0 +1,45 @@
+"""Names of a package loaded on first use.
+
+Packages keep ``import truereward`` (and their own import) light by naming
+their public objects in a table and importing a submodule only when one of
+its names is first looked up. :func:`lazy_names` builds the module-level
+``__getattr__`` and ``__dir__`` that do it::
+
+    _LAZY = {"Report": "report", "fold": ("folding", "fold")}
+    __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
+
+A table value is the submodule (relative to the package) holding the name,
+or ``(submodule, attribute)`` when the name differs there. The value is
+cached in the package namespace, so the lookup runs once per name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from importlib import import_module
+from typing import Any
+
+__all__ = ["lazy_names"]
+
+
+def lazy_names(
+    package: str,
+    table: Mapping[str, str | tuple[str, str]],
+    namespace: dict[str, Any],
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``(__getattr__, __dir__)`` for ``package`` over ``table``."""
+
+    def __getattr__(name: str) -> Any:
+        try:
+            where = table[name]
+        except KeyError:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+        module, attribute = (where, name) if isinstance(where, str) else where
+        value = getattr(import_module(f".{module}", package), attribute)
+        namespace[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(namespace) | set(table))
+
+    return __getattr__, __dir__
