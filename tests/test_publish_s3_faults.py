@@ -101,3 +101,34 @@ def test_the_proxy_really_injects_faults(row, proxy, bucket):
     with pytest.raises(PublishError):
         publish(gradable(row), f"s3://{bucket}/always-503", storage_options=options)
     assert proxy.injected, "no fault was injected"
+
+
+def test_request_counts_of_fresh_republish_and_ungradable(row, proxy, s3_client, bucket):
+    options = proxied_options(proxy)
+    counts = {}
+    for label, grade, prefix in [
+        ("fresh", gradable(row), "count/run"),
+        ("republish", gradable(row), "count/run"),
+        ("ungradable", ungradable(row), "count/refused"),
+    ]:
+        proxy.reset()
+        publish(grade, f"s3://{bucket}/{prefix}", storage_options=options)
+        counts[label] = dict(proxy.methods)
+        assert_consistent(s3_client, bucket, prefix)
+    # A fresh gradable run is four conditional/plain PUTs and nothing else;
+    # a republish is the refused create and one listing; a fresh refusal
+    # lists first (stale reward objects must go before anything is written).
+    assert counts == {
+        "fresh": {"PUT": 4},
+        "republish": {"PUT": 1, "GET": 1},
+        "ungradable": {"GET": 1, "PUT": 2},
+    }
+
+
+def test_a_gradable_grade_overwrites_reward_objects_left_without_a_grade(
+    row, s3_endpoint, s3_client, bucket
+):
+    for name, data in [("reward.txt", b"0.0\n"), ("reward.json", b'{"reward": 0.0}')]:
+        s3_client.put_object(Bucket=bucket, Key=f"planted/{name}", Body=data)
+    publish(gradable(row), f"s3://{bucket}/planted", storage_options=s3_options(s3_endpoint))
+    assert assert_consistent(s3_client, bucket, "planted")["reward"] == 1.0

@@ -5,9 +5,18 @@ A :class:`Store` is one backend's handful of primitives over the four names
 under one prefix (``s3.py`` for S3, ``fsspec_store.py`` for other fsspec
 filesystems). :func:`publish_objects` is the protocol, the same for all:
 
+0. A gradable grade published without ``replaces`` first tries the step
+   that decides a race, writing ``grade.json`` with ``If-None-Match: *``.
+   When that succeeds no grade was published, and ``ctrf.json``,
+   ``reward.json`` and ``reward.txt`` follow: a fresh gradable run costs
+   four PUTs. Reward objects some other writer left there (with no grade
+   beside them) are overwritten, not deleted first: SPEC section 5 asks for
+   deletion first only before an ungradable grade, and ``reward.txt`` is
+   still the last write. When the create is refused, the protocol below
+   runs from step 1 (a republish of the same grade then costs that refused
+   PUT and one listing).
 1. One listing of the prefix gives the ETag of each of the four objects
-   present (for a fresh gradable run the whole publish is this listing and
-   four PUTs).
+   present.
 2. :func:`~truereward.publishing.decide.decide` on the published
    ``grade.json``: SAME when its ETag is the MD5 of our bytes (or its bytes
    are ours), REPLACE when ``replaces`` names it (its sha256, read back, or
@@ -147,6 +156,10 @@ def publish_objects(
             )
     ours = bodies[GRADE]
     digest = sha256_hex(ours)
+    if replaces is None and REWARD_TXT in bodies and _created(store, ours):
+        return PublishResult(
+            store.location, digest, Decision.CREATE, _write_rest(store, bodies), ()
+        )
     listed = store.etags()
     decision, etag, existing_digest = _decide(store, listed.get(GRADE), ours, replaces)
     if decision is Decision.CONFLICT:
@@ -187,9 +200,25 @@ def publish_objects(
                 attempted=digest,
                 replaces=replaces,
             ) from None
+    return PublishResult(
+        store.location, digest, decision, _write_rest(store, bodies), tuple(removed)
+    )
+
+
+def _created(store: Store, grade: bytes) -> bool:
+    """Step 0: True when ``grade.json`` was absent and is now ours."""
+    try:
+        store.create(GRADE, grade)
+    except PreconditionFailed:
+        return False
+    return True
+
+
+def _write_rest(store: Store, bodies: dict[str, bytes]) -> tuple[str, ...]:
+    """After ``grade.json``: the other files of the set, ``reward.txt`` last."""
     written = [GRADE]
     for name in (CTRF, REWARD_JSON, REWARD_TXT):
         if name in bodies:
             store.put(name, bodies[name])
             written.append(name)
-    return PublishResult(store.location, digest, decision, tuple(written), tuple(removed))
+    return tuple(written)
