@@ -39,7 +39,8 @@ def loads(text: str | bytes) -> Any:
 
     Raises :class:`StrictJSONError` on invalid JSON (with line and column),
     on ``NaN``/``Infinity``/``-Infinity``, on numbers too large for a float
-    (they would become ``inf``), on duplicate keys in one object and on bytes
+    (they would become ``inf``), on integers longer than Python converts
+    (``sys.get_int_max_str_digits()``, 4300 digits by default), on duplicate keys in one object and on bytes
     that are not UTF-8. A leading UTF-8 byte-order mark is accepted.
     """
     if isinstance(text, bytes | bytearray):
@@ -59,6 +60,8 @@ def loads(text: str | bytes) -> Any:
         ) from None
     except RecursionError:
         raise StrictJSONError("JSON nested too deeply") from None
+    except ValueError as error:  # an integer past Python's digit limit
+        raise StrictJSONError(f"a number too long to read: {error}") from None
 
 
 def _finite_float(text: str) -> float:

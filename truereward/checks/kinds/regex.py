@@ -46,7 +46,50 @@ def compiled(pattern: str, flags: int) -> regex.Pattern[str]:
         # re warns about constructs whose meaning may change (nested sets).
         warnings.simplefilter("ignore")
         re.compile(pattern, flags)
-    return regex.compile(pattern, flags | int(regex.VERSION0))
+    return regex.compile(brackets_as_re_reads_them(pattern), flags | int(regex.VERSION0))
+
+
+def brackets_as_re_reads_them(pattern: str) -> str:
+    """``pattern`` with every unescaped ``[`` inside a character set escaped.
+
+    ``re`` reads a ``[`` inside a set as a literal bracket, so ``[[:alpha:]]``
+    is the set ``[:alph`` followed by ``]``; the ``regex`` package reads it as
+    a POSIX class. Escaping those brackets gives ``regex`` the meaning ``re``
+    (and ai-eval-forge) gives the pattern. Patterns without ``[:`` are
+    returned unchanged (nothing else differs), which also keeps a ``[`` in a
+    verbose-mode comment from being mistaken for a set.
+    """
+    if "[:" not in pattern:
+        return pattern
+    out: list[str] = []
+    in_set = False
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            out.append(pattern[index : index + 2])
+            index += 2
+            continue
+        if not in_set:
+            out.append(char)
+            index += 1
+            if char == "[":
+                in_set = True
+                # A leading ^ negates; a ] right after [ or [^ is a literal.
+                if pattern.startswith("^", index):
+                    out.append("^")
+                    index += 1
+                if pattern.startswith("]", index):
+                    out.append("]")
+                    index += 1
+            continue
+        if char == "[":
+            out.append("\\[")
+        else:
+            out.append(char)
+            in_set = char != "]"
+        index += 1
+    return "".join(out)
 
 
 def _flags(raw: Any, warn: Warn) -> int:
