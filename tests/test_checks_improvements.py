@@ -82,6 +82,25 @@ def test_regex_syntax_is_python_re():
         assert outcome.error is not None and "not a valid regular expression" in outcome.error
 
 
+@pytest.mark.parametrize(
+    ("pattern", "text", "score"),
+    [
+        # re reads [[:alpha:]] as the set "[:alph" then "]"; the regex package
+        # alone would read a POSIX class. The answers are re's (and ai-eval-forge's).
+        ("[[:alpha:]]", "x", 0),
+        ("^[[:alpha:]]$", "a]", 1),
+        ("[^[:digit:]]]", "1]", 0),
+        (r"[\[:a]]", ":]", 1),
+        ("[]:[]", "[", 1),
+    ],
+)
+def test_brackets_inside_a_set_mean_what_re_says(pattern, text, score):
+    import re
+
+    check = first({"actual": text, "checks": [{"type": "regex", "pattern": pattern}]})
+    assert check.score == score == int(bool(re.search(pattern, text, re.IGNORECASE)))
+
+
 # json_field: missing is not null, a.b[0] paths, exists.
 
 DOC = json.dumps({"a": {"b": [10, {"c": None}]}, "n": None, "k[0]": "literal"})
@@ -222,14 +241,16 @@ def test_bad_lines_and_checks_are_per_case_errors():
         json.dumps({"id": "nan", "actual": "a", "costUsd": 1}).replace("1}", "NaN}"),
         json.dumps({"id": "dup", "actual": "a"}).replace("}", ', "id": "again"}'),
         json.dumps({"id": "ok2", "actual": "b", "expected": "b"}),
+        '{"id": "huge", "actual": "a", "costUsd": ' + "9" * 5000 + "}",
     ]
     out = io.StringIO()
     report = score_file(io.BytesIO("\n".join(lines).encode()), out, file="cases.jsonl")
-    assert (report.summary.total, report.summary.passed, report.summary.errors) == (6, 2, 4)
+    assert (report.summary.total, report.summary.passed, report.summary.errors) == (7, 2, 5)
     assert report.summary.average_score == 1.0  # over the scored cases only
     document = json.loads(out.getvalue())
     errors = {case["id"]: case["error"] for case in document["cases"] if "error" in case}
-    assert set(errors) == {"case-1", "bad-check", "case-3", "case-4"}
+    assert set(errors) == {"case-1", "bad-check", "case-3", "case-4", "case-6"}
+    assert "a number too long to read" in errors["case-6"]["message"]
     assert errors["case-1"]["line"] == 2 and errors["case-1"]["file"] == "cases.jsonl"
     assert "invalid JSON" in errors["case-1"]["message"]
     assert "not a valid regular expression" in errors["bad-check"]["message"]

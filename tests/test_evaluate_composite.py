@@ -107,7 +107,7 @@ def test_a_child_without_score_or_decided_verdict_is_an_error_never_a_zero(outco
     composite = CompositeEvaluator(
         [Component(fixed("ok", verdict="pass", score=1.0)), Component(fixed("bad", **outcome))]
     )
-    with pytest.raises(EvaluationError, match=f"gave no {missing}"):
+    with pytest.raises(EvaluationError, match=f"did not give {missing}"):
         evaluate_sync(composite, None)
 
 

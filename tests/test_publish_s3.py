@@ -162,6 +162,15 @@ def test_an_unreachable_store_is_a_publish_error(row):
         publish(gradable(row), "s3://nowhere/run", storage_options=options)
 
 
+@pytest.mark.parametrize("refused", [False, True])
+def test_a_missing_bucket_is_a_publish_error(row, s3_endpoint, refused):
+    grade = ungradable(row) if refused else gradable(row)
+    with pytest.raises(
+        PublishError, match=r"s3://no-such-bucket/run: bucket 'no-such-bucket' does"
+    ):
+        publish(grade, "s3://no-such-bucket/run", storage_options=s3_options(s3_endpoint))
+
+
 def test_target_model_hides_secrets_and_joins_segments(s3_endpoint):
     target = Target(url="s3://grades/sweep", storage_options=s3_options(s3_endpoint))
     assert "testing" not in repr(target)
@@ -241,6 +250,42 @@ def test_threads_and_processes_racing_end_with_exactly_one_winner(
             assert grade["gradable"] in (True, False)
 
 
+def test_a_replacer_racing_the_publisher_it_replaces_ends_consistent(
+    row, s3_endpoint, s3_client, bucket
+):
+    # B publishes a gradable grade; C keeps trying to replace exactly that
+    # grade (naming its digest) with a refusal, so C's replace lands while B
+    # is still writing ctrf.json and the reward objects. Whoever finishes
+    # last settles the set: never a reward beside the refusal at the end.
+    options = s3_options(s3_endpoint)
+    first, refusal = gradable(row), ungradable(row)
+    for repetition in range(12):
+        url = f"s3://{bucket}/replacer/run-{repetition}"
+        outcome: dict[str, str] = {}
+
+        def publisher(url: str = url, outcome: dict = outcome) -> None:
+            outcome["B"] = publish(first, url, storage_options=options).decision.value
+
+        def replacer(url: str = url, outcome: dict = outcome) -> None:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                try:
+                    result = publish(refusal, url, storage_options=options, replaces=first.digest)
+                except PublishConflict:
+                    continue
+                outcome["C"] = result.decision.value
+                return
+
+        threads = [threading.Thread(target=replacer), threading.Thread(target=publisher)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert outcome == {"B": "create", "C": "replace"}, outcome
+        grade = assert_consistent(s3_client, bucket, f"replacer/run-{repetition}")
+        assert grade["gradable"] is False
+
+
 # --- other fsspec backends ------------------------------------------------------------------
 
 
@@ -306,6 +351,11 @@ def test_cli_publishes_to_s3_with_storage_options(row, s3_endpoint, s3_client, b
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert_consistent(s3_client, bucket, "cli/run-1")
+    command[command.index(f"s3://{bucket}/cli/run-1")] = "s3://no-such-bucket/run-1"
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert result.returncode == 4, result.stderr  # the target could not be written
+    assert "bucket 'no-such-bucket' does not exist" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_cli_takes_credentials_from_the_aws_environment(

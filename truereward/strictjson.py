@@ -40,8 +40,9 @@ def loads(text: str | bytes) -> Any:
     Raises :class:`StrictJSONError` on invalid JSON (with line and column),
     on ``NaN``/``Infinity``/``-Infinity``, on numbers too large for a float
     (they would become ``inf``), on integers longer than Python converts
-    (``sys.get_int_max_str_digits()``, 4300 digits by default), on duplicate keys in one object and on bytes
-    that are not UTF-8. A leading UTF-8 byte-order mark is accepted.
+    (``sys.get_int_max_str_digits()``, 4300 digits by default), on
+    duplicate keys in one object and on bytes that are not UTF-8. A leading
+    UTF-8 byte-order mark is accepted.
     """
     if isinstance(text, bytes | bytearray):
         try:

@@ -169,7 +169,7 @@ class CompositeEvaluator(Generic[T]):
                     if absent
                 )
                 raise EvaluationError(
-                    f"composite component {index} ({report.metric}) gave no {missing}: "
+                    f"composite component {index} ({report.metric}) did not give {missing}: "
                     "every component must give both"
                 )
         passed = sum(report.verdict is Verdict.PASS for report in reports)

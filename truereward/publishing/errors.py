@@ -32,7 +32,7 @@ class PublishConflict(PublishError):
         elif replaces is None:
             what = (
                 f"another grade ({existing}) is already published; name it with "
-                "replaces= to replace it"
+                "replaces= (CLI: --replaces) to replace it"
             )
         else:
             what = f"the published grade is {existing}, not {replaces} as replaces says"

@@ -31,6 +31,14 @@ filesystems). :func:`publish_objects` is the protocol, the same for all:
 4. SAME: nothing is written, except what an interrupted earlier publish left
    unfinished (objects whose ETag is not the MD5 of their expected body, or
    reward objects beside an ungradable grade).
+5. Settle: after writing, one more listing checks that the set is the one
+   its ``grade.json`` describes. The files after ``grade.json`` are plain
+   PUTs, so a publisher that replaced our grade (naming it in ``replaces``)
+   while we were still writing can see our late ``ctrf.json`` or reward
+   objects land beside its grade. Whoever finishes last sees the mismatch
+   here, reads the current ``grade.json`` and rewrites the set from it
+   (reward objects beside a refusal are deleted). A fresh gradable run
+   costs this listing beside its four PUTs (five requests).
 
 A conditional write that fails after a retry of our own request (the first
 attempt reached the store but its answer was lost) is recognised by reading
@@ -40,15 +48,20 @@ Bodies are sent in single requests from memory; a body above
 :data:`MAX_BODY_BYTES` is refused (multipart uploads would ignore
 ``If-Match``).
 
-Known limit: two publishers that both replace the same grade at the same
-instant both pass step 2; the loser's conditional delete of a stale reward
-object can remove the winner's new one when their bytes are identical (same
-ETag). The winner's set then lacks a reward file (never holds a wrong one),
-and publishing it again repairs it.
+Known limits: between a late write of a superseded publisher and that
+publisher's settle step, its reward object can stand beside the newer grade
+for the length of a request or two (and stays there if that process dies in
+between: publishing again at the target repairs it). Two publishers that
+both replace the same grade at the same instant both pass step 2; the
+loser's conditional delete of a stale reward object can remove the winner's
+new one when their bytes are identical (same ETag). The winner's set then
+lacks a reward file (never holds a wrong one), and publishing it again
+repairs it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from typing import Protocol
@@ -157,9 +170,9 @@ def publish_objects(
     ours = bodies[GRADE]
     digest = sha256_hex(ours)
     if replaces is None and REWARD_TXT in bodies and _created(store, ours):
-        return PublishResult(
-            store.location, digest, Decision.CREATE, _write_rest(store, bodies), ()
-        )
+        written = _write_rest(store, bodies)
+        _settle(store, bodies)
+        return PublishResult(store.location, digest, Decision.CREATE, written, ())
     listed = store.etags()
     decision, etag, existing_digest = _decide(store, listed.get(GRADE), ours, replaces)
     if decision is Decision.CONFLICT:
@@ -170,7 +183,10 @@ def publish_objects(
             replaces=replaces,
         )
     if decision is Decision.SAME:
-        return _repair(store, bodies, listed)
+        repaired = _repair(store, bodies, listed)
+        if repaired.written or repaired.removed:
+            _settle(store, bodies)
+        return repaired
 
     removed: list[str] = []
     try:
@@ -200,9 +216,35 @@ def publish_objects(
                 attempted=digest,
                 replaces=replaces,
             ) from None
-    return PublishResult(
-        store.location, digest, decision, _write_rest(store, bodies), tuple(removed)
+    written = _write_rest(store, bodies)
+    _settle(store, bodies)
+    return PublishResult(store.location, digest, decision, written, tuple(removed))
+
+
+def _complete(listed: dict[str, str], bodies: dict[str, bytes]) -> bool:
+    """True when the listed objects are exactly ``bodies`` (by MD5 ETag)."""
+    return set(listed) == set(bodies) and all(
+        listed[name] == md5_hex(body) for name, body in bodies.items()
     )
+
+
+def _settle(store: Store, bodies: dict[str, bytes]) -> None:
+    """Step 5: make the set agree with the ``grade.json`` that stands now."""
+    listed = store.etags()
+    if _complete(listed, bodies):
+        return
+    current = store.read(GRADE)
+    if current is None:
+        return  # nobody deletes a grade; nothing here to settle against
+    if current != bodies[GRADE]:
+        try:
+            bodies = render(GradeDocument.from_bytes(current))
+        except ValueError:
+            return  # not a grade document of ours: never rewrite around it
+    # A refused conditional delete: another publisher is writing now, and
+    # its own settle step follows.
+    with contextlib.suppress(PreconditionFailed):
+        _repair(store, bodies, listed)
 
 
 def _created(store: Store, grade: bytes) -> bool:

@@ -54,12 +54,19 @@ class S3Store:
         self.location = f"s3://{self.bucket}/{prefix}".rstrip("/")
         self.fs = s3fs.S3FileSystem(**options)
 
+    def _no_bucket(self, error: FileNotFoundError) -> None:
+        """Raise a PublishError when ``error`` says the bucket is missing (s3fs
+        maps NoSuchBucket and NoSuchKey to the same FileNotFoundError)."""
+        if _error_code(error) == "NoSuchBucket":
+            raise PublishError(f"{self.location}: bucket {self.bucket!r} does not exist") from None
+
     def _call(self, name: str, method: str, **kwargs: Any) -> Any:
         try:
             return self.fs.call_s3(method, Bucket=self.bucket, Key=self.prefix + name, **kwargs)
         except FileExistsError:
             raise PreconditionFailed(name) from None
-        except FileNotFoundError:
+        except FileNotFoundError as error:
+            self._no_bucket(error)
             raise
         except Exception as error:
             if _error_code(error) in _PRECONDITION_CODES:
@@ -69,7 +76,10 @@ class S3Store:
     def _guard(self, what: str, call: Callable[[], T]) -> T:
         try:
             return call()
-        except (PreconditionFailed, PublishError, FileNotFoundError):
+        except FileNotFoundError as error:
+            self._no_bucket(error)
+            raise
+        except (PreconditionFailed, PublishError):
             raise
         except Exception as error:
             raise PublishError(f"{self.location}: {what} failed: {error}") from error
