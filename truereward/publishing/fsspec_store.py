@@ -61,6 +61,10 @@ class FsspecStore:
                     found[name] = md5_hex(data)
             return found
 
+    def etag(self, name: str) -> str | None:
+        data = self.read(name)
+        return None if data is None else md5_hex(data)
+
     def read(self, name: str) -> bytes | None:
         try:
             data: bytes = self.fs.cat_file(self._path(name))

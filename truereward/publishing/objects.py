@@ -31,14 +31,18 @@ filesystems). :func:`publish_objects` is the protocol, the same for all:
 4. SAME: nothing is written, except what an interrupted earlier publish left
    unfinished (objects whose ETag is not the MD5 of their expected body, or
    reward objects beside an ungradable grade).
-5. Settle: after writing, one more listing checks that the set is the one
-   its ``grade.json`` describes. The files after ``grade.json`` are plain
-   PUTs, so a publisher that replaced our grade (naming it in ``replaces``)
-   while we were still writing can see our late ``ctrf.json`` or reward
-   objects land beside its grade. Whoever finishes last sees the mismatch
-   here, reads the current ``grade.json`` and rewrites the set from it
-   (reward objects beside a refusal are deleted). A fresh gradable run
-   costs this listing beside its four PUTs (five requests).
+5. Settle: the files after ``grade.json`` are plain PUTs, so a publisher
+   that replaced our grade (naming it in ``replaces``) while we were still
+   writing can see our late ``ctrf.json`` or reward objects land beside its
+   grade. So after our last write we look again: after a step-0 create, one
+   HEAD of ``grade.json`` (is ours still the grade?); after a decision
+   taken on a listing, a listing (a late file may have landed between that
+   listing and our ``grade.json`` write). When the set is not the one the
+   standing ``grade.json`` describes, we read that grade and rewrite the set
+   from it (reward objects beside a refusal are deleted). Whoever writes
+   last also checks last, so the set ends consistent. A fresh gradable run
+   costs four PUTs and a HEAD (five requests), a fresh ungradable run two
+   listings and two PUTs.
 
 A conditional write that fails after a retry of our own request (the first
 attempt reached the store but its answer was lost) is recognised by reading
@@ -94,6 +98,9 @@ class Store(Protocol):
 
     def etags(self) -> dict[str, str]:
         """ETag (unquoted) of each of the four names present."""
+
+    def etag(self, name: str) -> str | None:
+        """The ETag (unquoted) of one object, or None when absent."""
 
     def read(self, name: str) -> bytes | None:
         """The object's bytes, or None when absent."""
@@ -171,7 +178,7 @@ def publish_objects(
     digest = sha256_hex(ours)
     if replaces is None and REWARD_TXT in bodies and _created(store, ours):
         written = _write_rest(store, bodies)
-        _settle(store, bodies)
+        _settle(store, bodies, listed_before=False)
         return PublishResult(store.location, digest, Decision.CREATE, written, ())
     listed = store.etags()
     decision, etag, existing_digest = _decide(store, listed.get(GRADE), ours, replaces)
@@ -228,8 +235,17 @@ def _complete(listed: dict[str, str], bodies: dict[str, bytes]) -> bool:
     )
 
 
-def _settle(store: Store, bodies: dict[str, bytes]) -> None:
-    """Step 5: make the set agree with the ``grade.json`` that stands now."""
+def _settle(store: Store, bodies: dict[str, bytes], *, listed_before: bool = True) -> None:
+    """Step 5: make the set agree with the ``grade.json`` that stands now.
+
+    ``listed_before``: our decision rested on a listing, and a superseded
+    publisher's late file may have landed between that listing and our
+    ``grade.json`` write, where its own check could not see our grade yet:
+    so we list. After an unlisted create (step 0) no grade stood before
+    ours, so no earlier publisher has files to land late, and one HEAD of
+    ``grade.json`` tells whether ours still stands."""
+    if not listed_before and store.etag(GRADE) == md5_hex(bodies[GRADE]):
+        return
     listed = store.etags()
     if _complete(listed, bodies):
         return

@@ -98,6 +98,16 @@ class S3Store:
 
         return self._guard("listing", listing)
 
+    def etag(self, name: str) -> str | None:
+        try:
+            head = self._guard(
+                f"looking at {name}",
+                lambda: self.fs.call_s3("head_object", Bucket=self.bucket, Key=self.prefix + name),
+            )
+        except FileNotFoundError:
+            return None
+        return str(head["ETag"]).strip('"')
+
     def read(self, name: str) -> bytes | None:
         try:
             data: bytes = self._guard(
