@@ -298,6 +298,42 @@ def test_file_path_qualified_ids_and_duplicates(tmp_path):
     assert rows["flips"].code == "CASE_INVALID"  # listed twice, two outcomes
 
 
+def junit_and_ctrf(tmp_path: Path, node_ids: list[str]) -> dict[str, str]:
+    """The same passing tests written by pytest from the project root as
+    JUnit XML and as CTRF."""
+    parts = [pytest_node_id_parts(node_id) or ("", node_id) for node_id in node_ids]
+    cases = "".join(f'<testcase classname="{cls}" name="{name}"/>' for cls, name in parts)
+    tests = [{"name": node_id, "status": "passed", "duration": 1} for node_id in node_ids]
+    return {
+        "junit": write(tmp_path, "root.xml", f"<testsuite>{cases}</testsuite>"),
+        "ctrf": write(tmp_path, "root.json", ctrf(tests, reportFormat="CTRF")),
+    }
+
+
+@pytest.mark.parametrize("reader", ["junit", "ctrf"])
+def test_a_node_id_of_a_root_file_matches_across_root_directories(tmp_path, reader):
+    paths = junit_and_ctrf(tmp_path, ["tests/test_app.py::test_ok", "tests/test_app.py::test_y"])
+    (row,) = read(reader, paths[reader], {"test_app.py::test_ok": "fail_to_pass"})
+    assert row.verdict == "pass", row.why
+
+
+@pytest.mark.parametrize("reader", ["junit", "ctrf"])
+def test_a_root_file_node_id_matching_two_directories_is_ambiguous(tmp_path, reader):
+    paths = junit_and_ctrf(
+        tmp_path, ["tests/test_a.py::test_same", "tests/sub/test_a.py::test_same"]
+    )
+    (row,) = read(reader, paths[reader], {"test_a.py::test_same": "fail_to_pass"})
+    assert row.code == "CASE_INVALID"
+    assert "matches 2 different tests" in row.why
+
+
+def test_a_bare_ctrf_name_is_not_matched_by_suffix(tmp_path):
+    path = write(tmp_path, "go.json", ctrf([{"name": "TestA/sub", "status": "passed"}]))
+    (row,) = read("ctrf", path, {"sub": "fail_to_pass"})
+    assert row.verdict == "fail"
+    assert "absent" in row.why
+
+
 @pytest.mark.parametrize(
     ("content", "why"),
     [

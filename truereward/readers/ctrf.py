@@ -20,9 +20,17 @@ what an outcome means for a case):
 1. an entry whose ``name`` is the id;
 2. else an entry whose ``filePath::name`` is the id (tools that name tests
    without their file);
-3. else, for path-like ids (``tests/test_app.py::test_x``), a unique entry
-   whose name is the id written from another root directory (one ends with
-   the other after a ``/``).
+3. else, for an id that names a file (a ``/`` in it, or a pytest node id
+   such as ``test_app.py::test_x``), the entries whose name (or
+   ``filePath::name``) is the id written from another root directory: one
+   ends with the other after a ``/``, so ``test_app.py::test_x`` is
+   ``tests/test_app.py::test_x`` (the rule the ``junit`` reader applies to
+   node ids, :mod:`truereward.readers.matching`).
+
+Several different tests matching one id is an ambiguous match (say
+``test_a.py::test_x`` with both ``tests/test_a.py::test_x`` and
+``tests/sub/test_a.py::test_x`` in the report): that case is refused
+(``CASE_INVALID``), never guessed.
 
 A legacy entry tagged ``parametrize::...`` stands for every parametrised
 case of its function; a declared ``test_x[2]`` under it cannot be told
@@ -45,7 +53,7 @@ from ..codes import Ungradable
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
 from .evidence import Evidence
-from .matching import EntryIndex, suffix_related
+from .matching import EntryIndex, names_a_file
 from .outcomes import Outcome, TestOutcome, rows_for
 
 __all__ = ["READER", "CtrfReader", "CtrfReport", "parse_ctrf"]
@@ -147,14 +155,9 @@ def matcher(index: EntryIndex) -> Any:
 
     def match(case_id: str) -> list[TestOutcome]:
         found = index.exact(case_id)
-        if found or "/" not in case_id:
+        if found or not names_a_file(case_id):
             return found
-        related = [key for key in index.keys() if suffix_related(key, case_id, "/")]  # noqa: SIM118
-        return (
-            index.exact(related[0])
-            if len(related) == 1
-            else [entry for key in related for entry in index.exact(key)]
-        )
+        return index.suffix(case_id, "/")
 
     return match
 
