@@ -32,9 +32,12 @@ Several different tests matching one id is an ambiguous match (say
 ``tests/sub/test_a.py::test_x`` in the report): that case is refused
 (``CASE_INVALID``), never guessed.
 
-A legacy entry tagged ``parametrize::...`` stands for every parametrised
-case of its function; a declared ``test_x[2]`` under it cannot be told
-apart and is refused (``CASE_INVALID``), never guessed.
+A legacy report (no ``reportFormat``) may merge the parametrised cases of
+a function into one entry named by the node id without its ``[params]``
+part, with or without a ``parametrize::`` tag (pytest-json-ctrf 0.3.x). So
+in a legacy report a declared ``test_x[2]`` that no entry matches, but whose
+``test_x`` is an entry (by the rules above), cannot be told apart and is
+refused (``CASE_INVALID``), never guessed. In a current report it is absent.
 
 Refused evidence: not JSON, not a CTRF report (no ``results.tests`` list,
 or ``reportFormat`` other than ``CTRF``), an entry without a name or with a
@@ -54,7 +57,7 @@ from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
 from .evidence import Evidence
 from .matching import EntryIndex, names_a_file
-from .outcomes import Outcome, TestOutcome, rows_for
+from .outcomes import Outcome, TestOutcome, rows_for, strip_parameters
 
 __all__ = ["READER", "CtrfReader", "CtrfReport", "parse_ctrf"]
 
@@ -89,6 +92,14 @@ def _outcome(status: str, raw: str, tags: list[str]) -> Outcome:
     return Outcome.FAILED  # "other": no known result is not a pass
 
 
+def _may_be_merged(name: str, tags: list[str]) -> bool:
+    """Whether a legacy entry may stand for several parametrised cases: it
+    carries a ``parametrize::`` tag, or its name has no ``[params]`` part
+    (pytest-json-ctrf 0.3.x writes merged cases under the bare node id, not
+    always with the tag)."""
+    return strip_parameters(name) == name or any(tag.startswith("parametrize::") for tag in tags)
+
+
 def _entry(test: Any, index: int, where: str, legacy: bool) -> TestOutcome:
     at = f"{where}: results.tests[{index}]"
     if not isinstance(test, dict):
@@ -118,7 +129,7 @@ def _entry(test: Any, index: int, where: str, legacy: bool) -> TestOutcome:
         keys=tuple(keys),
         message=message if isinstance(message, str) else "",
         duration_s=duration_s,
-        merged=legacy and any(tag.startswith("parametrize::") for tag in tags),
+        merged=legacy and _may_be_merged(name, tags),
         raw=raw or status,
         reported=status,
     )
