@@ -256,6 +256,37 @@ def test_a_figure_that_is_not_a_number_is_malformed_evidence(figures):
 @pytest.mark.parametrize(
     "options",
     [
+        {"direction": "higher_is_better", "threshold": 1},
+        {"figure": "", "direction": "higher_is_better", "threshold": 1},
+        {"figure": "x", "direction": "up", "threshold": 1},
+    ],
+)
+def test_a_case_invalid_against_several_figures_refuses_that_case_only(figures, options):
+    cases = spec(
+        ("no-figure", "pass_to_pass", options),
+        (
+            "throughput",
+            "fail_to_pass",
+            {"figure": "throughput", "direction": "higher_is_better", "threshold": 900},
+        ),
+    )
+    rows = {row.id: row for row in read("figure", figures, cases)}
+    assert rows["no-figure"].code == "CASE_INVALID"
+    assert rows["throughput"].verdict == "pass"
+
+
+def test_a_json_array_of_figures_needs_a_figure(tmp_path):
+    path = tmp_path / "list.json"
+    path.write_text("[1, 2]")
+    options = {"direction": "higher_is_better", "threshold": 1}
+    (row,) = read("figure", str(path), spec(("c", "fail_to_pass", options)))
+    assert row.code == "CASE_INVALID"
+    assert "array" in row.why
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
         {"figure": "x", "direction": "up", "threshold": 1},
         {"figure": "x", "direction": "lower_is_better", "threshold": "1"},
         {"figure": "x", "direction": "lower_is_better", "threshold": True},
