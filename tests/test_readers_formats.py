@@ -298,6 +298,92 @@ def test_file_path_qualified_ids_and_duplicates(tmp_path):
     assert rows["flips"].code == "CASE_INVALID"  # listed twice, two outcomes
 
 
+MERGED_PARAM = {
+    "name": "tests/test_app.py::test_param",
+    "status": "failed",
+    "raw_status": "call_failed",
+    "duration": 0.004,
+    "file_path": "tests/test_app.py",
+}
+PARAM_CASES = {
+    "tests/test_app.py::test_param[1]": "pass_to_pass",
+    "test_app.py::test_param[2]": "fail_to_pass",  # written from another root
+    "tests/test_app.py::test_ok": "pass_to_pass",
+}
+
+
+@pytest.mark.parametrize("tags", [None, [], ["parametrize"], ["parametrize::n::[1, 2]"]])
+def test_a_legacy_entry_without_params_stands_for_its_parametrised_cases(tmp_path, tags):
+    merged = MERGED_PARAM if tags is None else {**MERGED_PARAM, "tags": tags}
+    ok = {"name": "tests/test_app.py::test_ok", "status": "passed", "duration": 0.001}
+    path = write(tmp_path, "legacy.json", ctrf([merged, ok]))
+    rows = {row.id: row for row in read("ctrf", path, PARAM_CASES)}
+    for case_id in ("tests/test_app.py::test_param[1]", "test_app.py::test_param[2]"):
+        assert rows[case_id].code == "CASE_INVALID", rows[case_id].why
+        assert "merged" in rows[case_id].why
+    assert rows["tests/test_app.py::test_ok"].verdict == "pass"
+
+
+def test_a_current_report_merges_nothing(tmp_path):
+    path = write(tmp_path, "current.json", ctrf([MERGED_PARAM], reportFormat="CTRF"))
+    rows = {row.id: row for row in read("ctrf", path, PARAM_CASES)}
+    assert rows["tests/test_app.py::test_param[1]"].verdict == "fail"
+    assert "absent" in rows["tests/test_app.py::test_param[1]"].why
+
+
+def test_a_legacy_parametrised_case_in_the_report_is_read(tmp_path):
+    tests = [
+        {**MERGED_PARAM, "name": "tests/test_app.py::test_param[1]", "status": "passed"},
+        {"name": "tests/test_app.py::test_other", "status": "passed", "duration": 0.001},
+    ]
+    path = write(tmp_path, "legacy.json", ctrf(tests))
+    case_set = {
+        "tests/test_app.py::test_param[1]": "fail_to_pass",
+        "tests/test_app.py::test_param[2]": "pass_to_pass",
+        "tests/test_app.py::test_other[1]": "pass_to_pass",
+    }
+    rows = {row.id: row for row in read("ctrf", path, case_set)}
+    assert rows["tests/test_app.py::test_param[1]"].verdict == "pass"
+    assert rows["tests/test_app.py::test_param[2]"].verdict == "fail"  # no bare entry: absent
+    assert rows["tests/test_app.py::test_other[1]"].code == "CASE_INVALID"
+
+
+def junit_and_ctrf(tmp_path: Path, node_ids: list[str]) -> dict[str, str]:
+    """The same passing tests written by pytest from the project root as
+    JUnit XML and as CTRF."""
+    parts = [pytest_node_id_parts(node_id) or ("", node_id) for node_id in node_ids]
+    cases = "".join(f'<testcase classname="{cls}" name="{name}"/>' for cls, name in parts)
+    tests = [{"name": node_id, "status": "passed", "duration": 1} for node_id in node_ids]
+    return {
+        "junit": write(tmp_path, "root.xml", f"<testsuite>{cases}</testsuite>"),
+        "ctrf": write(tmp_path, "root.json", ctrf(tests, reportFormat="CTRF")),
+    }
+
+
+@pytest.mark.parametrize("reader", ["junit", "ctrf"])
+def test_a_node_id_of_a_root_file_matches_across_root_directories(tmp_path, reader):
+    paths = junit_and_ctrf(tmp_path, ["tests/test_app.py::test_ok", "tests/test_app.py::test_y"])
+    (row,) = read(reader, paths[reader], {"test_app.py::test_ok": "fail_to_pass"})
+    assert row.verdict == "pass", row.why
+
+
+@pytest.mark.parametrize("reader", ["junit", "ctrf"])
+def test_a_root_file_node_id_matching_two_directories_is_ambiguous(tmp_path, reader):
+    paths = junit_and_ctrf(
+        tmp_path, ["tests/test_a.py::test_same", "tests/sub/test_a.py::test_same"]
+    )
+    (row,) = read(reader, paths[reader], {"test_a.py::test_same": "fail_to_pass"})
+    assert row.code == "CASE_INVALID"
+    assert "matches 2 different tests" in row.why
+
+
+def test_a_bare_ctrf_name_is_not_matched_by_suffix(tmp_path):
+    path = write(tmp_path, "go.json", ctrf([{"name": "TestA/sub", "status": "passed"}]))
+    (row,) = read("ctrf", path, {"sub": "fail_to_pass"})
+    assert row.verdict == "fail"
+    assert "absent" in row.why
+
+
 @pytest.mark.parametrize(
     ("content", "why"),
     [

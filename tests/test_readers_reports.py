@@ -3,13 +3,14 @@ pytest-json-ctrf 0.6 and the legacy pytest-json-ctrf 0.3.5."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
 
 from tests.reportgen import OUTCOMES, install_legacy_ctrf, run_pytest, write_suite
-from truereward import Ungradable, fold, read
+from truereward import Ungradable, fold, grade_evidence, read
 from truereward.readers import read_with_evidence
 
 #: SWE-bench 5: what each outcome means for a case of each kind.
@@ -120,6 +121,32 @@ def test_reading_records_evidence_digests(reports):
     )
     (digest,) = reading.evidence
     assert digest.size == reports["junit-xunit2"].stat().st_size
+
+
+@pytest.mark.parametrize(
+    ("reader", "content"),
+    [
+        ("junit", b"garbage"),
+        ("junit", b"<testsuite/>"),
+        ("ctrf", b"garbage"),
+        ("ctrf", b'{"reportFormat": "CTRF", "results": {"tests": []}}'),
+    ],
+)
+def test_a_refused_evidence_file_is_still_digested(tmp_path, reader, content):
+    path = tmp_path / "report"
+    path.write_bytes(content)
+    document = grade_evidence(reader, str(path), {"a::t": "fail_to_pass"})
+    assert [refusal.code for refusal in document.refusals] == ["EVIDENCE_MALFORMED"]
+    (digest,) = document.evidence
+    assert digest.path == str(path)
+    assert digest.size == len(content)
+    assert digest.sha256 == hashlib.sha256(content).hexdigest()
+
+
+def test_absent_evidence_has_no_digest(tmp_path):
+    document = grade_evidence("junit", str(tmp_path / "nothing.xml"), {"a::t": "fail_to_pass"})
+    assert [refusal.code for refusal in document.refusals] == ["EVIDENCE_MISSING"]
+    assert document.evidence == []
 
 
 def test_a_whole_pytest_run_folds_to_the_expected_reward(reports):

@@ -111,6 +111,31 @@ def test_invalid_state_options_are_case_invalid(workspace, options):
     assert row.code == "CASE_INVALID"
 
 
+def test_a_symlink_out_of_the_evidence_is_never_followed(workspace, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("root:x:0:0\n")
+    (workspace / "out" / "etc").symlink_to(outside)
+    (workspace / "link.txt").symlink_to(outside / "secret.txt")
+    (workspace / "inside.txt").symlink_to(workspace / "out" / "notes.txt")
+    (workspace / "out" / "dangling").symlink_to(outside / "nothing")
+    cases = spec(
+        ("dir-link", "fail_to_pass", {"path": "out/etc/secret.txt", "contains": "root"}),
+        ("file-link", "fail_to_pass", {"path": "link.txt"}),
+        ("dangling", "pass_to_pass", {"path": "out/dangling", "exists": False}),
+        ("inside", "fail_to_pass", {"path": "inside.txt", "text": "hello world"}),
+    )
+    rows = {row.id: row for row in read("state", str(workspace), cases)}
+    for case_id, path in (
+        ("dir-link", "out/etc/secret.txt"),
+        ("file-link", "link.txt"),
+        ("dangling", "out/dangling"),
+    ):
+        assert rows[case_id].code == "CASE_INVALID", rows[case_id].why
+        assert path in rows[case_id].why
+    assert rows["inside"].verdict == "pass"  # a symlink that stays inside is fine
+
+
 def test_missing_workspace_is_evidence_missing(tmp_path):
     with pytest.raises(Ungradable) as caught:
         read("state", str(tmp_path / "gone"), spec(("c", "fail_to_pass", {"path": "a"})))
@@ -226,6 +251,37 @@ def test_a_figure_that_is_not_a_number_is_malformed_evidence(figures):
             ),
         )
     assert caught.value.code == "EVIDENCE_MALFORMED"
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"direction": "higher_is_better", "threshold": 1},
+        {"figure": "", "direction": "higher_is_better", "threshold": 1},
+        {"figure": "x", "direction": "up", "threshold": 1},
+    ],
+)
+def test_a_case_invalid_against_several_figures_refuses_that_case_only(figures, options):
+    cases = spec(
+        ("no-figure", "pass_to_pass", options),
+        (
+            "throughput",
+            "fail_to_pass",
+            {"figure": "throughput", "direction": "higher_is_better", "threshold": 900},
+        ),
+    )
+    rows = {row.id: row for row in read("figure", figures, cases)}
+    assert rows["no-figure"].code == "CASE_INVALID"
+    assert rows["throughput"].verdict == "pass"
+
+
+def test_a_json_array_of_figures_needs_a_figure(tmp_path):
+    path = tmp_path / "list.json"
+    path.write_text("[1, 2]")
+    options = {"direction": "higher_is_better", "threshold": 1}
+    (row,) = read("figure", str(path), spec(("c", "fail_to_pass", options)))
+    assert row.code == "CASE_INVALID"
+    assert "array" in row.why
 
 
 @pytest.mark.parametrize(

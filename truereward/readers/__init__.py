@@ -139,6 +139,14 @@ def get_reader(name: str) -> Reader:
     return reader
 
 
+def _evidence(evidence: str | Evidence, storage_options: Mapping[str, Any] | None) -> Evidence:
+    """``evidence`` as an :class:`Evidence` (itself when it already is one;
+    ``storage_options`` apply to a path or URL only)."""
+    if isinstance(evidence, Evidence):
+        return evidence
+    return Evidence(url=str(evidence), storage_options=dict(storage_options or {}))
+
+
 def read_with_evidence(
     reader: str | Reader,
     evidence: str | Evidence,
@@ -164,11 +172,7 @@ def read_with_evidence(
         spec = TaskSpec.of(case_set)
     except (TaskSpecError, TypeError) as error:
         raise Ungradable("CASE_INVALID", f"the case set is not valid: {error}") from None
-    source = (
-        evidence
-        if isinstance(evidence, Evidence)
-        else Evidence(url=str(evidence), storage_options=dict(storage_options or {}))
-    )
+    source = _evidence(evidence, storage_options)
     merged = {**spec.options, **options}
     try:
         rows = chosen.read(source, spec, merged)
@@ -218,15 +222,16 @@ def grade_evidence(
     When the reader refuses the evidence as a whole (it is missing,
     malformed or unreadable), the document holds that refusal alone: the
     declared cases are not also reported missing, since they are missing
-    because of it, and the refusal's blame stays the one that matters.
+    because of it, and the refusal's blame stays the one that matters. The
+    digests of the files read before the refusal (a malformed report was
+    read whole) are in the document all the same; a missing file has none.
     :class:`UnknownReader` and an unknown scheme raise.
     """
     from ..document import grade_document
 
+    source = _evidence(evidence, storage_options)
     try:
-        reading = read_with_evidence(
-            reader, evidence, case_set, storage_options=storage_options, **options
-        )
+        reading = read_with_evidence(reader, source, case_set, **options)
     except Ungradable as refused:
         return grade_document(
             [],
@@ -234,7 +239,7 @@ def grade_evidence(
             run=run,
             refusals=[refused],
             attempts=attempts,
-            evidence=evidence.digests if isinstance(evidence, Evidence) else (),
+            evidence=source.digests,
         )
     return grade_document(
         reading.rows,

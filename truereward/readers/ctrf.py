@@ -20,13 +20,24 @@ what an outcome means for a case):
 1. an entry whose ``name`` is the id;
 2. else an entry whose ``filePath::name`` is the id (tools that name tests
    without their file);
-3. else, for path-like ids (``tests/test_app.py::test_x``), a unique entry
-   whose name is the id written from another root directory (one ends with
-   the other after a ``/``).
+3. else, for an id that names a file (a ``/`` in it, or a pytest node id
+   such as ``test_app.py::test_x``), the entries whose name (or
+   ``filePath::name``) is the id written from another root directory: one
+   ends with the other after a ``/``, so ``test_app.py::test_x`` is
+   ``tests/test_app.py::test_x`` (the rule the ``junit`` reader applies to
+   node ids, :mod:`truereward.readers.matching`).
 
-A legacy entry tagged ``parametrize::...`` stands for every parametrised
-case of its function; a declared ``test_x[2]`` under it cannot be told
-apart and is refused (``CASE_INVALID``), never guessed.
+Several different tests matching one id is an ambiguous match (say
+``test_a.py::test_x`` with both ``tests/test_a.py::test_x`` and
+``tests/sub/test_a.py::test_x`` in the report): that case is refused
+(``CASE_INVALID``), never guessed.
+
+A legacy report (no ``reportFormat``) may merge the parametrised cases of
+a function into one entry named by the node id without its ``[params]``
+part, with or without a ``parametrize::`` tag (pytest-json-ctrf 0.3.x). So
+in a legacy report a declared ``test_x[2]`` that no entry matches, but whose
+``test_x`` is an entry (by the rules above), cannot be told apart and is
+refused (``CASE_INVALID``), never guessed. In a current report it is absent.
 
 Refused evidence: not JSON, not a CTRF report (no ``results.tests`` list,
 or ``reportFormat`` other than ``CTRF``), an entry without a name or with a
@@ -45,8 +56,8 @@ from ..codes import Ungradable
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
 from .evidence import Evidence
-from .matching import EntryIndex, suffix_related
-from .outcomes import Outcome, TestOutcome, rows_for
+from .matching import EntryIndex, names_a_file
+from .outcomes import Outcome, TestOutcome, rows_for, strip_parameters
 
 __all__ = ["READER", "CtrfReader", "CtrfReport", "parse_ctrf"]
 
@@ -81,6 +92,14 @@ def _outcome(status: str, raw: str, tags: list[str]) -> Outcome:
     return Outcome.FAILED  # "other": no known result is not a pass
 
 
+def _may_be_merged(name: str, tags: list[str]) -> bool:
+    """Whether a legacy entry may stand for several parametrised cases: it
+    carries a ``parametrize::`` tag, or its name has no ``[params]`` part
+    (pytest-json-ctrf 0.3.x writes merged cases under the bare node id, not
+    always with the tag)."""
+    return strip_parameters(name) == name or any(tag.startswith("parametrize::") for tag in tags)
+
+
 def _entry(test: Any, index: int, where: str, legacy: bool) -> TestOutcome:
     at = f"{where}: results.tests[{index}]"
     if not isinstance(test, dict):
@@ -110,7 +129,7 @@ def _entry(test: Any, index: int, where: str, legacy: bool) -> TestOutcome:
         keys=tuple(keys),
         message=message if isinstance(message, str) else "",
         duration_s=duration_s,
-        merged=legacy and any(tag.startswith("parametrize::") for tag in tags),
+        merged=legacy and _may_be_merged(name, tags),
         raw=raw or status,
         reported=status,
     )
@@ -147,14 +166,9 @@ def matcher(index: EntryIndex) -> Any:
 
     def match(case_id: str) -> list[TestOutcome]:
         found = index.exact(case_id)
-        if found or "/" not in case_id:
+        if found or not names_a_file(case_id):
             return found
-        related = [key for key in index.keys() if suffix_related(key, case_id, "/")]  # noqa: SIM118
-        return (
-            index.exact(related[0])
-            if len(related) == 1
-            else [entry for key in related for entry in index.exact(key)]
-        )
+        return index.suffix(case_id, "/")
 
     return match
 

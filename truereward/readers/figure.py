@@ -11,7 +11,9 @@ names its figure and its bar in its options:
         "threshold": 250}}
 
 - ``figure``: a JSON Pointer (``/a/b``) or a top-level key (``throughput``)
-  into the evidence; absent for a text file holding one number;
+  into the evidence; absent (or ``""``, the whole document) for a text file
+  holding one number. Absent against evidence that holds several figures (a
+  JSON object or array) is an invalid option of that case;
 - ``direction``: ``higher_is_better`` (passes at ``value >= threshold``) or
   ``lower_is_better`` (passes at ``value <= threshold``);
 - ``threshold``: a finite number. Values and thresholds are compared as
@@ -22,7 +24,9 @@ The figure goes into the row's ``measures``. A figure that is absent from
 the evidence fails its case (the run did not measure what the task asks).
 A value that is not a finite number (a string, null, NaN) makes the evidence
 ``EVIDENCE_MALFORMED``; evidence that is not JSON (or not one number) too.
-Options that are not valid make that case ungradable with ``CASE_INVALID``.
+Options that are not valid (a missing ``figure`` when the evidence holds
+several) make that case ungradable with ``CASE_INVALID``; the other cases
+are still graded.
 """
 
 from __future__ import annotations
@@ -92,6 +96,11 @@ class FigureReader:
     def _row(self, evidence: Evidence, figures: Any, case: CaseSpec) -> CaseResult:
         try:
             figure, direction, threshold = _check(case.options)
+            if not figure and isinstance(figures, dict | list):
+                raise InvalidExpectation(
+                    f"figure is required: {evidence.describe()} holds several figures "
+                    f"(a JSON {'object' if isinstance(figures, dict) else 'array'}), not one number"
+                )
         except InvalidExpectation as error:
             return CaseResult(
                 id=case.id,
@@ -100,7 +109,7 @@ class FigureReader:
                 code="CASE_INVALID",
                 why=f"options: {error}",
             )
-        if figure is None:
+        if not figure:
             raw = figures
         elif figure.startswith("/") or figure == "":
             raw = json_pointer(figures, figure)

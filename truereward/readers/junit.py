@@ -25,7 +25,8 @@ Matching a declared case id (outcomes in :mod:`truereward.readers.outcomes`):
    ``.``, then the classes) and the ``name`` (function with parameters):
    an exact match; else the cases with that name whose classname is that
    one written from another root directory (one ends with the other after
-   a ``.``);
+   a ``.``; the rule the ``ctrf`` reader shares, in
+   :mod:`truereward.readers.matching`);
 2. else the id as a case's ``classname::name``, ``classname.name`` or bare
    ``name`` (Go, Catch2 and friends name tests without a class);
 3. else, for an id with ``::``, ``Outer::Inner::name`` as classname
@@ -51,7 +52,7 @@ from ..cases import CaseResult
 from ..codes import Ungradable
 from ..taskspec import TaskSpec
 from .evidence import Evidence
-from .matching import EntryIndex, suffix_related
+from .matching import EntryIndex, pytest_node_id_parts, suffix_related
 from .outcomes import Outcome, TestOutcome, rows_for
 
 __all__ = ["READER", "JUnitReader", "JUnitReport", "parse_junit", "pytest_node_id_parts"]
@@ -167,18 +168,6 @@ def parse_junit(data: bytes, where: str = "junit report") -> JUnitReport:
             "(declared totals are not results)",
         )
     return JUnitReport(entries=entries)
-
-
-def pytest_node_id_parts(node_id: str) -> tuple[str, str] | None:
-    """``(classname, name)`` pytest's JUnit XML writes for a node id
-    ``path.py::[Class::...]name``, or None when it is not such an id."""
-    head, bracket, parameters = node_id.partition("[")
-    parts = head.split("::")  # parameters may hold "::" themselves
-    parts[-1] += bracket + parameters
-    if len(parts) < 2 or not parts[0].endswith(".py"):
-        return None
-    module = parts[0][: -len(".py")].replace("\\", "/").strip("/").replace("/", ".")
-    return ".".join([module, *parts[1:-1]]), parts[-1]
 
 
 def matcher(index: EntryIndex) -> Any:

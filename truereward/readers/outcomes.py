@@ -43,8 +43,10 @@ class Outcome(Enum):
 class TestOutcome:
     """One test entry of a report. ``keys`` are the identities a declared
     case id is matched against (the reader decides them); ``merged`` marks a
-    legacy entry standing for several parametrised cases; ``label`` is how
-    the report names it, for messages and for telling tests apart."""
+    legacy entry that may stand for several parametrised cases (a declared
+    ``test_x[2]`` absent from the report whose ``test_x`` matches it is
+    refused); ``label`` is how the report names it, for messages and for
+    telling tests apart."""
 
     label: str
     outcome: Outcome
@@ -125,17 +127,16 @@ def rows_for(
 ) -> list[CaseResult]:
     """One row per declared case of ``spec``. ``match(case_id)`` returns the
     entries that are that case (the reader's matching rules); ``entries`` are
-    all of them (for finding merged legacy entries); ``source`` names the
-    report in messages."""
-    merged = {entry.label: entry for entry in entries if entry.merged}
+    all of them; ``source`` names the report in messages. A declared
+    ``test_x[2]`` that matches nothing, while ``test_x`` matches a merged
+    entry, is ``CASE_INVALID``."""
+    any_merged = any(entry.merged for entry in entries)
     rows = []
     for case in spec.cases:
         found = match(case.id)
         if not found:
             whole = strip_parameters(case.id)
-            if whole != case.id and any(
-                key == whole for entry in merged.values() for key in (entry.label, *entry.keys)
-            ):
+            if any_merged and whole != case.id and any(entry.merged for entry in match(whole)):
                 rows.append(
                     CaseResult(
                         id=case.id,

@@ -11,7 +11,9 @@ it). Each declared case names what it expects in its options:
                  {"pointer": "/debug", "exists": false}]}}
 
 - ``path`` (required): a file relative to the evidence directory (no ``..``,
-  not absolute);
+  not absolute, and for a local directory not reached through a symlink
+  that leads out of it: the path is resolved, and a file outside the
+  evidence directory is never read; a symlink that stays inside is fine);
 - ``exists`` (default true): whether the file must exist; with false the
   case passes exactly when it is absent;
 - ``text``: the file's whole text must equal it (a final newline is
@@ -28,14 +30,18 @@ text where text is checked, or not JSON where JSON is checked, is a failure
 of that case: the run did not leave the expected state. Options that are
 not valid (unknown keys, a bad pointer, a path that escapes the directory)
 make that case ungradable with ``CASE_INVALID``: the task is broken, not the
-run. An evidence directory that does not exist at all is ``EVIDENCE_MISSING``;
-a file where the directory should be is ``EVIDENCE_MALFORMED``.
+run. A path that resolves outside the directory through a symlink is
+refused the same way (``CASE_INVALID``, naming the case's path and where it
+leads): what lies outside the run's state is never graded. An evidence
+directory that does not exist at all is ``EVIDENCE_MISSING``; a file where
+the directory should be is ``EVIDENCE_MALFORMED``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -173,6 +179,17 @@ def _first_failure(options: Mapping[str, Any], data: bytes | None) -> str:
     return ""
 
 
+def _leaves_root(evidence: Evidence, path: str) -> str | None:
+    """Where ``path`` resolves to when, following symlinks, it leads out of
+    the local evidence directory; None when it stays inside (or the
+    evidence is a URL: object stores have no symlinks)."""
+    if not evidence.is_local:
+        return None
+    root = os.path.realpath(evidence.describe())
+    target = os.path.realpath(evidence.describe(path))
+    return None if os.path.commonpath([root, target]) == root else target
+
+
 class StateReader:
     """The end state a run left: expected files and JSON values."""
 
@@ -204,6 +221,16 @@ class StateReader:
                 why=f"options: {error}",
             )
         path = str(case.options["path"])
+        outside = _leaves_root(evidence, path)
+        if outside is not None:
+            return CaseResult(
+                id=case.id,
+                kind=case.kind,
+                verdict="ungradable",
+                code="CASE_INVALID",
+                why=f"options: path {path!r} leads out of the evidence directory "
+                f"(through a symlink, to {outside}); it is not read",
+            )
         data, problem = self._read_optional(evidence, path)
         why = problem or _first_failure(case.options, data)
         return CaseResult(
