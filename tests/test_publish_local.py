@@ -284,3 +284,14 @@ def test_racing_threads_have_exactly_one_winner(row, tmp_path):
     assert len(winners) == 1
     assert (tmp_path / "grade.json").read_bytes() == documents[winners[0]].to_bytes()
     assert verify_published(tmp_path)[1] == []
+
+
+def test_a_row_changed_after_the_document_was_built_is_never_published(tmp_path):
+    from truereward import CaseResult, PublishError, grade_document, publish
+
+    changed = CaseResult(id="a", kind="fail_to_pass", verdict="pass")
+    document = grade_document([changed])
+    changed.measures["ms"] = float("nan")  # the containers of a frozen row stay mutable
+    with pytest.raises(PublishError, match=r"detail\.0\.measures\.ms: .*row changed"):
+        publish(document, tmp_path / "run")
+    assert not (tmp_path / "run").exists() or not any((tmp_path / "run").iterdir())

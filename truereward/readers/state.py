@@ -30,9 +30,11 @@ text where text is checked, or not JSON where JSON is checked, is a failure
 of that case: the run did not leave the expected state. Options that are
 not valid (unknown keys, a bad pointer, a path that escapes the directory)
 make that case ungradable with ``CASE_INVALID``: the task is broken, not the
-run. A path that resolves outside the directory through a symlink is
-refused the same way (``CASE_INVALID``, naming the case's path and where it
-leads): what lies outside the run's state is never graded. An evidence
+run. A path that resolves outside the directory through a symlink fails
+its case, whatever it expects (``exists: false`` included), naming the
+path and where it leads: what lies outside the run's state is never read,
+and the run planted the link, so it is the run's failure, never a
+grader-blamed refusal that a run could use to dodge a failing case. An evidence
 directory that does not exist at all is ``EVIDENCE_MISSING``; a file where
 the directory should be is ``EVIDENCE_MALFORMED``.
 """
@@ -223,13 +225,16 @@ class StateReader:
         path = str(case.options["path"])
         outside = _leaves_root(evidence, path)
         if outside is not None:
+            # The run planted the link: its state does not hold that file, so
+            # the case fails (run's doing), never a grader-blamed refusal a
+            # run could use to dodge a failing case.
             return CaseResult(
                 id=case.id,
                 kind=case.kind,
-                verdict="ungradable",
-                code="CASE_INVALID",
-                why=f"options: path {path!r} leads out of the evidence directory "
-                f"(through a symlink, to {outside}); it is not read",
+                verdict="fail",
+                why=f"path {path!r} leads out of the run's state through a symlink "
+                f"(to {outside}); it is not read",
+                observations=[Observation(name=path, verdict="outside", why=outside)],
             )
         data, problem = self._read_optional(evidence, path)
         why = problem or _first_failure(case.options, data)
