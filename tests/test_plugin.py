@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -378,3 +380,30 @@ def test_the_plugin_is_not_active_unless_named(project, tmp_path):
     )
     assert result.returncode != 0
     assert "unrecognized arguments: --grade-logs" in result.stderr
+
+
+def test_a_verifier_stopped_with_sigterm_publishes_a_refusal(project, tmp_path):
+    # A harness stops a verifier that ran out of time with SIGTERM; the grade
+    # an earlier session published there must not stand for this one.
+    logs = tmp_path / "logs"
+    assert run(project, logs=logs).returncode == 0
+    assert grade_of(logs).reward == 1.0
+    (project / "test_slow.py").write_text(
+        "import time\n\ndef test_zz_sleeps():\n    time.sleep(60)\n"
+    )
+    command = [sys.executable, "-m", "pytest", "-p", "truereward.plugin", "-p", "no:randomly"]
+    command += ["-o", "addopts=", f"--grade-logs={logs}"]
+    process = subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    seen = ""
+    while "test_grade.py" not in seen:  # the session is running its tests
+        line = process.stdout.readline()
+        assert line, "pytest ended before running its tests"
+        seen += line
+    time.sleep(1.0)  # inside the sleeping test
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=60)
+    document = grade_of(logs)
+    assert not document.gradable and document.reward is None
+    assert not (logs / "reward.txt").exists()
+    assert "INTERRUPTED" in refusal_text(document)

@@ -55,6 +55,8 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
+import signal
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -207,6 +209,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(Controller(config), "truereward-controller")
 
 
+def _interrupt_on_sigterm(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"stopped by signal {signal.Signals(signum).name}")
+
+
 def _informational(config: pytest.Config) -> bool:
     return any(config.getoption(name, default=False) for name in _INFORMATIONAL)
 
@@ -261,6 +267,25 @@ class Controller:
         self.worker_declarations: list[dict[str, Any]] = []
         self.outcome_line = ""
         self.started = datetime.now(UTC)
+        self.previous_sigterm: Any = None
+
+    # --- a verifier killed on a timeout ----------------------------------------------------
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """Turn SIGTERM (how a harness stops a verifier that ran out of time)
+        into the interrupt pytest already handles like Ctrl-C, so the session
+        still publishes a refusal instead of leaving an earlier grade standing.
+        Only when nobody else handles SIGTERM, and only in the main thread."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            self.previous_sigterm = signal.signal(signal.SIGTERM, _interrupt_on_sigterm)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, self.previous_sigterm)
+            self.previous_sigterm = None
 
     # --- gathering -------------------------------------------------------------------------
 
