@@ -176,7 +176,20 @@ def test_verify_reports_inconsistency_with_exit_1(row, tmp_path, capsys):
     assert main(["verify", str(logs / "grade.json"), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["consistent"] is False
-    assert [item["where"] for item in report["disagreements"]] == ["reward"]
+    assert [item["where"] for item in report["disagreements"]] == ["reward", "grade.json"]
+
+
+def test_verify_names_a_grade_rewritten_in_other_bytes(row, tmp_path, capsys):
+    rows = write_rows(tmp_path / "rows.jsonl", [row("a")])
+    logs = tmp_path / "l"
+    assert main(["fold", str(rows), "--logs", str(logs)]) == 0
+    assert main(["verify", str(logs)]) == 0
+    capsys.readouterr()
+    same = json.loads((logs / "grade.json").read_text())
+    (logs / "grade.json").write_text(json.dumps(same))  # same content, compact bytes
+    assert main(["verify", str(logs)]) == 1
+    out = capsys.readouterr().out
+    assert "grade.json: stored 'bytes not in canonical form'" in out
 
 
 def test_schema_prints_the_shipped_schemas(capsys):

@@ -138,6 +138,16 @@ def verify_published(target: str | Path) -> tuple[GradeDocument, list[Disagreeme
     directory = path if path.is_dir() else None
     document, data = load_document(path / GRADE if directory else path)
     found = verify_document(document)
+    if data != document.to_bytes():
+        # Same content in other bytes: its sha256 (the grade's name, and what
+        # ctrf.json records) is not the one its publisher computed.
+        found.append(
+            Disagreement(
+                GRADE,
+                "bytes not in canonical form",
+                "sorted keys, 2-space indent, UTF-8, one final newline",
+            )
+        )
     if directory is None:
         return document, found
     found += _check_rewards(document, directory)
