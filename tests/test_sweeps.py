@@ -179,6 +179,21 @@ def test_strict_reading_refuses_what_the_view_does_not_look_at():
     assert parse_grade(nan_in_row, "r", strict=True).state is RunState.UNREADABLE
 
 
+def test_a_reward_no_fold_could_give_is_unreadable():
+    data = document_for("r", "fail").to_bytes()
+    assert b'"reward": 0.0' in data
+    for reward in (b"1.5", b"-1.0"):
+        record = parse_grade(data.replace(b'"reward": 0.0', b'"reward": ' + reward, 1), "r")
+        assert record.state is RunState.UNREADABLE
+        assert "outside what gated-binary/1 gives" in (record.problem or "")
+    # In range but not what the detail folds to: only the strict reading folds again.
+    tampered = data.replace(b'"reward": 0.0', b'"reward": 1.0', 1)
+    assert parse_grade(tampered, "r").reward == 1.0
+    strict = parse_grade(tampered, "r", strict=True)
+    assert strict.state is RunState.UNREADABLE
+    assert "reward: stored 1.0, expected 0.0" in (strict.problem or "")
+
+
 def test_a_missing_sweep_is_an_error(tmp_path, memory_root):
     with pytest.raises(SweepNotFound, match="no such directory"):
         SweepSource(str(tmp_path / "absent")).run_names()

@@ -28,11 +28,14 @@ __all__ = ["Scheme", "UnknownScheme", "get_scheme", "register", "scheme_names"]
 @dataclass(frozen=True)
 class Scheme:
     """A named, versioned reward rule. ``reward`` is called only for a
-    gradable run and must return a finite float."""
+    gradable run and must return a finite float; ``bounds`` (inclusive), when
+    given, are the rewards it can give, so that a reader of stored documents
+    (a sweep summary) can refuse one whose reward no fold could have made."""
 
     name: str
     description: str
     reward: Callable[[Tally], float]
+    bounds: tuple[float, float] | None = None
 
 
 class UnknownScheme(ValueError):

@@ -13,9 +13,12 @@ Two modes:
   six times slower (infra/bench/sweep_summary.py).
 
 In both modes the stored outcome must be consistent: ``gradable`` exactly
-when there is no refusal, a finite ``reward`` exactly when gradable. A sweep
-summary never re-grades (``truereward verify`` does); anything else is an
-``unreadable`` record saying why.
+when there is no refusal, a finite ``reward`` exactly when gradable, and
+within the bounds of its scheme when the scheme is known here and declares
+them (every built-in one gives rewards in [0, 1]). In strict mode the
+``detail`` is also folded again (as ``truereward verify`` does) and a stored
+field that disagrees, or a scheme unknown here, makes the record
+unreadable. Anything else is an ``unreadable`` record saying why.
 """
 
 from __future__ import annotations
@@ -100,7 +103,9 @@ def parse_grade(
         view = model.model_validate_json(data)
     except ValidationError as error:
         return RunRecord.unreadable(run, f"grade.json: {_describe(error)}")
-    problem = _consistency(view.gradable, view.reward, len(view.refusals))
+    problem = _consistency(view.gradable, view.reward, len(view.refusals)) or _in_bounds(
+        view.scheme, view.reward
+    )
     if problem:
         return RunRecord.unreadable(run, f"grade.json: {problem}")
     attempt = view.run.attempt if view.run is not None else 1
@@ -131,4 +136,29 @@ def _parse_strict(data: bytes, run: str, *, with_cases: bool) -> RunRecord:
     problem = _consistency(document.gradable, document.reward, len(document.refusals))
     if problem:
         return RunRecord.unreadable(run, f"grade.json: {problem}")
+    from ..verify import Unreadable, verify_document
+
+    try:
+        disagreements = verify_document(document)
+    except Unreadable as error:
+        return RunRecord.unreadable(run, f"grade.json: {error}")
+    if disagreements:
+        listed = "; ".join(str(item) for item in disagreements[:3])
+        return RunRecord.unreadable(
+            run, f"grade.json: disagrees with a fold of its detail: {listed}"
+        )
     return RunRecord.from_document(document, run, with_cases=with_cases)
+
+
+def _in_bounds(scheme: str, reward: float | None) -> str | None:
+    from ..folding import UnknownScheme, get_scheme
+
+    if reward is None:
+        return None
+    try:
+        bounds = get_scheme(scheme).bounds
+    except UnknownScheme:
+        return None
+    if bounds is not None and not bounds[0] <= reward <= bounds[1]:
+        return f"reward {reward!r} is outside what {scheme} gives ({bounds[0]} to {bounds[1]})"
+    return None

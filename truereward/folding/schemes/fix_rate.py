@@ -25,5 +25,6 @@ SCHEME = register(
         name="fix-rate/1",
         description="passed / graded fail-to-pass cases when every guard holds, else 0.0",
         reward=fix_rate,
+        bounds=(0.0, 1.0),
     )
 )

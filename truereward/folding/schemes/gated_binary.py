@@ -24,5 +24,6 @@ SCHEME = register(
         name="gated-binary/1",
         description="1.0 when every guard holds and every fail-to-pass case passes, else 0.0",
         reward=gated_binary,
+        bounds=(0.0, 1.0),
     )
 )

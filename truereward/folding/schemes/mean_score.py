@@ -38,5 +38,6 @@ SCHEME = register(
         name="mean-score/1",
         description="the mean of the case scores (measures['score'], else 1/0 by verdict)",
         reward=mean_score,
+        bounds=(0.0, 1.0),
     )
 )
