@@ -150,15 +150,21 @@ def _parse_strict(data: bytes, run: str, *, with_cases: bool) -> RunRecord:
     return RunRecord.from_document(document, run, with_cases=with_cases)
 
 
-def _in_bounds(scheme: str, reward: float | None) -> str | None:
-    from ..folding import UnknownScheme, get_scheme
+_BOUNDS: dict[str, tuple[float, float] | None] = {}
 
+
+def _in_bounds(scheme: str, reward: float | None) -> str | None:
     if reward is None:
         return None
     try:
-        bounds = get_scheme(scheme).bounds
-    except UnknownScheme:
-        return None
+        bounds = _BOUNDS[scheme]
+    except KeyError:
+        from ..folding import UnknownScheme, get_scheme
+
+        try:
+            bounds = _BOUNDS[scheme] = get_scheme(scheme).bounds
+        except UnknownScheme:  # not cached: it may be registered later
+            return None
     if bounds is not None and not bounds[0] <= reward <= bounds[1]:
         return f"reward {reward!r} is outside what {scheme} gives ({bounds[0]} to {bounds[1]})"
     return None
