@@ -402,3 +402,20 @@ def test_cli_refuses_a_bad_storage_option(row, tmp_path):
     rows = tmp_path / "rows.jsonl"
     rows.write_text(json.dumps(row("a")) + "\n")
     assert main(["fold", str(rows), "--logs", "memory://x/y", "--storage-option", "novalue"]) == 2
+
+
+def test_an_option_s3fs_does_not_take_is_bad_input_before_any_request(
+    row, s3_endpoint, tmp_path, capsys
+):
+    from truereward.cli import main
+    from truereward.publishing import BadStorageOptions
+
+    options = {**s3_options(s3_endpoint), "bogus_opt": 1}
+    with pytest.raises(BadStorageOptions, match="bogus_opt"):
+        publish(gradable(row), "s3://nowhere/run", storage_options=options)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps(row("a")) + "\n")
+    command = ["fold", str(rows), "--logs", "s3://nowhere/run"]
+    command += ["--storage-option", f"endpoint_url={s3_endpoint}", "--storage-option", "bogus=1"]
+    assert main(command) == 2
+    assert "--storage-option" in capsys.readouterr().err

@@ -91,8 +91,8 @@ def parse_storage_options(items: list[str]) -> dict[str, Any]:
 def publish_and_report(document: Any, args: argparse.Namespace) -> int:
     """Publish ``document`` as the options say and print the outcome; exit
     status 0, or :class:`CliError` with 3 (conflict) / 4 (publish failed) /
-    2 (bad --replaces)."""
-    from ..publishing import PublishConflict, PublishError, publish
+    2 (bad --replaces or --storage-option)."""
+    from ..publishing import BadStorageOptions, PublishConflict, PublishError, publish
 
     target = args.logs or default_logs()
     try:
@@ -105,6 +105,8 @@ def publish_and_report(document: Any, args: argparse.Namespace) -> int:
         )
     except PublishConflict as error:
         raise CliError(str(error), EXIT_CONFLICT) from None
+    except BadStorageOptions as error:
+        raise CliError(f"--storage-option: {error}") from None
     except PublishError as error:
         raise CliError(str(error), EXIT_PUBLISH_FAILED) from None
     except ValueError as error:

@@ -30,13 +30,14 @@ from typing import TYPE_CHECKING, Any
 from ..document import GradeDocument
 from ..target import Target
 from .decide import Decision
-from .errors import PublishConflict, PublishError
+from .errors import BadStorageOptions, PublishConflict, PublishError
 from .result import PublishResult
 
 if TYPE_CHECKING:
     from .objects import Store
 
 __all__ = [
+    "BadStorageOptions",
     "Decision",
     "PublishConflict",
     "PublishError",

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-__all__ = ["PublishConflict", "PublishError"]
+__all__ = ["BadStorageOptions", "PublishConflict", "PublishError"]
 
 
 class PublishError(Exception):
     """Publishing failed (I/O error, unusable target, a body too large). The
     files already published are whole: each is the old or the new version."""
+
+
+class BadStorageOptions(PublishError):
+    """The target's storage options are not ones its backend takes (an
+    unknown keyword, say). Raised before any request is made."""
 
 
 class PublishConflict(PublishError):

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..files import WRITE_ORDER
-from .errors import PublishError
+from .errors import BadStorageOptions, PublishError
 from .objects import PreconditionFailed
 
 __all__ = ["S3Store"]
@@ -52,7 +52,14 @@ class S3Store:
             raise PublishError(f"{url}: an S3 target needs a bucket")
         self.prefix = f"{prefix}/" if prefix else ""
         self.location = f"s3://{self.bucket}/{prefix}".rstrip("/")
-        self.fs = s3fs.S3FileSystem(**options)
+        try:
+            self.fs = s3fs.S3FileSystem(**options)
+            # s3fs builds its client at the first request; building it now (no
+            # request is sent) turns an option it does not take into an error
+            # about the options instead of a failed write.
+            self.fs.connect()
+        except TypeError as error:
+            raise BadStorageOptions(f"{url}: storage options: {error}") from None
 
     def _no_bucket(self, error: FileNotFoundError) -> None:
         """Raise a PublishError when ``error`` says the bucket is missing (s3fs
