@@ -361,6 +361,20 @@ def test_logs_directory_from_the_environment_and_the_ini(project, tmp_path):
     assert grade_of(ini_logs).reward == 1.0
 
 
+def test_a_relative_ini_logs_directory_is_taken_from_the_ini_file(project):
+    (project / "pytest.ini").write_text(
+        "[pytest]\nmarkers =\n    slow: a slow case\ngrade_logs = graded\n"
+    )
+    elsewhere = project / "sub"
+    elsewhere.mkdir()
+    command = [sys.executable, "-m", "pytest", "-p", "truereward.plugin", "-p", "no:randomly"]
+    command += ["-o", "addopts=", "--rootdir", str(project), str(project)]
+    environment = {key: value for key, value in os.environ.items() if key != "GRADE_LOGS"}
+    subprocess.run(command, cwd=elsewhere, env=environment, check=False, capture_output=True)
+    assert grade_of(project / "graded").reward == 1.0
+    assert not (elsewhere / "graded").exists()
+
+
 def test_the_plugin_is_not_active_unless_named(project, tmp_path):
     result = subprocess.run(
         [

@@ -20,7 +20,8 @@ as pytest users expect. At the end of the session the controlling process
 rows against the declared case set and publishes ``grade.json``,
 ``ctrf.json`` and, only when gradable, ``reward.json``/``reward.txt`` to the
 logs directory: ``--grade-logs DIR``, else ``$GRADE_LOGS``, else the ini key
-``grade_logs``, else ``/logs/verifier``. An earlier grade there is replaced
+``grade_logs`` (relative to the ini file's directory), else
+``/logs/verifier``. An earlier grade there is replaced
 (by its digest); if another publisher replaced it meanwhile, the session
 refuses loudly (exit status 3) and touches nothing.
 
@@ -422,9 +423,17 @@ class Controller:
         return (
             self.config.getoption("grade_logs")
             or os.environ.get(LOGS_ENV)
-            or str(self.config.getini("grade_logs") or "")
+            or self._ini_logs()
             or DEFAULT_LOGS
         )
+
+    def _ini_logs(self) -> str:
+        """The ini key, a relative path taken from the ini file's directory
+        (as pytest reads its own path keys); a URL as written."""
+        value = str(self.config.getini("grade_logs") or "")
+        if not value or "://" in value or os.path.isabs(value) or self.config.inipath is None:
+            return value
+        return str(self.config.inipath.parent / value)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
