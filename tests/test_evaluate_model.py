@@ -124,6 +124,11 @@ def test_scores_in_range(value):
     assert score == value and isinstance(score, float)
 
 
+def test_negative_zero_is_zero():
+    assert math.copysign(1.0, Score(-0.0)) == 1.0
+    assert json.dumps(float(Score(-0.0))) == "0.0"
+
+
 @pytest.mark.parametrize("value", [-0.1, 1.0000001, float("nan"), float("inf"), -math.inf, 2])
 def test_scores_out_of_range_or_nan_are_refused(value):
     with pytest.raises(ValueError, match=r"NaN|in \[0, 1\]"):

@@ -18,8 +18,8 @@ class Score(float):
 
     ``Score(x)`` accepts an int or a float and raises ``ValueError`` for NaN,
     infinities and anything outside [0, 1], and ``TypeError`` for a bool or a
-    non-number (``True`` is not a score). A score is a float, so it compares
-    and computes like one.
+    non-number (``True`` is not a score). ``-0.0`` becomes ``0.0``. A score
+    is a float, so it compares and computes like one.
     """
 
     __slots__ = ()
@@ -34,7 +34,7 @@ class Score(float):
             raise ValueError("a score must not be NaN")
         if not 0.0 <= number <= 1.0:
             raise ValueError(f"a score is in [0, 1], got {number!r}")
-        return super().__new__(cls, number)
+        return super().__new__(cls, number + 0.0)  # -0.0 is 0.0: one zero, one JSON form
 
     def verdict(self, threshold: Score | float) -> Verdict:
         """``pass`` when this score is at least ``threshold`` (``>=``), else
