@@ -56,16 +56,19 @@ class FsspecStore:
         with _LOCK:
             found = {}
             for name in WRITE_ORDER:
-                data = self.read(name)
+                data = self._read(name)
                 if data is not None:
                     found[name] = md5_hex(data)
             return found
 
     def etag(self, name: str) -> str | None:
-        data = self.read(name)
+        data = self._read(name)
         return None if data is None else md5_hex(data)
 
     def read(self, name: str) -> bytes | None:
+        return self._read(name)
+
+    def _read(self, name: str) -> bytes | None:
         try:
             data: bytes = self.fs.cat_file(self._path(name))
         except FileNotFoundError:
@@ -83,13 +86,13 @@ class FsspecStore:
 
     def create(self, name: str, data: bytes) -> None:
         with _LOCK:
-            if self.read(name) is not None:
+            if self._read(name) is not None:
                 raise PreconditionFailed(name)
             self._write(name, data)
 
     def replace(self, name: str, data: bytes, etag: str) -> None:
         with _LOCK:
-            current = self.read(name)
+            current = self._read(name)
             if current is None or md5_hex(current) != etag:
                 raise PreconditionFailed(name)
             self._write(name, data)
@@ -100,7 +103,7 @@ class FsspecStore:
 
     def delete(self, name: str, etag: str) -> None:
         with _LOCK:
-            current = self.read(name)
+            current = self._read(name)
             if current is None:
                 return
             if md5_hex(current) != etag:

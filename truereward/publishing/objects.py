@@ -52,15 +52,16 @@ Bodies are sent in single requests from memory; a body above
 :data:`MAX_BODY_BYTES` is refused (multipart uploads would ignore
 ``If-Match``).
 
-Known limits: between a late write of a superseded publisher and that
-publisher's settle step, its reward object can stand beside the newer grade
-for the length of a request or two (and stays there if that process dies in
-between: publishing again at the target repairs it). Two publishers that
-both replace the same grade at the same instant both pass step 2; the
-loser's conditional delete of a stale reward object can remove the winner's
-new one when their bytes are identical (same ETag). The winner's set then
-lacks a reward file (never holds a wrong one), and publishing it again
-repairs it.
+A publisher that loses the race after deleting stale reward objects (a
+conditional delete cannot tell the winner's identical bytes from the stale
+ones) settles the set to the winning grade before it raises
+:class:`PublishConflict`.
+
+Known limit: between a late write of a superseded publisher and that
+publisher's next look (step 5), its file can stand beside the newer grade
+for the length of a request or two, and stays there if that process dies in
+between; publishing again at the target repairs it. A settle step gives up
+after :data:`SETTLE_ROUNDS` rounds of a grade that keeps changing under it.
 """
 
 from __future__ import annotations
@@ -202,6 +203,7 @@ def publish_objects(
                 store.delete(name, listed[name])
                 removed.append(name)
     except PreconditionFailed:
+        _restore(store, bodies, removed)
         raise PublishConflict(
             store.location,
             existing=existing_digest or listed.get(GRADE),
@@ -217,6 +219,7 @@ def publish_objects(
     except PreconditionFailed:
         current = store.read(GRADE)
         if current != ours:  # another publisher won; our own retried write is not a conflict
+            _restore(store, bodies, removed)
             raise PublishConflict(
                 store.location,
                 existing=None if current is None else sha256_hex(current),
@@ -235,6 +238,13 @@ def _complete(listed: dict[str, str], bodies: dict[str, bytes]) -> bool:
     )
 
 
+#: At most this many repair rounds in one settle step. Each round writes only
+#: after seeing the set disagree with the grade that stands, and is followed
+#: by another look; a round more is needed only when the grade changed again
+#: meanwhile.
+SETTLE_ROUNDS = 4
+
+
 def _settle(store: Store, bodies: dict[str, bytes], *, listed_before: bool = True) -> None:
     """Step 5: make the set agree with the ``grade.json`` that stands now.
 
@@ -243,24 +253,41 @@ def _settle(store: Store, bodies: dict[str, bytes], *, listed_before: bool = Tru
     ``grade.json`` write, where its own check could not see our grade yet:
     so we list. After an unlisted create (step 0) no grade stood before
     ours, so no earlier publisher has files to land late, and one HEAD of
-    ``grade.json`` tells whether ours still stands."""
+    ``grade.json`` tells whether ours still stands.
+
+    A repair writes what a grade read a moment ago asks for; a newer grade
+    may have been published (and settled) in between, so every repair is
+    followed by another look, and the last writer is always the last to
+    look."""
     if not listed_before and store.etag(GRADE) == md5_hex(bodies[GRADE]):
         return
-    listed = store.etags()
-    if _complete(listed, bodies):
-        return
-    current = store.read(GRADE)
-    if current is None:
-        return  # nobody deletes a grade; nothing here to settle against
-    if current != bodies[GRADE]:
-        try:
-            bodies = render(GradeDocument.from_bytes(current))
-        except ValueError:
-            return  # not a grade document of ours: never rewrite around it
-    # A refused conditional delete: another publisher is writing now, and
-    # its own settle step follows.
-    with contextlib.suppress(PreconditionFailed):
-        _repair(store, bodies, listed)
+    for _ in range(SETTLE_ROUNDS):
+        listed = store.etags()
+        if _complete(listed, bodies):
+            return
+        current = store.read(GRADE)
+        if current is None:
+            return  # nobody deletes a grade; nothing here to settle against
+        if current != bodies[GRADE]:
+            try:
+                bodies = render(GradeDocument.from_bytes(current))
+            except ValueError:
+                return  # not a grade document of ours: never rewrite around it
+            if _complete(listed, bodies):
+                return
+        # A refused conditional delete: another publisher is writing now;
+        # the next round looks again.
+        with contextlib.suppress(PreconditionFailed):
+            _repair(store, bodies, listed)
+
+
+def _restore(store: Store, bodies: dict[str, bytes], removed: list[str]) -> None:
+    """A publisher that lost the race after deleting reward objects may have
+    deleted the winner's (a conditional delete cannot tell identical bytes
+    apart): it settles the set to the winning grade before it reports the
+    conflict."""
+    if removed:
+        _settle(store, bodies)
 
 
 def _created(store: Store, grade: bytes) -> bool:
