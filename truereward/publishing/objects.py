@@ -238,9 +238,9 @@ def _complete(listed: dict[str, str], bodies: dict[str, bytes]) -> bool:
     )
 
 
-#: At most this many repair rounds in one settle step. Each round writes only
-#: after seeing the set disagree with the grade that stands, and is followed
-#: by another look; a round more is needed only when the grade changed again
+#: At most this many repairs in one settle step. Each is written only after
+#: seeing the set disagree with the grade that stands, and is followed by
+#: another look; a repair more is needed only when the grade changed again
 #: meanwhile.
 SETTLE_ROUNDS = 4
 
@@ -261,7 +261,7 @@ def _settle(store: Store, bodies: dict[str, bytes], *, listed_before: bool = Tru
     look."""
     if not listed_before and store.etag(GRADE) == md5_hex(bodies[GRADE]):
         return
-    for _ in range(SETTLE_ROUNDS):
+    for round_number in range(SETTLE_ROUNDS + 1):
         listed = store.etags()
         if _complete(listed, bodies):
             return
@@ -275,6 +275,8 @@ def _settle(store: Store, bodies: dict[str, bytes], *, listed_before: bool = Tru
                 return  # not a grade document of ours: never rewrite around it
             if _complete(listed, bodies):
                 return
+        if round_number == SETTLE_ROUNDS:
+            return  # the grade keeps changing: its latest publisher looks last
         # A refused conditional delete: another publisher is writing now;
         # the next round looks again.
         with contextlib.suppress(PreconditionFailed):
