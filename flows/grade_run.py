@@ -13,7 +13,9 @@ twice on a sweep changes nothing.
 It ends with a table artifact and a markdown artifact, returns the
 :class:`~truereward.grading.GradeRunResult`, and finishes Completed in a state
 named ``Graded`` (every run gradable) or ``Graded with refusals``; Failed
-(``Publish failed``) only when some grade could not be published.
+(``Publish failed``) only when some grade could not be published, with a
+:class:`~truereward.grading.PublishFailed` error whose ``result`` is the
+GradeRunResult (called as a function, the flow raises it).
 
 Deploy and run against a Prefect server (see docs/prefect.md)::
 
@@ -40,7 +42,7 @@ from truereward.grading.chunks import chunk_size_for, chunked
 from truereward.grading.markdown import render_result, render_runs
 from truereward.grading.plan import plan_runs
 from truereward.grading.progress import retry_delays
-from truereward.grading.report import GradeRunReport, GradeRunResult
+from truereward.grading.report import GradeRunReport, GradeRunResult, PublishFailed
 from truereward.grading.request import GradeRequest
 from truereward.prefect.artifacts import create_artifacts
 from truereward.prefect.pipeline import grade_chunks
@@ -97,7 +99,8 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
     create_artifacts(result, sweep=request.sweep_name, title=title)
     logger.info("%s: %s", result.state_name, result.headline())
     if result.failed:
-        return Failed(name=result.state_name, message=result.headline(), data=result)
+        # A failed state carries an exception; the result rides on it.
+        return Failed(name=result.state_name, message=result.headline(), data=PublishFailed(result))
     return Completed(name=result.state_name, message=result.headline(), data=result)
 
 
@@ -151,6 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"grade_run: Prefect could not run the flow: {str(error)[:2000]}", file=sys.stderr)
         return 1
     result = state.result(raise_on_failure=False)
+    if isinstance(result, PublishFailed):
+        result = result.result
     if not isinstance(result, GradeRunResult):
         print(f"grade_run: {state.name}: {state.message}", file=sys.stderr)
         return 1

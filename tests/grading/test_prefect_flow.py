@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from truereward.grading import GradeRequest
+from truereward.grading import GradeRequest, PublishFailed
 
 from .sweeps import make_sweep, published, snapshot
 
@@ -197,6 +197,15 @@ def test_a_grade_that_cannot_be_published_fails_the_flow_and_only_that_run(
     assert state.is_failed() and state.name == "Publish failed"
     assert (out / "b" / "grade.json").read_bytes() == foreign  # nothing already there is lost
     assert (out / "a" / "reward.txt").read_text() == "1.0\n"
+    # The failed run still carries its summary, on the error it raises.
+    failure = state.result(raise_on_failure=False)
+    assert isinstance(failure, PublishFailed)
+    assert failure.result.failed == 1 and failure.result.summary.runs == 2
+    from flows.grade_run import grade_run
+
+    with pytest.raises(PublishFailed) as raised:
+        grade_run(GradeRequest(sweep=str(sweep), target=str(out)))
+    assert raised.value.result.state_name == "Publish failed"
 
 
 def test_a_sweep_that_does_not_exist_fails_the_flow(

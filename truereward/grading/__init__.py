@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .plan import GradeSettings, RunJob, plan_runs
     from .progress import ChunkProgress, read_chunk, retry_delays
     from .reading import RunReading, read_run, worth_retrying
-    from .report import GradeRunReport, GradeRunResult, RunLine
+    from .report import GradeRunReport, GradeRunResult, PublishFailed, RunLine
     from .request import GradeRequest
     from .steps import GradedRun, PublishedRun, fold_reading, publish_graded
     from .stored import stored_grade
@@ -49,6 +49,7 @@ _LAZY = {
     "worth_retrying": "reading",
     "GradeRunReport": "report",
     "GradeRunResult": "report",
+    "PublishFailed": "report",
     "RunLine": "report",
     "GradeRequest": "request",
     "GradedRun": "steps",
@@ -66,6 +67,7 @@ __all__ = [
     "GradeRunResult",
     "GradeSettings",
     "GradedRun",
+    "PublishFailed",
     "PublishedRun",
     "RunJob",
     "RunLine",

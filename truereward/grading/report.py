@@ -39,6 +39,7 @@ __all__ = [
     "TABLE_LIMIT",
     "GradeRunReport",
     "GradeRunResult",
+    "PublishFailed",
     "RunFailure",
     "RunLine",
 ]
@@ -130,6 +131,20 @@ class GradeRunResult(BaseModel):
         if self.failed:
             line += f"; {self.failed} could not be published"
         return line
+
+
+class PublishFailed(Exception):
+    """Some grade of the sweep could not be published. ``result`` is the
+    :class:`GradeRunResult` all the same (what was published, what failed):
+    a failed Prefect flow run carries an exception, so the summary rides on
+    it."""
+
+    def __init__(self, result: GradeRunResult) -> None:
+        super().__init__(f"{result.state_name}: {result.headline()}")
+        self.result = result
+
+    def __reduce__(self) -> tuple[type[PublishFailed], tuple[GradeRunResult]]:
+        return (PublishFailed, (self.result,))
 
 
 class GradeRunReport:
