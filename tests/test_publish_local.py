@@ -295,3 +295,44 @@ def test_a_row_changed_after_the_document_was_built_is_never_published(tmp_path)
     with pytest.raises(PublishError, match=r"detail\.0\.measures\.ms: .*row changed"):
         publish(document, tmp_path / "run")
     assert not (tmp_path / "run").exists() or not any((tmp_path / "run").iterdir())
+
+
+def test_publishing_over_the_evidence_it_was_read_from_is_refused(tmp_path):
+    import json
+
+    from truereward import PublishError, publish
+    from truereward.readers import grade_evidence
+
+    logs = tmp_path / "run" / "logs" / "verifier"
+    logs.mkdir(parents=True)
+    report = {
+        "reportFormat": "CTRF",
+        "specVersion": "1.0.0",
+        "results": {
+            "tool": {"name": "pytest"},
+            "summary": {
+                "tests": 1,
+                "passed": 1,
+                "failed": 0,
+                "skipped": 0,
+                "pending": 0,
+                "other": 0,
+                "start": 0,
+                "stop": 1,
+            },
+            "tests": [{"name": "tests/test_a.py::test_a", "status": "passed", "duration": 1}],
+        },
+    }
+    evidence = logs / "ctrf.json"
+    evidence.write_text(json.dumps(report))
+    before = evidence.read_bytes()
+    document = grade_evidence(
+        "ctrf", str(evidence), [{"id": "tests/test_a.py::test_a", "kind": "fail_to_pass"}]
+    )
+    assert document.reward == 1.0 and document.evidence
+    with pytest.raises(PublishError, match=r"would overwrite .*ctrf\.json, the evidence"):
+        publish(document, logs)
+    assert evidence.read_bytes() == before
+    assert sorted(path.name for path in logs.iterdir()) == ["ctrf.json"]
+    publish(document, tmp_path / "elsewhere")  # a target of its own is fine
+    assert (tmp_path / "elsewhere" / "reward.txt").read_text() == "1.0\n"

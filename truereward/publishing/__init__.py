@@ -103,6 +103,7 @@ def publish(
     if replaces is not None and not _DIGEST.match(replaces):
         raise ValueError(f"replaces must be a sha256 hex digest (or an ETag), got {replaces!r}")
     resolved = as_target(target, storage_options, unconditional)
+    _spares_evidence(document, resolved)
     if resolved.is_local:
         if replaces is not None and len(replaces.strip('"')) != 64:
             raise ValueError("replaces on a local target must be the sha256 of grade.json")
@@ -142,6 +143,32 @@ def _holds_up(document: GradeDocument, target: str | os.PathLike[str] | Target) 
         raise PublishError(
             f"{where}: the grade does not hold up as built ({'; '.join(problems)}); "
             "was a row changed after the document was made?"
+        )
+
+
+def _spares_evidence(document: GradeDocument, target: Target) -> None:
+    """Refuse to publish over a file the grade was read from.
+
+    A run's own ``logs/verifier`` is both a common target and where a
+    verifier leaves its reports: publishing ``ctrf.json`` there would replace
+    the run's CTRF report with ours, and the evidence would be lost."""
+    from ..files import WRITE_ORDER
+
+    if not document.evidence:
+        return
+    if target.is_local:
+        ours = {os.path.realpath(os.path.join(target.path, name)): name for name in WRITE_ORDER}
+        read = {os.path.realpath(item.path) for item in document.evidence if "://" not in item.path}
+    else:
+        base = target.url.rstrip("/")
+        ours = {f"{base}/{name}": name for name in WRITE_ORDER}
+        read = {item.path for item in document.evidence}
+    clash = sorted(read & set(ours))
+    if clash:
+        raise PublishError(
+            f"{target.url}: publishing would overwrite {clash[0]}, the evidence this grade "
+            "was read from; publish elsewhere (a target of its own) or keep the evidence "
+            "under another name"
         )
 
 
