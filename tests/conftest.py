@@ -90,3 +90,17 @@ def bucket(s3_client: Any, request: pytest.FixtureRequest) -> str:
     name = f"{name}-{os.getpid()}"[:63]
     s3_client.create_bucket(Bucket=name)
     return name
+
+
+@pytest.fixture
+def memory_root() -> Iterator[str]:
+    """A fresh ``memory://`` prefix, removed afterwards."""
+    import uuid
+
+    import fsspec  # the dev extra installs it: a missing fsspec fails these tests loudly
+
+    root = f"memory://t-{uuid.uuid4().hex}"
+    yield root
+    fs = fsspec.filesystem("memory")
+    if fs.exists(root):
+        fs.rm(root, recursive=True)

@@ -11,11 +11,11 @@ returned (or raised), the set must be the one its ``grade.json`` describes.
 from __future__ import annotations
 
 import hashlib
-import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
+import fsspec  # the dev extra installs it: a missing fsspec fails these tests loudly
 import pytest
 
 from truereward import GradeDocument, PublishConflict, grade_document
@@ -23,8 +23,6 @@ from truereward.files import render
 from truereward.publishing.fsspec_store import FsspecStore
 from truereward.publishing.objects import publish_objects
 from truereward.strictjson import loads
-
-fsspec = pytest.importorskip("fsspec", reason="fsspec is part of the dev install")
 
 Hook = Callable[[], object]
 
@@ -73,12 +71,8 @@ class HookedStore(FsspecStore):
 
 
 @pytest.fixture
-def url() -> Iterator[str]:
-    prefix = f"memory://interleavings/{uuid.uuid4().hex}"
-    yield prefix
-    fs = fsspec.filesystem("memory")
-    if fs.exists(prefix):
-        fs.rm(prefix, recursive=True)
+def url(memory_root: str) -> str:
+    return f"{memory_root}/run"
 
 
 def grade(tag: str, verdict: str) -> Any:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,17 +62,6 @@ def publish_sweep(root: Path, plan: dict[str, str]) -> str:
     for run, outcome in plan.items():
         tr.publish(document_for(run, outcome, root.name), root / run)
     return str(root)
-
-
-@pytest.fixture
-def memory_root() -> Iterator[str]:
-    import fsspec  # the dev extra installs it: a missing fsspec fails these tests loudly
-
-    root = f"memory://sweeps-{uuid.uuid4().hex}"
-    yield root
-    fs = fsspec.filesystem("memory")
-    if fs.exists(root):
-        fs.rm(root, recursive=True)
 
 
 def put_memory_sweep(root: str, plan: dict[str, str]) -> str:
