@@ -35,6 +35,7 @@ from ..codes import Ungradable
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
 from .evidence import Evidence
+from .outcomes import case_invalid
 
 __all__ = ["READER", "ChecksReader"]
 
@@ -106,15 +107,7 @@ class ChecksReader:
             }
             outcome = score_case({**fields, "id": case.id, "actual": answer}, index)
             if outcome.errored:
-                rows.append(
-                    CaseResult(
-                        id=case.id,
-                        kind=case.kind,
-                        verdict="ungradable",
-                        code="CASE_INVALID",
-                        why=f"options: {outcome.error}",
-                    )
-                )
+                rows.append(case_invalid(case, f"options: {outcome.error}"))
                 continue
             failing = [check for check in outcome.checks if check.required and not check.passed]
             rows.append(

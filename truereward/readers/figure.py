@@ -41,6 +41,7 @@ from ..codes import Ungradable
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import CaseSpec, TaskSpec
 from .evidence import Evidence
+from .outcomes import case_invalid
 from .state import _MISSING, InvalidExpectation, json_pointer
 
 __all__ = ["READER", "FigureReader"]
@@ -102,13 +103,7 @@ class FigureReader:
                     f"(a JSON {'object' if isinstance(figures, dict) else 'array'}), not one number"
                 )
         except InvalidExpectation as error:
-            return CaseResult(
-                id=case.id,
-                kind=case.kind,
-                verdict="ungradable",
-                code="CASE_INVALID",
-                why=f"options: {error}",
-            )
+            return case_invalid(case, f"options: {error}")
         if not figure:
             raw = figures
         elif figure.startswith("/") or figure == "":

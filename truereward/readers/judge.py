@@ -57,6 +57,7 @@ from ..cases import CaseResult, Observation
 from ..codes import Ungradable
 from ..taskspec import CaseSpec, TaskSpec
 from .evidence import Evidence
+from .outcomes import case_invalid
 
 __all__ = ["READER", "JudgeReader"]
 
@@ -189,13 +190,7 @@ class JudgeReader:
             try:
                 question, passes = _question(case)
             except _BadCriterion as error:
-                rows[case.id] = CaseResult(
-                    id=case.id,
-                    kind=case.kind,
-                    verdict="ungradable",
-                    code="CASE_INVALID",
-                    why=f"options: {error}",
-                )
+                rows[case.id] = case_invalid(case, f"options: {error}")
                 continue
             asked.append((case, question, passes))
         min_confidence = options.get("min_confidence", 0.0)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ..cases import CaseResult, Kind, Observation, Verdict
-from ..taskspec import TaskSpec
+from ..taskspec import CaseSpec, TaskSpec
 
 __all__ = ["Outcome", "TestOutcome", "rows_for", "strip_parameters"]
 
@@ -118,6 +118,14 @@ def _row(case_id: str, kind: Kind, entries: Sequence[TestOutcome]) -> CaseResult
     )
 
 
+def case_invalid(case: CaseSpec, why: str) -> CaseResult:
+    """The row of a declared case that cannot be graded as declared (invalid
+    options, an ambiguous or merged match): ``CASE_INVALID``, the grader's."""
+    return CaseResult(
+        id=case.id, kind=case.kind, verdict="ungradable", code="CASE_INVALID", why=why
+    )
+
+
 def rows_for(
     spec: TaskSpec,
     entries: Iterable[TestOutcome],
@@ -138,12 +146,9 @@ def rows_for(
             whole = strip_parameters(case.id)
             if any_merged and whole != case.id and any(entry.merged for entry in match(whole)):
                 rows.append(
-                    CaseResult(
-                        id=case.id,
-                        kind=case.kind,
-                        verdict="ungradable",
-                        code="CASE_INVALID",
-                        why=f"{source} merged the parametrised cases of {whole} into one entry, so "
+                    case_invalid(
+                        case,
+                        f"{source} merged the parametrised cases of {whole} into one entry, so "
                         f"{case.id} cannot be told apart (a legacy report; upgrade the reporter)",
                     )
                 )
@@ -155,12 +160,9 @@ def rows_for(
         labels = sorted({entry.label for entry in found})
         if len(labels) > 1:
             rows.append(
-                CaseResult(
-                    id=case.id,
-                    kind=case.kind,
-                    verdict="ungradable",
-                    code="CASE_INVALID",
-                    why=f"{case.id} matches {len(labels)} different tests of {source} "
+                case_invalid(
+                    case,
+                    f"{case.id} matches {len(labels)} different tests of {source} "
                     f"({', '.join(labels[:5])}); the match is ambiguous",
                 )
             )
@@ -168,12 +170,9 @@ def rows_for(
         if len({entry.outcome for entry in found}) > 1:
             listed = ", ".join(entry.outcome.value for entry in found[:5])
             rows.append(
-                CaseResult(
-                    id=case.id,
-                    kind=case.kind,
-                    verdict="ungradable",
-                    code="CASE_INVALID",
-                    why=f"{source} lists {labels[0]} {len(found)} times with different outcomes "
+                case_invalid(
+                    case,
+                    f"{source} lists {labels[0]} {len(found)} times with different outcomes "
                     f"({listed})",
                 )
             )

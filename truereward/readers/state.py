@@ -52,6 +52,7 @@ from ..codes import Ungradable
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import CaseSpec, TaskSpec
 from .evidence import Evidence
+from .outcomes import case_invalid
 
 __all__ = ["READER", "StateReader", "json_equal", "json_pointer"]
 
@@ -215,13 +216,7 @@ class StateReader:
         try:
             _check_options(case.options)
         except InvalidExpectation as error:
-            return CaseResult(
-                id=case.id,
-                kind=case.kind,
-                verdict="ungradable",
-                code="CASE_INVALID",
-                why=f"options: {error}",
-            )
+            return case_invalid(case, f"options: {error}")
         path = str(case.options["path"])
         outside = _leaves_root(evidence, path)
         if outside is not None:
