@@ -5,26 +5,35 @@ each run: read, fold, publish (the tasks of :mod:`truereward.prefect.tasks`),
 in chunks, ``concurrency`` chunks at a time. A run refused only for
 grader-blamed faults that may pass is read again as Prefect retries of its
 ``read`` task run, with backoff, up to ``max_attempts``; each attempt is
-recorded in its document. A run-blamed refusal is published at once. A run
-whose target already holds a grade is not graded again (its stored grade is
-published again, which repairs an interrupted publish), so running the flow
-twice on a sweep changes nothing.
+recorded in its document and logged with the run, its codes and why. A
+run-blamed refusal is published at once. A run whose target already holds a
+grade is not graded again (its stored grade is published again, which
+repairs an interrupted publish), so running the flow twice on a sweep
+changes nothing; ``regrade`` names the runs with a grade that are graded
+again once a fault is fixed (``grader-refusals``: every run still refused
+for the grader's reasons), each replacing exactly the grade it found.
 
-It ends with a table artifact and a markdown artifact, returns the
-:class:`~truereward.grading.GradeRunResult`, and finishes Completed in a state
-named ``Graded`` (every run gradable) or ``Graded with refusals``; Failed
-(``Publish failed``) only when some grade could not be published, with a
+The flow run is named after the sweep (``grade-run-<sweep>``). It ends with
+three artifacts (the per-run table, the summary, and the runs still refused
+for the grader's reasons with the command that grades them again), returns
+the :class:`~truereward.grading.GradeRunResult`, and finishes Completed in a
+state named ``Graded`` (every run gradable) or ``Graded with refusals``;
+Failed (``Publish failed``) when some grade could not be published, with a
 :class:`~truereward.grading.PublishFailed` error whose ``result`` is the
-GradeRunResult (called as a function, the flow raises it).
+GradeRunResult (called as a function, the flow raises it); Failed (``Not
+started``) with the reason as its message when the sweep cannot be graded at
+all (it does not exist, a target block cannot be loaded).
 
 Deploy and run against a Prefect server (see docs/prefect.md)::
 
     prefect deploy --prefect-file infra/prefect.yaml --name local
-    prefect deployment run 'grade-run/local' -p request='{"sweep": "samples/sweep"}' --watch
+    prefect deployment run 'grade-run/local' \\
+        -p request='{"sweep": "samples/sweep", "target": "out/graded"}' --watch
 
 Or here, on Prefect's ephemeral API, printing the table::
 
     python flows/grade_run.py samples/sweep --target out/demo
+    python flows/grade_run.py samples/sweep --target out/demo --regrade grader-refusals
 """
 
 # No "from __future__ import annotations": Prefect reads the annotation of
@@ -43,12 +52,16 @@ from truereward.grading.markdown import render_result, render_runs
 from truereward.grading.plan import plan_runs
 from truereward.grading.progress import retry_delays
 from truereward.grading.report import GradeRunReport, GradeRunResult, PublishFailed
-from truereward.grading.request import GradeRequest
-from truereward.prefect.artifacts import create_artifacts
+from truereward.grading.request import REGRADE_POLICIES, GradeRequest
+from truereward.grading.triage import triaged
+from truereward.prefect.artifacts import create_artifacts, flow_run_name
 from truereward.prefect.pipeline import grade_chunks
 from truereward.prefect.runner import task_runner_for
 from truereward.prefect.tasks import fold, publish, read
 from truereward.target import Target
+
+#: The name of the state the flow ends in when it cannot grade at all.
+NOT_STARTED = "Not started"
 
 
 def _target(request: GradeRequest) -> Target | None:
@@ -61,23 +74,47 @@ def _target(request: GradeRequest) -> Target | None:
     return target
 
 
+class CannotGrade(Exception):
+    """The request cannot be graded at all; the message says why."""
+
+
+def _plan(request: GradeRequest) -> tuple[list[Any], Target | None]:
+    """The runs and the target block's target, or :class:`CannotGrade`."""
+    from truereward.sweeps.source import SweepNotFound
+
+    try:
+        target = _target(request)
+    except (ValueError, RuntimeError) as error:  # no such block, or no API to load it from
+        raise CannotGrade(f"target_block {request.target_block!r}: {error}") from None
+    try:
+        return plan_runs(request, target), target
+    except SweepNotFound as error:
+        raise CannotGrade(f"sweep: {error}") from None
+
+
 @flow(
     name="grade-run",
     description="Grade every run of a sweep: read, fold and publish each run's grade.",
+    flow_run_name=flow_run_name,
     validate_parameters=True,
     persist_result=False,
 )
 def grade_run(request: GradeRequest) -> State[GradeRunResult]:
     """Grade the runs ``request`` names (module docstring)."""
     logger = get_run_logger()
-    jobs = plan_runs(request, _target(request))
+    try:
+        jobs, target = _plan(request)
+    except CannotGrade as error:
+        logger.error("cannot grade: %s", error)
+        return Failed(name=NOT_STARTED, message=f"cannot grade: {error}")
     size = request.chunk_size or chunk_size_for(len(jobs), request.concurrency)
     logger.info(
-        "grading %d runs in chunks of %d, %d chunks at a time, on %s",
+        "grading %d runs in chunks of %d, %d chunks at a time, on %s (regrade: %s)",
         len(jobs),
         size,
         request.concurrency,
         request.task_runner,
+        request.regrade,
     )
     delays = retry_delays(request.retry_delay_seconds, request.max_attempts)
     steps = (
@@ -88,15 +125,14 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
     report = GradeRunReport()
     with task_runner_for(request) as runner:
         grade_chunks(
-            chunked(jobs, size),
+            chunked(triaged(jobs, request.regrade), size),
             runner,
             concurrency=request.concurrency,
             steps=steps,
             report=report,
         )
     result = report.result()
-    title = f"grade-run {request.sweep_name or f'({len(jobs)} runs)'}"
-    create_artifacts(result, sweep=request.sweep_name, title=title)
+    create_artifacts(result, request, target)
     logger.info("%s: %s", result.state_name, result.headline())
     if result.failed:
         # A failed state carries an exception; the result rides on it.
@@ -104,16 +140,46 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
     return Completed(name=result.state_name, message=result.headline(), data=result)
 
 
+def _request(args: argparse.Namespace) -> GradeRequest:
+    """The request the command line describes (``--request`` JSON, or the
+    sweep and flags)."""
+    if args.request is not None:
+        if args.sweep is not None:
+            raise ValueError("give a SWEEP or --request, not both")
+        return GradeRequest.model_validate_json(args.request)
+    if args.sweep is None:
+        raise ValueError("give a SWEEP (a directory whose subdirectories are runs) or --request")
+    return GradeRequest(
+        sweep=args.sweep,
+        target=args.target,
+        reader=args.reader,
+        regrade=args.regrade,
+        max_attempts=args.max_attempts,
+        retry_delay_seconds=args.retry_delay,
+        concurrency=args.concurrency,
+        chunk_size=args.chunk_size,
+        task_runner=args.task_runner,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Grade a sweep on this machine (Prefect's ephemeral API unless a
     server is configured) and print the table and the summary. Exit status
-    0 when every grade was published, 1 otherwise, 2 for a bad request."""
+    0 when every grade was published, 1 otherwise, 2 for a bad request or a
+    sweep that cannot be graded."""
     parser = argparse.ArgumentParser(
         prog="flows/grade_run.py", description="Grade a sweep with the grade-run flow."
     )
-    parser.add_argument("sweep", help="a directory whose subdirectories are runs")
+    parser.add_argument("sweep", nargs="?", help="a directory whose subdirectories are runs")
+    parser.add_argument("--request", metavar="JSON", help="the whole GradeRequest, as JSON")
     parser.add_argument("--target", help="publish run <id> under TARGET/<id>/")
     parser.add_argument("--reader", help="reader name (default: each task spec's)")
+    parser.add_argument(
+        "--regrade",
+        choices=REGRADE_POLICIES,
+        default="none",
+        help="which runs that have a grade are graded again (default: none)",
+    )
     parser.add_argument("--max-attempts", type=int, default=3)
     parser.add_argument("--retry-delay", type=float, default=5.0, help="seconds, doubled")
     parser.add_argument("--concurrency", type=int, default=8)
@@ -122,31 +188,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from pydantic import ValidationError
 
-    from truereward.sweeps.source import SweepNotFound, SweepSource
+    from truereward.errors import describe
 
     try:
-        request = GradeRequest(
-            sweep=args.sweep,
-            target=args.target,
-            reader=args.reader,
-            max_attempts=args.max_attempts,
-            retry_delay_seconds=args.retry_delay,
-            concurrency=args.concurrency,
-            chunk_size=args.chunk_size,
-            task_runner=args.task_runner,
-        )
+        request = _request(args)
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in item['loc']) or 'request'}: "
-            f"{str(item['msg']).removeprefix('Value error, ')}"
-            for item in error.errors()
-        )
-        print(f"grade_run: bad request: {problems}", file=sys.stderr)
+        print(f"grade_run: bad request: {describe(error)}", file=sys.stderr)
+        return 2
+    except ValueError as error:
+        print(f"grade_run: {error}", file=sys.stderr)
         return 2
     try:
-        SweepSource(args.sweep).run_names()
-    except SweepNotFound as error:
-        print(f"grade_run: {error}", file=sys.stderr)
+        _plan(request)
+    except CannotGrade as error:
+        print(f"grade_run: cannot grade: {error}", file=sys.stderr)
         return 2
     try:
         state = grade_run(request, return_state=True)
@@ -160,7 +215,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"grade_run: {state.name}: {state.message}", file=sys.stderr)
         return 1
     print(render_runs(result))
-    print(render_result(result, f"grade-run {args.sweep}"))
+    print(
+        render_result(result, f"grade-run {request.sweep or f'({len(request.runs or [])} runs)'}")
+    )
     return 0 if state.is_completed() else 1
 
 

@@ -226,8 +226,19 @@ def test_summary_invariants(plan):
     assert sum(item.runs for item in summary.refusals) == summary.ungradable
     assert sum(item.runs for item in summary.attempts.by_count) == len(plan) - summary.unreadable
     assert summary.attempts.total == summary.runs - summary.unreadable + plan.count("retried")
-    assert summarize(reversed(records)).model_dump(exclude={"unreadable_runs"}) == (
-        summary.model_dump(exclude={"unreadable_runs"})
+    retried = [record.run for record in records if record.attempts > 1]
+    assert summary.attempts.retried == len(retried) and summary.retried_runs == retried[:20]
+    refused = [
+        record.run
+        for record in records
+        if record.reward is None
+        and record.refusals
+        and all(item.blame == "grader" for item in record.refusals)
+    ]
+    assert summary.grader_refused == len(refused) and summary.grader_refused_runs == refused[:20]
+    in_order = {"unreadable_runs", "retried_runs", "grader_refused_runs"}  # first N as read
+    assert summarize(reversed(records)).model_dump(exclude=in_order) == (
+        summary.model_dump(exclude=in_order)
     )
 
 

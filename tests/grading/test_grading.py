@@ -245,7 +245,7 @@ def test_the_request_reader_and_an_inline_case_set_win(tmp_path: Path) -> None:
     cases = case_ids(2)
     (sweep / "r" / "out.jsonl").write_text(rows_jsonl(cases))
     request = GradeRequest(sweep=str(sweep), reader="rows", evidence="out.jsonl", case_set=cases)
-    reading = read_run(plan_runs(request)[0], check_stored=False)
+    reading = read_run(plan_runs(request)[0])
     assert reading.refusal is None and len(reading.rows) == 2
     assert [item.path.rsplit("/", 1)[-1] for item in reading.evidence] == ["out.jsonl"]
 
@@ -357,7 +357,12 @@ def test_a_foreign_grade_is_never_overwritten(tmp_path: Path) -> None:
     assert result.failed == 1 and result.state_name == "Publish failed"
     assert result.failures[0].run == "a" and "grade" in result.failures[0].why
     assert (out / "a" / "grade.json").read_text() == "{}\n"
-    assert result.summary.unreadable == 1 and result.summary.gradable == 1
+    # The grade was made, so it is counted by what it is; it is not published.
+    assert result.summary.gradable == 2 and result.graded == 2
+    assert result.published == {"conflict": 1, "created": 1}
+    lines = {line.run: line for line in result.runs}
+    assert lines["a"].state == "not published" and lines["b"].state == "gradable"
+    assert result.headline().endswith("; 1 not published")
 
 
 def test_publishing_a_graded_run_reports_what_it_did(tmp_path: Path) -> None:

@@ -4,6 +4,8 @@ artifacts, state names, reruns that change nothing, chunks, Dask, blocks."""
 
 from __future__ import annotations
 
+import json
+import re
 import time
 import uuid
 from pathlib import Path
@@ -125,9 +127,28 @@ def test_grader_faults_are_retried_as_task_retries_and_recorded(
             )
         )
     kinds = {artifact.key: artifact.type for artifact in artifacts}
-    assert kinds == {"grade-run-nightly-runs": "table", "grade-run-nightly-summary": "markdown"}
-    markdown = next(a.data for a in artifacts if a.type == "markdown")
-    assert "Graded with refusals" in markdown and "EVIDENCE_MISSING" in markdown
+    digest = next(iter(kinds)).split("-")[3]
+    assert re.fullmatch(r"[0-9a-f]{8}", digest)
+    assert kinds == {
+        f"grade-run-nightly-{digest}-runs": "table",
+        f"grade-run-nightly-{digest}-summary": "markdown",
+        f"grade-run-nightly-{digest}-regrade": "markdown",
+    }
+    by_key = {artifact.key.rsplit("-", 1)[1]: artifact.data for artifact in artifacts}
+    assert "Graded with refusals" in by_key["summary"] and "EVIDENCE_MISSING" in by_key["summary"]
+    # The table shows what a healed run healed from.
+    table = {row["run"]: row for row in json.loads(by_key["runs"])}
+    assert table["run-heals"]["earlier"] == "1: EVIDENCE_UNREADABLE; 2: EVIDENCE_UNREADABLE"
+    assert table["run-ok"]["earlier"] == "—"
+    # The runs still refused for the grader's reasons, and how to grade them again.
+    regrade = by_key["regrade"]
+    assert "run-never" in regrade and "run-blamed" not in regrade
+    assert "prefect deployment run 'grade-run/local'" in regrade
+    assert '"regrade": "grader-refusals"' in regrade and "python flows/grade_run.py" in regrade
+    # The flow run is named after the sweep.
+    with get_client(sync_client=True) as client:
+        flow_run = client.read_flow_run(state.state_details.flow_run_id)
+    assert flow_run.name == "grade-run-nightly"
 
     # Running again publishes nothing new and changes nothing.
     before = snapshot(out)

@@ -5,6 +5,8 @@ wraps it in tasks):
 
 - :class:`GradeRequest` (:mod:`.request`): what to grade and how;
 - :func:`plan_runs` (:mod:`.plan`): one :class:`RunJob` per run;
+- :func:`triage` (:mod:`.triage`): whether a run with a grade is graded
+  again (the regrade policy), decided once per run;
 - :func:`read_run` (:mod:`.reading`): one attempt at reading a run, every
   problem a refusal; :func:`worth_retrying`: whether a refusal may pass;
 - :class:`ChunkProgress` (:mod:`.progress`): attempts over a chunk of runs;
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from .request import GradeRequest
     from .steps import GradedRun, PublishedRun, fold_reading, publish_graded
     from .stored import stored_grade
+    from .triage import selects, triage, triaged
 
 _LAZY = {
     "Chunk": "chunks",
@@ -57,6 +60,9 @@ _LAZY = {
     "fold_reading": "steps",
     "publish_graded": "steps",
     "stored_grade": "stored",
+    "selects": "triage",
+    "triage": "triage",
+    "triaged": "triage",
 }
 
 __all__ = [
@@ -81,7 +87,10 @@ __all__ = [
     "read_chunk",
     "read_run",
     "retry_delays",
+    "selects",
     "stored_grade",
+    "triage",
+    "triaged",
     "worth_retrying",
 ]
 

@@ -9,7 +9,8 @@ after it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import itertools
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from .plan import RunJob
@@ -52,9 +53,11 @@ def chunk_size_for(runs: int, concurrency: int) -> int:
     return max(1, min(MAX_AUTO_CHUNK, -(-runs // per_worker)))
 
 
-def chunked(jobs: Sequence[RunJob], size: int) -> Iterator[Chunk]:
-    """``jobs`` in order, ``size`` at a time (the last chunk may be smaller)."""
+def chunked(jobs: Iterable[RunJob], size: int) -> Iterator[Chunk]:
+    """``jobs`` in order, ``size`` at a time (the last chunk may be smaller),
+    taken from the iterable only as chunks are asked for."""
     if size < 1:
         raise ValueError(f"a chunk size is at least 1, got {size}")
-    for start in range(0, len(jobs), size):
-        yield Chunk(jobs=tuple(jobs[start : start + size]))
+    iterator = iter(jobs)
+    while batch := tuple(itertools.islice(iterator, size)):
+        yield Chunk(jobs=batch)

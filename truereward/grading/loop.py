@@ -5,7 +5,9 @@
 after another, with the same rules as the ``grade-run`` flow: runs with a
 grade already published are not graded again, a refusal that is all
 retryable grader-blame is read again (waiting ``retry_delay_seconds``,
-doubled each time) up to ``max_attempts``, and every attempt is recorded.
+doubled each time) up to ``max_attempts``, and every attempt is recorded;
+``regrade`` selects the runs with a grade that are graded again
+(:mod:`truereward.grading.triage`).
 It ignores ``concurrency``, ``chunk_size`` and ``task_runner``.
 """
 
@@ -21,6 +23,7 @@ from .progress import read_chunk, retry_delays
 from .report import GradeRunReport, GradeRunResult
 from .request import GradeRequest
 from .steps import fold_reading, publish_graded
+from .triage import triaged
 
 __all__ = ["grade_request"]
 
@@ -36,7 +39,8 @@ def grade_request(
     :class:`~truereward.sweeps.SweepNotFound` for a sweep that does not exist."""
     report = GradeRunReport()
     delays = retry_delays(request.retry_delay_seconds, request.max_attempts)
-    for chunk in chunked(plan_runs(request, target), 1):
+    jobs = triaged(plan_runs(request, target), request.regrade)
+    for chunk in chunked(jobs, 1):
         for reading in read_chunk(chunk, request.max_attempts, delays, sleep):
             report.add(publish_graded(fold_reading(reading)))
     return report.result()

@@ -7,12 +7,24 @@ from __future__ import annotations
 from ..sweeps.markdown import render_summary
 from .report import GradeRunResult
 
-__all__ = ["render_result", "render_runs"]
+__all__ = ["cell", "render_result", "render_runs"]
 
-_COLUMNS = ("run", "state", "reward", "codes", "blame", "attempts", "published")
+_COLUMNS = (
+    "run",
+    "state",
+    "reward",
+    "codes",
+    "blame",
+    "attempts",
+    "earlier",
+    "published",
+    "why",
+)
 
 
-def _cell(value: object) -> str:
+def cell(value: object) -> str:
+    """``value`` as the text of one markdown table cell (no pipe or newline
+    breaks the row)."""
     text = str(value)
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
@@ -22,11 +34,11 @@ def render_runs(result: GradeRunResult) -> str:
     under the table says when some are left out)."""
     lines = [
         "| " + " | ".join(_COLUMNS) + " |",
-        "|---|---|---:|---|---|---:|---|",
+        "|---|---|---:|---|---|---:|---|---|---|",
     ]
     for line in result.runs:
         cells = line.cells()
-        lines.append("| " + " | ".join(_cell(cells[name]) for name in _COLUMNS) + " |")
+        lines.append("| " + " | ".join(cell(cells[name]) for name in _COLUMNS) + " |")
     left_out = result.summary.runs - len(result.runs)
     if left_out > 0:
         lines.append(f"\n… and {left_out} more gradable runs (first attempt) not listed.")
@@ -37,7 +49,7 @@ def render_result(result: GradeRunResult, title: str = "grade-run") -> str:
     """The headline, what publishing did, the failures and the sweep summary."""
     decisions = ", ".join(f"{name} {count}" for name, count in result.published.items())
     lines = [
-        f"# {_cell(title)}: {result.state_name}",
+        f"# {cell(title)}: {result.state_name}",
         "",
         result.headline() + ".",
         "",
@@ -50,7 +62,7 @@ def render_result(result: GradeRunResult, title: str = "grade-run") -> str:
         )
     if result.failures:
         lines += ["", "## Not published", "", "| run | why |", "|---|---|"]
-        lines += [f"| {_cell(item.run)} | {_cell(item.why)} |" for item in result.failures]
+        lines += [f"| {cell(item.run)} | {cell(item.why)} |" for item in result.failures]
         if result.failed > len(result.failures):
             lines.append(f"\n… and {result.failed - len(result.failures)} more.")
     lines += ["", render_summary(result.summary, title="Sweep summary")]

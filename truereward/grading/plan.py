@@ -17,6 +17,7 @@ from ..target import Target
 from .request import GradeRequest, run_id_of
 
 if TYPE_CHECKING:
+    from ..document import Attempt, GradeDocument
     from ..taskspec import TaskSpec
 
 __all__ = ["DEFAULT_TARGET", "GradeSettings", "RunJob", "plan_runs"]
@@ -51,11 +52,26 @@ class GradeSettings:
 
 @dataclass(frozen=True)
 class RunJob:
-    """One run to grade: its id, its directory's URL, and the shared settings."""
+    """One run to grade: its id, its directory's URL, and the shared settings.
+
+    What :func:`~truereward.grading.triage.triage` decided about the grade
+    already at the run's target travels with the job:
+
+    - ``standing``: that grade is kept (nothing is read; it is published
+      again, which only repairs an interrupted publish);
+    - ``replaces``: the digest of the grade this job's grade replaces (a
+      regrade), ``history`` the attempts that grade records (its own
+      last), and ``after`` their count: this job's attempts are numbered
+      from ``after + 1``.
+    """
 
     run: str
     url: str
     settings: GradeSettings
+    standing: GradeDocument | None = None
+    replaces: str | None = None
+    history: tuple[Attempt, ...] = ()
+    after: int = 0
 
     @property
     def target(self) -> Target:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 
 from ..document import Attempt
 from .chunks import Chunk
-from .reading import RunReading, read_run, worth_retrying
+from .reading import RunReading, kept, read_run, worth_retrying
 from .steps import GradedRun, PublishedRun, publish_graded
 
 __all__ = ["ChunkProgress", "PublishProgress", "read_chunk", "retry_delays"]
@@ -53,6 +53,11 @@ class ChunkProgress:
         """Ids of the runs that will be read again."""
         return [self.chunk.jobs[index].run for index in self._pending]
 
+    def refused(self) -> list[tuple[str, Attempt]]:
+        """Each run that will be read again, with its last attempt (its
+        number and the refusals that make it worth reading again)."""
+        return [(self.chunk.jobs[index].run, self._history[index][-1]) for index in self._pending]
+
     @property
     def done(self) -> bool:
         """Whether every run is settled."""
@@ -65,12 +70,14 @@ class ChunkProgress:
         self.attempts += 1
         still: list[int] = []
         for index in self._pending:
-            history = self._history.get(index, [])
-            # A run is checked for a stored grade only on its first attempt:
-            # after that, its target is known to hold none of ours.
-            reading = read_run(self.chunk.jobs[index], self.attempts, check_stored=not history)
+            job = self.chunk.jobs[index]
+            if job.standing is not None:
+                self._settled[index] = kept(job)
+                continue
+            # Attempts are numbered on from the ones earlier flow runs made.
+            reading = read_run(job, job.after + self.attempts)
             refusals = reading.refusals()
-            if not last and reading.stored is None and worth_retrying(refusals):
+            if not last and worth_retrying(refusals):
                 self._history.setdefault(index, []).append(reading.as_attempt(refusals))
                 still.append(index)
             else:

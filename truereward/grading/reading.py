@@ -12,8 +12,9 @@ was read and when. Every problem becomes a refusal, never an exception:
   unknown one: ``CASE_INVALID``;
 - whatever the reader raises (:func:`truereward.readers.read_with_evidence`).
 
-A run whose target already holds a grade is not read at all: the reading
-carries the stored document (:mod:`truereward.grading.stored`).
+A run whose grade is kept (:mod:`truereward.grading.triage` decided so when
+the sweep was planned) is not read at all: :func:`kept` is its reading, the
+standing document.
 
 :meth:`RunReading.refusals` folds the reading (a pure function of it) to
 tell whether it is worth reading again: only when every refusal is a
@@ -34,13 +35,12 @@ from ..document import Attempt, EvidenceDigest, GradeDocument
 from ..readers.attempt import attempt_scope
 from ..refusal import Refusal, from_ungradable
 from .plan import RunJob
-from .stored import stored_grade_or_none
 
 if TYPE_CHECKING:
     from ..cases import CaseResult
     from ..taskspec import TaskSpec
 
-__all__ = ["RunReading", "load_spec", "read_run", "worth_retrying"]
+__all__ = ["RunReading", "kept", "load_spec", "read_run", "worth_retrying"]
 
 
 def worth_retrying(refusals: list[Refusal]) -> bool:
@@ -55,8 +55,10 @@ class RunReading:
     """One attempt at reading a run (or the grade already published for it).
 
     Exactly one of: ``rows`` with ``spec`` (the reader answered), ``refusal``
-    (reading refused), ``stored`` (a grade is already published: nothing was
-    read). ``history`` holds the earlier attempts when the run was read again.
+    (reading refused), ``stored`` (the grade already published is kept:
+    nothing was read). ``history`` holds this flow run's earlier attempts when
+    the run was read again (the job's ``history`` holds those of earlier
+    flow runs).
     """
 
     job: RunJob
@@ -145,17 +147,19 @@ def _read(job: RunJob, digests: list[EvidenceDigest]) -> tuple[TaskSpec, list[Ca
     return spec, reading.rows
 
 
-def read_run(job: RunJob, attempt: int = 1, *, check_stored: bool = True) -> RunReading:
-    """Attempt ``attempt`` (from 1) at reading ``job``'s run; see the module
-    docstring. With ``check_stored``, a grade already published at the run's
-    target is returned instead of reading the run."""
+def kept(job: RunJob) -> RunReading:
+    """The reading of a run whose standing grade is kept: that grade."""
+    if job.standing is None:
+        raise ValueError(f"run {job.run}: no standing grade is kept")
+    now = datetime.now(UTC)
+    attempt = job.standing.run.attempt if job.standing.run is not None else 1
+    return RunReading(job=job, attempt=attempt, started=now, finished=now, stored=job.standing)
+
+
+def read_run(job: RunJob, attempt: int = 1) -> RunReading:
+    """Attempt ``attempt`` (from 1, counted over every flow run that graded
+    the run) at reading ``job``'s run; see the module docstring."""
     started = datetime.now(UTC)
-    if check_stored:
-        stored = stored_grade_or_none(job.target)
-        if stored is not None:
-            return RunReading(
-                job=job, attempt=attempt, started=started, finished=started, stored=stored
-            )
     digests: list[EvidenceDigest] = []
     with attempt_scope(attempt):
         try:

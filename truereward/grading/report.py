@@ -4,15 +4,22 @@
 as it comes and builds a :class:`GradeRunResult`:
 
 - ``summary``: the sweep summary of :mod:`truereward.sweeps` (the same code
-  ``truereward sweep summary`` runs over the published files): runs,
-  gradable runs, the reward distribution over **gradable runs only** (its
-  mean is absent, never 0, when none is), refusals by code and blame,
-  attempts. A run whose grade could not be published counts as
-  *unreadable*, as it would when the sweep is summarised from its files.
+  ``truereward sweep summary`` runs over the published files) over every
+  run's grade: runs, gradable runs, the reward distribution over
+  **gradable runs only** (its mean is absent, never 0, when none is),
+  refusals by code and blame, attempts over each run's whole history. A
+  grade that was made but could not be published is counted by what it
+  is (and under ``failed``); a run for which no grade could be made (its
+  task failed) is *unreadable*.
+- this flow run: ``graded`` runs (``regraded`` of them over a standing
+  grade), ``retried`` runs (read more than once in this flow run);
+  ``already_graded`` runs whose standing grade was kept, ``retried_earlier``
+  of them retried by the flow run that graded them. The headline says
+  "retried" for this flow run's retries only.
 - ``published``: runs per publish decision (``created``, ``replaced``,
-  ``unchanged``, ``repaired``, ``failed``); ``already_graded``: runs that
-  had a grade published before (not graded again);
-- ``failures``: the runs whose grade could not be published, and why;
+  ``unchanged``, ``repaired``, ``conflict``, ``failed``); ``failed``: runs
+  whose grade was not published (a conflict, a failure, or no grade made);
+- ``failures``: those runs, and why;
 - ``runs``: one line per run for the table artifact.
 
 Memory stays bounded whatever the sweep's size: the summary's tallies are
@@ -27,7 +34,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..sweeps.record import RunState
+from ..sweeps.record import RunRecord, RunState
 from ..sweeps.summary import SummaryBuilder, SweepSummary
 from .steps import PublishedRun
 
@@ -48,6 +55,8 @@ __all__ = [
 TABLE_LIMIT = 2000
 #: Publishing failures named at most (all are counted).
 FAILURE_LIMIT = 100
+#: Characters of a run's reasons kept in its table line.
+WHY_LIMIT = 300
 
 #: The names of the flow's final states.
 GRADED = "Graded"
@@ -59,7 +68,10 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 class RunLine(BaseModel):
     """One run in the table: its reward or its refusal codes and who is to
-    blame, how many attempts it took, and what publishing did."""
+    blame, how many attempts it took, the codes of its earlier attempts
+    (``earlier``: ``"1: EVIDENCE_UNREADABLE"`` per attempt, so a run that
+    healed shows what it healed from), what publishing did, and why it has
+    no reward (``why``: the refusals' reasons, or why no grade was read)."""
 
     model_config = _FROZEN
 
@@ -69,7 +81,9 @@ class RunLine(BaseModel):
     codes: list[str]
     blame: list[str]
     attempts: int
+    earlier: list[str] = Field(default_factory=list)
     published: str
+    why: str = ""
 
     def cells(self) -> dict[str, str | int | float]:
         """The line as table cells (an absent reward is ``—``, never 0)."""
@@ -80,7 +94,9 @@ class RunLine(BaseModel):
             "codes": ", ".join(self.codes) or "—",
             "blame": ", ".join(self.blame) or "—",
             "attempts": self.attempts,
+            "earlier": "; ".join(self.earlier) or "—",
             "published": self.published,
+            "why": self.why or "—",
         }
 
 
@@ -103,7 +119,11 @@ class GradeRunResult(BaseModel):
 
     summary: SweepSummary
     published: dict[str, int]
+    graded: Count = 0
+    regraded: Count = 0
+    retried: Count = 0
     already_graded: Count
+    retried_earlier: Count = 0
     failed: Count
     failures: list[RunFailure]
     runs: list[RunLine]
@@ -118,19 +138,31 @@ class GradeRunResult(BaseModel):
         return GRADED if self.summary.gradable == self.summary.runs else GRADED_WITH_REFUSALS
 
     def headline(self) -> str:
-        """One line: runs, gradable, mean reward (or its absence), failures."""
+        """One line: the grades (runs, gradable, mean reward or its absence,
+        refused), what this flow run did (graded, regraded, retried), what
+        it kept (already graded, retried earlier), what was not published."""
         summary = self.summary
         mean = summary.reward.mean
         reward = "no gradable run" if mean is None else f"mean reward {mean:.4g}"
-        line = (
-            f"{summary.runs} runs, {summary.gradable} gradable ({reward}), "
-            f"{summary.ungradable} refused, {summary.attempts.retried} retried"
+        grades = (
+            f"{summary.runs} runs: {summary.gradable} gradable ({reward}), "
+            f"{summary.ungradable} refused"
         )
+        if summary.unreadable:
+            grades += f", {summary.unreadable} without a grade"
+        now = f"graded now {self.graded}"
+        if self.regraded:
+            now += f" ({self.regraded} regraded)"
+        now += f", {self.retried} retried"
+        parts = [grades, now]
         if self.already_graded:
-            line += f", {self.already_graded} already graded"
+            kept = f"{self.already_graded} already graded"
+            if self.retried_earlier:
+                kept += f" ({self.retried_earlier} retried earlier)"
+            parts.append(kept)
         if self.failed:
-            line += f"; {self.failed} could not be published"
-        return line
+            parts.append(f"{self.failed} not published")
+        return "; ".join(parts)
 
 
 class PublishFailed(Exception):
@@ -147,13 +179,22 @@ class PublishFailed(Exception):
         return (PublishFailed, (self.result,))
 
 
+def _why(record: RunRecord) -> str:
+    """The reasons a run has no reward, in one short line."""
+    if record.problem is not None:
+        return record.problem[:WHY_LIMIT]
+    reasons = dict.fromkeys(item.why for item in record.refusals if item.why)
+    return "; ".join(reasons)[:WHY_LIMIT]
+
+
 class GradeRunReport:
     """Builds a :class:`GradeRunResult` one published run at a time."""
 
     def __init__(self) -> None:
         self._summary = SummaryBuilder()
         self._published: dict[str, int] = {}
-        self._already = 0
+        self._already = self._retried_earlier = 0
+        self._graded = self._regraded = self._retried = 0
         self._failed = 0
         self._failures: list[RunFailure] = []
         self._notable: list[RunLine] = []
@@ -164,21 +205,37 @@ class GradeRunReport:
         record = published.record
         self._summary.add(record)
         self._published[published.decision] = self._published.get(published.decision, 0) + 1
-        self._already += published.stored
+        if published.stored:
+            self._already += 1
+            self._retried_earlier += record.retried
+        elif record.state is not RunState.UNREADABLE:
+            self._graded += 1
+            self._regraded += published.regraded
+            self._retried += published.attempts_now > 1
         if published.error is not None:
             self._failed += 1
             if len(self._failures) < FAILURE_LIMIT:
                 self._failures.append(RunFailure(run=record.run, why=published.error))
         line = RunLine(
             run=record.run,
-            state="not published" if published.failed else record.state.value,
+            state=(
+                "not graded"
+                if record.state is RunState.UNREADABLE and published.failed
+                else "not published"
+                if published.failed
+                else record.state.value
+            ),
             reward=record.reward,
             codes=list(record.codes),
             blame=list(record.blames),
             attempts=record.attempts,
+            earlier=[
+                f"{note.attempt}: {', '.join(note.codes) or 'gradable'}" for note in record.history
+            ],
             published=published.decision,
+            why=_why(record),
         )
-        plain = record.state is RunState.GRADABLE and record.attempts == 1
+        plain = record.state is RunState.GRADABLE and not record.retried
         kept = self._plain if plain else self._notable
         if len(kept) < TABLE_LIMIT:
             kept.append(line)
@@ -190,7 +247,11 @@ class GradeRunReport:
         return GradeRunResult(
             summary=self._summary.result(),
             published=dict(sorted(self._published.items())),
+            graded=self._graded,
+            regraded=self._regraded,
+            retried=self._retried,
             already_graded=self._already,
+            retried_earlier=self._retried_earlier,
             failed=self._failed,
             failures=list(self._failures),
             runs=lines,

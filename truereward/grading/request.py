@@ -27,7 +27,14 @@ Fields:
   (endpoint, region, anonymous access...). They are stored with the flow
   run's parameters in plain text, so secrets are refused here: credentials
   come from the worker's environment or from a target block.
-- ``scheme``; ``max_attempts`` (1 means never grade again);
+- ``regrade``: which runs that already have a grade at their target are
+  graded again (:mod:`truereward.grading.triage`): ``none`` (default:
+  a grade that stands is kept), ``grader-refusals`` (runs refused only
+  for the grader's reasons: the ops action after an outage),
+  ``refusals`` (every refused run) or ``all``. A run graded again replaces
+  exactly the grade it found and keeps that grade's attempts.
+- ``scheme``; ``max_attempts`` (attempts per flow run; 1 means never grade
+  again);
   ``retry_delay_seconds``: the first retry's delay, doubled for each later
   one; ``concurrency``: chunks graded at once (and the task runner's
   bound); ``chunk_size``: runs per task run (default: chosen from the
@@ -46,7 +53,11 @@ from ..folding import DEFAULT_SCHEME, scheme_names
 from ..segments import check_segment
 from ..target import secret_option_paths
 
-__all__ = ["GradeRequest", "check_inner_path", "run_id_of"]
+__all__ = ["REGRADE_POLICIES", "GradeRequest", "Regrade", "check_inner_path", "run_id_of"]
+
+#: The regrade policies (see :mod:`truereward.grading.triage`).
+Regrade = Literal["none", "grader-refusals", "refusals", "all"]
+REGRADE_POLICIES: tuple[Regrade, ...] = ("none", "grader-refusals", "refusals", "all")
 
 
 def check_inner_path(value: str, what: str) -> str:
@@ -72,15 +83,31 @@ def run_id_of(url: str) -> str:
 
 def _schema_rules(schema: dict[str, Any]) -> None:
     # Said in the JSON Schema so the deployment refuses such a request when
-    # the run is created (a null counts as absent).
-    schema["oneOf"] = [
-        {"required": ["sweep"], "properties": {"sweep": {"type": "string"}}},
-        {"required": ["runs"], "properties": {"runs": {"type": "array"}}},
-    ]
+    # the run is created, with a message naming the field (a null counts as
+    # absent): without runs, a sweep is required; with runs, no sweep.
+    runs = {"required": ["runs"], "properties": {"runs": {"type": "array"}}}
+    schema["if"] = {"not": runs}
+    schema["then"] = {"required": ["sweep"], "properties": {"sweep": {"type": "string"}}}
+    schema["else"] = {"properties": {"sweep": {"type": "null"}}}
     schema["not"] = {
         "required": ["target", "target_block"],
         "properties": {"target": {"type": "string"}, "target_block": {"type": "string"}},
     }
+
+
+#: ``package.module:ATTRIBUTE``, a reader named by where it is.
+_IMPORT_PATH = r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$"
+
+
+def _reader_rule(schema: dict[str, Any]) -> None:
+    # A reader is one known when the schema is made (the message lists
+    # them) or an import path; a reader installed later is still accepted
+    # by the model, not by a schema stored before it existed.
+    from ..readers import reader_names
+
+    schema["if"] = {"type": "string", "pattern": ":"}
+    schema["then"] = {"pattern": _IMPORT_PATH}
+    schema["else"] = {"enum": [*reader_names(), None]}
 
 
 Text = Annotated[str, Field(min_length=1)]
@@ -108,7 +135,9 @@ class GradeRequest(BaseModel):
         default=None, description="run directories (paths or URLs)"
     )
     reader: Text | None = Field(
-        default=None, description="reader name; default: the one each task spec names"
+        default=None,
+        description="reader name; default: the one each task spec names",
+        json_schema_extra=_reader_rule,
     )
     evidence: Text | None = Field(
         default=None, description="evidence path inside a run; default: the reader's"
@@ -126,6 +155,11 @@ class GradeRequest(BaseModel):
     )
     storage_options: dict[str, JsonValue] = Field(
         default_factory=dict, description="fsspec options (no secrets)"
+    )
+    regrade: Regrade = Field(
+        default="none",
+        description="which runs that already have a grade are graded again: none, "
+        "grader-refusals (refused only for the grader's reasons), refusals, all",
     )
     scheme: str = Field(default=DEFAULT_SCHEME, json_schema_extra={"enum": _SCHEMES})
     max_attempts: Annotated[int, Field(ge=1, le=20)] = 3

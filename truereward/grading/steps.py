@@ -41,9 +41,17 @@ class PublishedRun:
 
     ``decision`` is ``created``, ``replaced``, ``unchanged`` (the same grade
     was there and complete), ``repaired`` (the same grade was there, and
-    files an interrupted publish had left unfinished were written) or
-    ``failed`` (then ``error`` says why, and ``transient`` whether trying
-    again may help). ``record`` is the run's outcome for the sweep summary.
+    files an interrupted publish had left unfinished were written),
+    ``conflict`` (another grade was published there meanwhile: nothing was
+    touched) or ``failed`` (then ``error`` says why, and ``transient``
+    whether trying again may help).
+
+    ``record`` is the run's grade for the sweep summary (also when it could
+    not be published: the grade was made; an ``unreadable`` record when no
+    grade was made at all). ``stored``: the standing grade was kept, not
+    graded in this flow run; ``regraded``: the run was graded again over a
+    standing grade; ``attempts_now``: the attempts this flow run made (0
+    for a kept grade).
     """
 
     record: RunRecord
@@ -51,6 +59,8 @@ class PublishedRun:
     stored: bool = False
     error: str | None = None
     transient: bool = False
+    regraded: bool = False
+    attempts_now: int = 0
 
     @property
     def failed(self) -> bool:
@@ -70,6 +80,8 @@ def fold_reading(reading: RunReading) -> GradedRun:
         "started": reading.started,
         "finished": reading.finished,
     }
+    # Earlier flow runs' attempts first, then this flow run's: oldest first.
+    attempts = (*job.history, *reading.history)
     if reading.refusal is not None:
         document = grade_document(
             [],
@@ -77,7 +89,7 @@ def fold_reading(reading: RunReading) -> GradedRun:
             run=run,
             evidence=reading.evidence,
             refusals=[reading.refusal],
-            attempts=reading.history,
+            attempts=attempts,
         )
     else:
         document = grade_document(
@@ -86,7 +98,7 @@ def fold_reading(reading: RunReading) -> GradedRun:
             scheme=job.settings.scheme,
             run=run,
             evidence=reading.evidence,
-            attempts=reading.history,
+            attempts=attempts,
         )
     return GradedRun(job=job, document=document)
 
@@ -106,23 +118,35 @@ def is_transient(error: PublishError) -> bool:
 
 def publish_graded(graded: GradedRun) -> PublishedRun:
     """Publish ``graded`` at its run's target (see the module docstring)."""
-    job = graded.job
-    record = RunRecord.from_document(graded.document, job.run, with_cases=False)
+    job, document = graded.job, graded.document
+    record = RunRecord.from_document(document, job.run, with_cases=False)
+    regraded = job.replaces is not None and not graded.stored
+    made = 0
+    if not graded.stored:
+        made = (document.run.attempt if document.run is not None else 1) - job.after
     try:
-        result = publish(graded.document, job.target)
+        # A regrade replaces exactly the grade it found; anything else creates.
+        result = publish(document, job.target, replaces=job.replaces if regraded else None)
     except PublishError as error:
         return PublishedRun(
-            record=RunRecord.unreadable(job.run, f"publishing failed: {error}"),
-            decision="failed",
-            stored=graded.stored,
+            record=record,
+            decision="conflict" if isinstance(error, PublishConflict) else "failed",
             error=str(error),
             transient=is_transient(error),
+            stored=graded.stored,
+            regraded=regraded,
+            attempts_now=made,
         )
-    decision = result.decision.value
-    if decision == "same":
-        decision = "repaired" if result.changed else "unchanged"
-    elif decision == "create":
-        decision = "created"
-    elif decision == "replace":
-        decision = "replaced"
-    return PublishedRun(record=record, decision=decision, stored=graded.stored)
+    decision = _DECISIONS[result.decision.value]
+    if decision == "unchanged" and result.changed:
+        decision = "repaired"
+    return PublishedRun(
+        record=record,
+        decision=decision,
+        stored=graded.stored,
+        regraded=regraded,
+        attempts_now=made,
+    )
+
+
+_DECISIONS = {"same": "unchanged", "create": "created", "replace": "replaced"}

@@ -1,44 +1,135 @@
-"""The flow's artifacts: a table (one row per run: reward or refusal codes,
-blame, attempts, what publishing did) and a markdown summary.
+"""The flow's name and artifacts.
 
-Artifact keys are made from the sweep's name (lower case letters, digits
-and dashes, as Prefect requires): ``grade-run-<sweep>-runs`` and
-``grade-run-<sweep>-summary``, so the artifacts of one sweep's runs are
-versions of one key; a request with a list of runs gives unkeyed artifacts
-(attached to the flow run only).
+Three artifacts per flow run, made from the one
+:class:`~truereward.grading.GradeRunResult`:
+
+- ``…-runs``: a table, one row per run (reward or refusal codes, blame,
+  attempts, the codes of its earlier attempts, what publishing did);
+- ``…-summary``: the headline, what publishing did, the sweep summary;
+- ``…-regrade``: the runs that stand refused for the grader's reasons, with
+  their codes and why, and the exact commands that grade them again once
+  the fault is fixed (``regrade: grader-refusals``).
+
+Keys are ``grade-run-<sweep>-<digest>-<part>`` in the characters Prefect
+allows: ``<sweep>`` is the sweep's name (``runs`` for a list of runs) and
+``<digest>`` eight hex digits of the sweep's URL (or the runs) and the
+target, so the flow runs of one sweep and one target are versions of one
+key, and two targets of one sweep, or two folders named alike, never share
+one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+from typing import Any
 
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-from ..grading.markdown import render_result
+from ..grading.commands import (
+    DEFAULT_DEPLOYMENT,
+    deployment_command,
+    local_command,
+    regrade_request,
+)
+from ..grading.markdown import cell, render_result
 from ..grading.report import GradeRunResult
+from ..grading.request import GradeRequest
+from ..target import Target
 
-__all__ = ["artifact_key", "create_artifacts"]
-
-
-def artifact_key(sweep: str | None, part: str) -> str | None:
-    """``grade-run-<sweep>-<part>`` in the characters Prefect allows, or
-    ``None`` without a sweep name."""
-    if not sweep:
-        return None
-    slug = re.sub(r"[^a-z0-9]+", "-", sweep.lower()).strip("-")[:80].strip("-")
-    return f"grade-run-{slug}-{part}" if slug else None
+__all__ = ["artifact_key", "create_artifacts", "flow_run_name", "render_regrade"]
 
 
-def create_artifacts(result: GradeRunResult, *, sweep: str | None, title: str) -> None:
-    """Create the table and markdown artifacts of ``result`` for the
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60].strip("-")
+
+
+def artifact_key(request: GradeRequest, target: Target | None, part: str) -> str:
+    """``grade-run-<sweep>-<digest>-<part>`` (module docstring)."""
+    where = request.sweep if request.sweep is not None else "\n".join(request.runs or ())
+    aimed = target.url if target is not None else (request.target or "(each run's logs)")
+    digest = hashlib.sha256(f"{where}\n{aimed}".encode()).hexdigest()[:8]
+    return f"grade-run-{_slug(request.sweep_name or 'runs') or 'sweep'}-{digest}-{part}"
+
+
+def flow_run_name() -> str:
+    """The flow run's name: ``grade-run-<sweep>`` (``-regrade-<policy>``
+    when it grades runs again)."""
+    from prefect.runtime import flow_run
+
+    value: Any = flow_run.parameters.get("request")
+    try:
+        request = (
+            value if isinstance(value, GradeRequest) else GradeRequest.model_validate(value or {})
+        )
+    except ValueError:
+        return "grade-run-bad-request"
+    name = f"grade-run-{_slug(request.sweep_name or f'{len(request.runs or ())}-runs')}"
+    return name if request.regrade == "none" else f"{name}-regrade-{request.regrade}"
+
+
+def render_regrade(result: GradeRunResult, request: GradeRequest, deployment: str) -> str:
+    """The runs still refused for the grader's reasons and the commands that
+    grade them again (markdown)."""
+    summary = result.summary
+    lines = [f"# Still refused for the grader's reasons: {summary.grader_refused}", ""]
+    if not summary.grader_refused:
+        lines.append("None: no run needs grading again.")
+        return "\n".join(lines) + "\n"
+    refused = [
+        line for line in result.runs if line.state == "ungradable" and line.blame == ["grader"]
+    ]
+    lines += ["| run | codes | why | attempts | earlier |", "|---|---|---|---:|---|"]
+    lines += [
+        f"| {cell(line.run)} | {cell(', '.join(line.codes))} | {cell(line.why)} "
+        f"| {line.attempts} | {cell('; '.join(line.earlier) or '—')} |"
+        for line in refused
+    ]
+    if summary.grader_refused > len(refused):
+        lines.append(f"\n… and {summary.grader_refused - len(refused)} more.")
+    again = regrade_request(request)
+    lines += [
+        "",
+        "Once the fault is fixed, grade exactly these again (each replaces the grade it "
+        "finds and keeps its attempts):",
+        "",
+        "```bash",
+        deployment_command(again, deployment),
+        "```",
+        "",
+        "or on one machine, without a server:",
+        "",
+        "```bash",
+        local_command(again),
+        "```",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _deployment() -> str:
+    from prefect.runtime import deployment
+
+    name = deployment.name
+    return f"grade-run/{name}" if name else DEFAULT_DEPLOYMENT
+
+
+def create_artifacts(result: GradeRunResult, request: GradeRequest, target: Target | None) -> None:
+    """Create the three artifacts of ``result`` (module docstring) for the
     current flow run."""
+    title = f"grade-run {request.sweep_name or f'({len(request.runs or ())} runs)'}"
     create_table_artifact(
         table=[line.cells() for line in result.runs],
-        key=artifact_key(sweep, "runs"),
+        key=artifact_key(request, target, "runs"),
         description=f"{title}: {result.headline()}",
     )
     create_markdown_artifact(
         markdown=render_result(result, title),
-        key=artifact_key(sweep, "summary"),
+        key=artifact_key(request, target, "summary"),
         description=f"{title}: {result.state_name}",
+    )
+    create_markdown_artifact(
+        markdown=render_regrade(result, request, _deployment()),
+        key=artifact_key(request, target, "regrade"),
+        description=f"{title}: {result.summary.grader_refused} runs still refused for the "
+        "grader's reasons",
     )

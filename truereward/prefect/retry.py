@@ -21,15 +21,19 @@ __all__ = ["GraderFault", "PublishRetry", "retry_transient"]
 
 
 class GraderFault(Exception):
-    """Runs of a chunk were refused for grader faults that may pass."""
+    """Runs of a chunk were refused for grader faults that may pass.
+    ``runs`` are their ids, ``reasons`` (one per run, when given) the codes
+    and why of each, as the message shows them."""
 
-    def __init__(self, runs: list[str]) -> None:
+    def __init__(self, runs: list[str], reasons: list[str] | None = None) -> None:
         self.runs = runs
-        shown = ", ".join(runs[:5]) + (f" and {len(runs) - 5} more" if len(runs) > 5 else "")
+        self.reasons = reasons or []
+        told = [f"{run}: {why}" for run, why in zip(runs, self.reasons, strict=False)] or runs
+        shown = "; ".join(told[:5]) + (f"; and {len(runs) - 5} more" if len(runs) > 5 else "")
         super().__init__(f"grader faults that may pass: {shown}; reading them again")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.runs,))
+        return (type(self), (self.runs, self.reasons))
 
 
 class PublishRetry(Exception):

@@ -33,10 +33,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from prefect import task
+from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.context import TaskRunContext
 
+from ..document import Attempt
 from ..grading.chunks import Chunk
 from ..grading.progress import ChunkProgress, PublishProgress, retry_delays
 from ..grading.reading import RunReading
@@ -126,9 +127,20 @@ def read_attempt(chunk: Chunk) -> ChunkReadings:
         _reading.drop(key)
         raise
     if again:
-        raise GraderFault(progress.unsettled)
+        reasons = [_reason(attempt) for _, attempt in progress.refused()]
+        logger = get_run_logger()
+        for (run, attempt), reason in zip(progress.refused(), reasons, strict=True):
+            logger.warning(
+                "run %s: attempt %d refused: %s; reading it again", run, attempt.attempt, reason
+            )
+        raise GraderFault(progress.unsettled, reasons)
     _reading.drop(key)
     return ChunkReadings(name=chunk.name, readings=progress.readings())
+
+
+def _reason(attempt: Attempt) -> str:
+    """``CODE (blame): why`` for each refusal of an attempt."""
+    return "; ".join(f"{item.code} ({item.blame.value}): {item.why}" for item in attempt.refusals)
 
 
 def fold_chunk(readings: ChunkReadings) -> ChunkGrades:

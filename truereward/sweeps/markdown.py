@@ -66,6 +66,15 @@ def _cut(rows: list[str], total: int, limit: int) -> list[str]:
     return rows
 
 
+def _named(title: str, runs: Sequence[str], total: int) -> list[str]:
+    """``title: a, b, c (and N more).`` naming the first runs of a count."""
+    if not total:
+        return []
+    shown = ", ".join(f"`{_cell(run)}`" for run in runs)
+    more = f" and {total - len(runs)} more" if total > len(runs) else ""
+    return ["", f"{title} ({total}): {shown}{more}."]
+
+
 def render_summary(summary: SweepSummary, title: str = "Sweep summary") -> str:
     """The summary as markdown."""
     lines = [
@@ -110,6 +119,12 @@ def render_summary(summary: SweepSummary, title: str = "Sweep summary") -> str:
     if attempts.by_count:
         lines += ["", "| attempts | runs |", "|---:|---:|"]
         lines += [f"| {item.attempts} | {item.runs} |" for item in attempts.by_count]
+    lines += _named("Retried", summary.retried_runs, attempts.retried)
+    lines += _named(
+        "Still refused for the grader's reasons",
+        summary.grader_refused_runs,
+        summary.grader_refused,
+    )
     if summary.unreadable:
         lines += ["", "### Unreadable grades", "", "| run | why |", "|---|---|"]
         lines += [f"| {_cell(item.run)} | {_cell(item.why)} |" for item in summary.unreadable_runs]

@@ -3,8 +3,9 @@
 Two modes:
 
 - **view** (default): the fields a sweep analysis uses (``schema_version``,
-  ``scheme``, ``gradable``, ``reward``, ``refusals``, ``run.attempt``,
-  ``attempts``, and the rows' ``id`` and ``verdict`` when cases are wanted)
+  ``scheme``, ``gradable``, ``reward``, ``refusals``, ``run.attempt``, the
+  ``attempts`` with their refusals, and the rows' ``id`` and ``verdict``
+  when cases are wanted)
   are validated strictly (types, no coercion, finite numbers) by pydantic's
   JSON parser; the rest of the document is not looked at. Duplicate object
   keys are not detected in this mode (truereward never writes them).
@@ -23,12 +24,12 @@ unreadable. Anything else is an ``unreadable`` record saying why.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..strictjson import StrictJSONError
-from .record import RunRecord, RunState
+from .record import AttemptNote, RunRecord, RunState, notes
 
 __all__ = ["parse_grade"]
 
@@ -40,6 +41,15 @@ class _RefusalView(BaseModel):
 
     code: Annotated[str, Field(min_length=1)]
     blame: Literal["run", "grader"]
+    why: str = ""
+
+
+class _AttemptView(BaseModel):
+    model_config = _VIEW
+
+    attempt: Annotated[int, Field(ge=1)]
+    gradable: bool
+    refusals: list[_RefusalView] = Field(default_factory=list)
 
 
 class _RunView(BaseModel):
@@ -64,7 +74,7 @@ class _GradeView(BaseModel):
     reward: float | None
     refusals: list[_RefusalView]
     run: _RunView | None = None
-    attempts: list[Any] = Field(default_factory=list)
+    attempts: list[_AttemptView] = Field(default_factory=list)
 
 
 class _GradeViewWithCases(_GradeView):
@@ -114,8 +124,11 @@ def parse_grade(
         state=RunState.GRADABLE if view.gradable else RunState.UNGRADABLE,
         reward=view.reward,
         scheme=view.scheme,
-        refusals=tuple((item.code, item.blame) for item in view.refusals),
+        refusals=notes(view.refusals),
         attempts=max(attempt, len(view.attempts) + 1),
+        history=tuple(
+            AttemptNote(item.attempt, item.gradable, notes(item.refusals)) for item in view.attempts
+        ),
         cases=(
             tuple((row.id, row.verdict) for row in view.detail)
             if isinstance(view, _GradeViewWithCases)

@@ -9,14 +9,15 @@ stability, its cases' verdicts), and the document is dropped. A run whose
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from ..document import GradeDocument
 
-__all__ = ["RunRecord", "RunState"]
+__all__ = ["AttemptNote", "RefusalNote", "RunRecord", "RunState", "notes"]
 
 
 class RunState(StrEnum):
@@ -28,6 +29,38 @@ class RunState(StrEnum):
     UNREADABLE = "unreadable"
 
 
+class RefusalNote(NamedTuple):
+    """One refusal as a sweep analysis sees it: its code, who is to blame
+    (``run`` or ``grader``) and the sentence for a person."""
+
+    code: str
+    blame: str
+    why: str = ""
+
+
+class AttemptNote(NamedTuple):
+    """One earlier attempt at grading a run: its number (from 1), whether it
+    was gradable, and its refusals."""
+
+    attempt: int
+    gradable: bool
+    refusals: tuple[RefusalNote, ...] = ()
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The distinct refusal codes of the attempt, sorted."""
+        return tuple(sorted({item.code for item in self.refusals}))
+
+
+def notes(refusals: Iterable[Any]) -> tuple[RefusalNote, ...]:
+    """Refusals (of a document, or of a view of one: anything with ``code``,
+    ``blame`` and ``why``) as notes."""
+    return tuple(
+        RefusalNote(item.code, str(getattr(item.blame, "value", item.blame)), item.why)
+        for item in refusals
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class RunRecord:
     """One run of a sweep.
@@ -35,8 +68,12 @@ class RunRecord:
     - ``run``: the run's id within the sweep (its directory name).
     - ``state``; ``reward`` is a float exactly when the state is gradable.
     - ``scheme``: the document's scheme (``None`` when unreadable).
-    - ``refusals``: ``(code, blame)`` per refusal, in document order.
-    - ``attempts``: how many times the run was graded (1 when not retried).
+    - ``refusals``: a :class:`RefusalNote` ``(code, blame, why)`` per
+      refusal, in document order.
+    - ``attempts``: how many times the run was graded (1 when not retried),
+      over every flow run that graded it.
+    - ``history``: the earlier attempts (:class:`AttemptNote`), oldest
+      first: the document's ``attempts`` (empty when not retried).
     - ``problem``: why the grade is unreadable (``None`` otherwise).
     - ``cases``: ``(case id, verdict)`` per row, when read (stability needs
       them; summaries and comparisons do not), else ``None``.
@@ -46,10 +83,11 @@ class RunRecord:
     state: RunState
     reward: float | None = None
     scheme: str | None = None
-    refusals: tuple[tuple[str, str], ...] = ()
+    refusals: tuple[RefusalNote, ...] = ()
     attempts: int = 1
     problem: str | None = None
     cases: tuple[tuple[str, str], ...] | None = None
+    history: tuple[AttemptNote, ...] = ()
 
     def __post_init__(self) -> None:
         if (self.state is RunState.GRADABLE) != (self.reward is not None):
@@ -69,12 +107,27 @@ class RunRecord:
     @property
     def codes(self) -> tuple[str, ...]:
         """The distinct refusal codes, sorted."""
-        return tuple(sorted({code for code, _ in self.refusals}))
+        return tuple(sorted({item.code for item in self.refusals}))
 
     @property
     def blames(self) -> tuple[str, ...]:
         """Who failed, over the refusals (distinct, sorted)."""
-        return tuple(sorted({blame for _, blame in self.refusals}))
+        return tuple(sorted({item.blame for item in self.refusals}))
+
+    @property
+    def retried(self) -> bool:
+        """Whether the run took more than one attempt."""
+        return self.attempts > 1
+
+    @property
+    def grader_refused(self) -> bool:
+        """Whether the run stands refused and every refusal is the grader's
+        (the grader, the store, the judge, the task definition): the runs an
+        ops team grades again once the fault is fixed (``regrade:
+        grader-refusals``)."""
+        return self.state is RunState.UNGRADABLE and all(
+            item.blame == "grader" for item in self.refusals
+        )
 
     @classmethod
     def unreadable(cls, run: str, why: str) -> RunRecord:
@@ -98,7 +151,11 @@ class RunRecord:
             state=RunState.GRADABLE if document.gradable else RunState.UNGRADABLE,
             reward=document.reward if document.gradable else None,
             scheme=document.scheme,
-            refusals=tuple((item.code, item.blame.value) for item in document.refusals),
+            refusals=notes(document.refusals),
             attempts=max(attempt, len(document.attempts) + 1),
             cases=tuple((row.id, row.verdict) for row in document.detail) if with_cases else None,
+            history=tuple(
+                AttemptNote(item.attempt, item.gradable, notes(item.refusals))
+                for item in document.attempts
+            ),
         )

@@ -12,6 +12,10 @@
   are not the same quantity: look here before reading the distribution).
 - ``unreadable_runs``: the first 20 unreadable runs (in the order read) with
   the reason; ``unreadable`` counts them all.
+- ``retried_runs``: the first 20 retried runs (``attempts.retried`` counts
+  them all); ``grader_refused``: the runs that stand refused with every
+  refusal the grader's (the ones ``regrade: grader-refusals`` grades
+  again), and ``grader_refused_runs`` the first 20 of them.
 
 :func:`summarize` is a pure function over an iterable of records (or grade
 documents), in one pass. Memory does not grow with the number of runs: the
@@ -123,6 +127,9 @@ class SweepSummary(BaseModel):
     blame: list[BlameCount]
     attempts: AttemptsSummary
     unreadable_runs: list[UnreadableRun]
+    grader_refused: Count = 0
+    retried_runs: list[str] = Field(default_factory=list)
+    grader_refused_runs: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _counts_add_up(self) -> SweepSummary:
@@ -130,6 +137,8 @@ class SweepSummary(BaseModel):
             raise ValueError("runs must equal gradable + ungradable + unreadable")
         if self.reward.count != self.gradable:
             raise ValueError("the reward distribution counts the gradable runs")
+        if self.grader_refused > self.ungradable:
+            raise ValueError("grader-refused runs are ungradable runs")
         return self
 
 
@@ -156,8 +165,10 @@ class SummaryBuilder:
         self._codes: dict[tuple[str, str], list[int]] = {}
         self._blame: dict[str, list[int]] = {}
         self._attempts: dict[int, int] = {}
-        self._retried = self._recovered = 0
+        self._retried = self._recovered = self._grader_refused = 0
         self._examples: list[UnreadableRun] = []
+        self._retried_runs: list[str] = []
+        self._grader_refused_runs: list[str] = []
 
     def add(self, item: RunRecord | GradeDocument) -> None:
         """Count one run."""
@@ -176,7 +187,7 @@ class SummaryBuilder:
             self._schemes[record.scheme] = self._schemes.get(record.scheme, 0) + 1
         per_code: dict[tuple[str, str], int] = {}
         per_blame: dict[str, int] = {}
-        for code, blame in record.refusals:
+        for code, blame, _ in record.refusals:
             per_code[(code, blame)] = per_code.get((code, blame), 0) + 1
             per_blame[blame] = per_blame.get(blame, 0) + 1
         for key, count in per_code.items():
@@ -188,9 +199,15 @@ class SummaryBuilder:
             tally[0] += count
             tally[1] += 1
         self._attempts[record.attempts] = self._attempts.get(record.attempts, 0) + 1
-        if record.attempts > 1:
+        if record.retried:
             self._retried += 1
             self._recovered += record.graded
+            if len(self._retried_runs) < EXAMPLES:
+                self._retried_runs.append(record.run)
+        if record.grader_refused:
+            self._grader_refused += 1
+            if len(self._grader_refused_runs) < EXAMPLES:
+                self._grader_refused_runs.append(record.run)
 
     def result(self) -> SweepSummary:
         """The summary of the runs added so far."""
@@ -221,6 +238,9 @@ class SummaryBuilder:
                 ],
             ),
             unreadable_runs=list(self._examples),
+            grader_refused=self._grader_refused,
+            retried_runs=list(self._retried_runs),
+            grader_refused_runs=list(self._grader_refused_runs),
         )
 
 

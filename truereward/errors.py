@@ -1,0 +1,48 @@
+"""Turning a pydantic ``ValidationError`` into one sentence that names the
+field.
+
+:func:`describe` is the one place the package words validation errors, for
+the command line, the flow, readers and stored documents alike:
+``field.path: message`` per error (``runs.2: a path segment must not be
+empty``), the first ``limit`` of them, then ``and N more``. Pydantic's
+``Value error, `` prefix is dropped, and a case id that does not match the
+id rule is said in words rather than as a regular expression.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+__all__ = ["describe"]
+
+#: A field path at the start of a validator's message (``code``, ``runs.2``).
+_FIELD = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*")
+
+
+def describe(error: ValidationError, *, limit: int = 5, whole: str = "(input)") -> str:
+    """The errors of ``error`` as ``field.path: message`` parts joined by
+    ``; `` (``whole`` names the input itself when an error has no field)."""
+    from .cases import CASE_ID_PATTERN, CASE_ID_RULE
+
+    found = error.errors()
+    parts = []
+    for item in found[:limit]:
+        where = ".".join(str(part) for part in item["loc"]) or whole
+        message = str(item["msg"]).removeprefix("Value error, ")
+        if (
+            item["type"] == "string_pattern_mismatch"
+            and (item.get("ctx") or {}).get("pattern") == CASE_ID_PATTERN
+        ):
+            message = f"{CASE_ID_RULE}, got {item['input']!r}"
+        # A model validator names the field at the start of its message.
+        field, sep, rest = message.partition(": ")
+        if sep and _FIELD.fullmatch(field):
+            where, message = (field if where == whole else f"{where}.{field}"), rest
+        parts.append(f"{where}: {message}")
+    if len(found) > limit:
+        parts.append(f"and {len(found) - limit} more")
+    return "; ".join(parts)
