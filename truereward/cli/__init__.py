@@ -47,6 +47,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.status
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader of our output went away (``| head``): stop quietly, with
+        # the status of a process ended by SIGPIPE, as other tools do.
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except Exception as error:
         if os.environ.get("TRUEREWARD_DEBUG"):
             raise
@@ -57,6 +62,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_INTERNAL
     return status
+
+
+#: The status of a command whose output pipe closed (128 + SIGPIPE).
+EXIT_BROKEN_PIPE = 141
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush of a
+    closed pipe does not print a second error."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def console() -> None:

@@ -1,13 +1,16 @@
-"""``truereward sweep summary|compare|stability``: analyse published grades.
+"""``truereward sweep summary|retries|compare|stability``: analyse published grades.
 
 A sweep is a directory or fsspec URL whose subdirectories are runs, each
-holding its published grade.json. ``summary URL``: reward distribution over
-gradable runs only, refusals by code and blame, attempts. ``compare BASE
-CAND``: runs paired by id: regressions, fixes, newly ungradable, newly
-gradable (a run without a reward is never counted as 0). ``stability URL
-URL...``: flaky runs and cases across repeated sweeps. Markdown (default) or
-JSON. Exit 0, 1 when a ``--fail-on-...`` gate trips, 2 when a sweep cannot be
-read.
+holding its published grade.json (or, graded in place, logs/verifier/grade.json).
+``summary URL``: reward distribution over gradable runs only, refusals by
+code and blame, attempts, the retried and still-refused runs. ``retries
+URL``: every run that was retried or stands refused for the grader's
+reasons, attempt by attempt, and the command that grades the still-refused
+ones again. ``compare BASE CAND``: runs paired by id: regressions, fixes,
+newly ungradable, newly gradable (a run without a reward is never counted
+as 0). ``stability URL URL...``: flaky runs and cases across repeated
+sweeps. Markdown (default) or JSON. Exit 0, 1 when a ``--fail-on-...`` gate
+trips, 2 when a sweep cannot be read.
 """
 
 from __future__ import annotations
@@ -34,6 +37,34 @@ def register(subparsers: Any) -> None:
     _common_options(summary)
     summary.set_defaults(run=run_summary)
 
+    retries = actions.add_parser(
+        "retries",
+        help="runs retried or still refused for the grader's reasons, attempt by attempt",
+    )
+    retries.add_argument("sweep", metavar="URL", help="the sweep: a directory or fsspec URL")
+    retries.add_argument("--code", help="only runs with an attempt refused with this code")
+    retries.add_argument(
+        "--blame", choices=["run", "grader"], help="only runs with an attempt refused so blamed"
+    )
+    retries.add_argument(
+        "--still-refused",
+        action="store_true",
+        help="only runs that stand refused for the grader's reasons",
+    )
+    retries.add_argument(
+        "--runs",
+        metavar="SWEEP",
+        help="the sweep of runs these grades were published from, for the regrade command "
+        "(default: URL when the runs were graded in place)",
+    )
+    retries.add_argument(
+        "--deployment",
+        default="grade-run/local",
+        help="the deployment the regrade command names (default: grade-run/local)",
+    )
+    _common_options(retries, formats=("table", "markdown", "json"))
+    retries.set_defaults(run=run_retries)
+
     compare = actions.add_parser("compare", help="a candidate sweep against a baseline")
     compare.add_argument("baseline", metavar="BASE", help="the baseline sweep")
     compare.add_argument("candidate", metavar="CAND", help="the candidate sweep")
@@ -56,10 +87,10 @@ def register(subparsers: Any) -> None:
     stability.set_defaults(run=run_stability)
 
 
-def _common_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--format", choices=["markdown", "json"], default="markdown", help="output format"
-    )
+def _common_options(
+    parser: argparse.ArgumentParser, formats: tuple[str, ...] = ("markdown", "json")
+) -> None:
+    parser.add_argument("--format", choices=list(formats), default=formats[0], help="output format")
     parser.add_argument(
         "--json", dest="format", action="store_const", const="json", help="same as --format json"
     )
@@ -174,3 +205,110 @@ def run_stability(args: argparse.Namespace) -> int:
         render_stability(report, args.sweeps),
     )
     return EXIT_OK
+
+
+def _regrade_commands(args: argparse.Namespace, in_place: bool) -> tuple[str, str, str]:
+    """The deployment and local commands that grade the still-refused runs
+    again, and a note when the sweep of runs had to be guessed."""
+    from ..grading.commands import deployment_command, local_command
+    from ..grading.request import GradeRequest
+    from ..target import secret_option_paths
+
+    options = storage_options(args.storage_option)
+    for path in secret_option_paths(options):  # flow parameters are stored in the clear
+        options.pop(path.split(".", 1)[0], None)
+    note = ""
+    if in_place:
+        fields: dict[str, Any] = {"sweep": args.sweep}
+    elif args.runs:
+        fields = {"sweep": args.runs, "target": args.sweep}
+    else:
+        fields = {"sweep": "SWEEP", "target": args.sweep}
+        note = (
+            "SWEEP is the sweep of runs these grades were published from "
+            "(pass --runs SWEEP to have it filled in)"
+        )
+    request = GradeRequest(regrade="grader-refusals", storage_options=options, **fields)
+    return deployment_command(request, args.deployment), local_command(request), note
+
+
+def _attempts_text(run: Any) -> str:
+    return "; ".join(item.text() for item in run.attempts)
+
+
+def run_retries(args: argparse.Namespace) -> int:
+    from ..sweeps import SweepNotFound
+    from ..sweeps.retries import RetriesTally, RetryFilter, retried_runs
+
+    source = _source(args.sweep, args)
+    tally = RetriesTally()
+    keep = RetryFilter(code=args.code, blame=args.blame, still_refused=args.still_refused)
+    out = sys.stdout
+    try:
+        lines = retried_runs(source.records(strict=args.strict), tally, keep)
+        if args.format == "json":
+            out.write('{"runs": [')
+            for index, run in enumerate(lines):
+                out.write(("," if index else "") + "\n  " + run.model_dump_json())
+            out.write("\n]")
+        else:
+            markdown = args.format == "markdown"
+            if markdown:
+                out.write(f"## Retries: {_md(args.sweep)}\n\n")
+                out.write("| run | state | reward | attempts | attempt by attempt |\n")
+                out.write("|---|---|---:|---:|---|\n")
+            else:
+                out.write(f"{'RUN':<24} {'STATE':<10} {'REWARD':<6} {'ATTEMPTS':<8} HISTORY\n")
+            for run in lines:
+                reward = "—" if run.reward is None else repr(run.reward)
+                if markdown:
+                    out.write(
+                        f"| {_md(run.run)} | {run.state} | {reward} | {len(run.attempts)} "
+                        f"| {_md(_attempts_text(run))} |\n"
+                    )
+                else:
+                    out.write(
+                        f"{run.run:<24} {run.state:<10} {reward:<6} {len(run.attempts):<8} "
+                        f"{_attempts_text(run)}\n"
+                    )
+    except SweepNotFound as error:
+        raise CliError(str(error)) from None
+    deployment, local, note = _regrade_commands(args, source.in_place)
+    counts = (
+        f"{tally.retried} runs retried ({tally.healed} healed), {tally.still_refused} still "
+        f"refused for the grader's reasons, of {tally.runs} runs"
+        + (f" ({tally.unreadable} without a readable grade)" if tally.unreadable else "")
+        + f"; {tally.listed} listed."
+    )
+    if args.format == "json":
+        footer = {
+            "sweep": args.sweep,
+            "runs_read": tally.runs,
+            "unreadable": tally.unreadable,
+            "retried": tally.retried,
+            "healed": tally.healed,
+            "still_refused": tally.still_refused,
+            "listed": tally.listed,
+            "regrade": {"deployment": deployment, "local": local, "note": note or None}
+            if tally.still_refused
+            else None,
+        }
+        for key, value in footer.items():
+            out.write(f",\n{json.dumps(key)}: {json.dumps(value, sort_keys=True)}")
+        out.write("}\n")
+        return EXIT_OK
+    out.write(f"\n{counts}\n")
+    if tally.still_refused:
+        fence = ("```bash\n", "```\n") if args.format == "markdown" else ("", "")
+        out.write(
+            f"\nTo grade the {tally.still_refused} runs still refused for the grader's reasons "
+            "again once the fault is fixed (each replaces the grade it finds):\n\n"
+            f"{fence[0]}{deployment}\n{local}\n{fence[1]}"
+        )
+        if note:
+            out.write(f"({note})\n")
+    return EXIT_OK
+
+
+def _md(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")

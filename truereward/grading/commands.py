@@ -57,7 +57,7 @@ def deployment_command(request: GradeRequest, deployment: str = DEFAULT_DEPLOYME
     """``prefect deployment run '<deployment>' -p request='<json>' --watch``."""
     # Quoted always, as Prefect's docs write it (shlex leaves a/b bare).
     name = f"'{deployment}'" if "'" not in deployment else shlex.quote(deployment)
-    return f"prefect deployment run {name} -p {shlex.quote('request=' + _json(request))} --watch"
+    return f"prefect deployment run {name} -p request={shlex.quote(_json(request))} --watch"
 
 
 def local_command(request: GradeRequest) -> str:

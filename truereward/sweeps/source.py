@@ -3,7 +3,11 @@
 A sweep is a directory (or an object-store prefix) whose immediate
 subdirectories are its runs, each holding the run's published
 ``grade.json``: ``<sweep>/<run id>/grade.json``, the layout the publisher
-writes. The run's id is its directory name. Entries whose names start with
+writes under a target. A sweep graded in place (the ``grade-run`` flow's
+default target, each run's own ``logs/verifier/``) is read too: a run
+without ``grade.json`` is looked for at ``<run id>/logs/verifier/grade.json``
+(:attr:`SweepSource.in_place` then says so). The run's id is its directory
+name. Entries whose names start with
 ``.`` are skipped, and so are plain files beside the run directories.
 
 Local paths (and ``file://`` URLs) are read with the standard library; other
@@ -33,6 +37,8 @@ __all__ = [
 ]
 
 GRADE_FILE = "grade.json"
+#: Where a run graded in place keeps its grade (the flow's default target).
+IN_PLACE = "logs/verifier"
 #: A grade.json larger than this is reported unreadable rather than read
 #: (documents are kilobytes; this bounds the memory one run can take).
 MAX_GRADE_BYTES = 64 << 20
@@ -64,6 +70,8 @@ class SweepSource:
         self._storage_options = dict(storage_options or {})
         self._fs: Any = None
         self._root = ""
+        #: Whether a grade was found in a run's own ``logs/verifier``.
+        self.in_place = False
         if self._local is None:
             self._connect()
 
@@ -119,11 +127,24 @@ class SweepSource:
             raise SweepNotFound(f"{self.url}: cannot list: {error.strerror or error}") from None
 
     def read(self, run: str) -> bytes:
-        """The bytes of ``run``'s grade.json. ``FileNotFoundError`` when it
+        """The bytes of ``run``'s grade.json (``<run>/grade.json``, else
+        ``<run>/logs/verifier/grade.json``). ``FileNotFoundError`` when it
         has none; ``OSError`` when it cannot be read or is too large."""
+        try:
+            return self._read(f"{run}/{GRADE_FILE}")
+        except FileNotFoundError:
+            pass
+        try:
+            data = self._read(f"{run}/{IN_PLACE}/{GRADE_FILE}")
+        except NotADirectoryError:  # a file named logs: no grade there either
+            raise FileNotFoundError(f"{run}: no {GRADE_FILE}") from None
+        self.in_place = True
+        return data
+
+    def _read(self, relative: str) -> bytes:
         if self._local is not None:
-            return _read_local(os.path.join(self._local, run, GRADE_FILE))
-        path = f"{self._root}/{run}/{GRADE_FILE}"
+            return _read_local(os.path.join(self._local, relative))
+        path = f"{self._root}/{relative}"
         data = self._fs.cat_file(path)
         if not isinstance(data, bytes):
             data = bytes(data)

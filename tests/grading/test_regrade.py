@@ -1,0 +1,288 @@
+"""Regrading after a fault is fixed, without Prefect: which runs each policy
+grades again, the grade each replaces, the attempts each keeps, and what
+``truereward sweep retries`` says before and after."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from truereward import GradeDocument, PublishConflict, publish
+from truereward.cli import main
+from truereward.grading import GradeRequest, grade_request
+from truereward.grading.triage import selects
+
+from .sweeps import make_sweep, snapshot
+
+
+def no_wait(_: float) -> None:
+    return None
+
+
+OUTAGE: dict[str, Any] = {
+    "ok": "pass",
+    "fails": "fail",
+    "down-a": "never",  # refused after every attempt: the store is down
+    "down-b": "never",
+    "heals": ("heal", 1),  # retried once, then gradable
+    "blamed": "missing",  # the run's own fault: never regraded for grader refusals
+    "invalid": "malformed",  # the run's evidence is malformed: run-blamed too
+}
+
+
+def heal(sweep: Path, *runs: str) -> None:
+    """Fix the store: the runs' fault plans no longer fail."""
+    for run in runs:
+        plan = sweep / run / "faults.json"
+        plan.write_text(json.dumps({**json.loads(plan.read_text()), "failing_attempts": 0}))
+
+
+def grades(out: Path) -> dict[str, dict[str, Any]]:
+    return {
+        path.parent.name: json.loads(path.read_text()) for path in sorted(out.glob("*/grade.json"))
+    }
+
+
+@pytest.mark.parametrize(
+    ("policy", "gradable", "blames", "expected"),
+    [
+        ("none", False, ["grader"], False),
+        ("grader-refusals", False, ["grader"], True),
+        ("grader-refusals", False, ["grader", "run"], False),
+        ("grader-refusals", False, ["run"], False),
+        ("grader-refusals", True, [], False),
+        ("refusals", False, ["run"], True),
+        ("refusals", True, [], False),
+        ("all", True, [], True),
+    ],
+)
+def test_which_standing_grades_each_policy_selects(policy, gradable, blames, expected) -> None:
+    assert selects(policy, gradable, blames) is expected
+
+
+def test_regrading_grader_refusals_after_an_outage(tmp_path: Path, capsys) -> None:
+    sweep = make_sweep(tmp_path / "nightly", OUTAGE)
+    out = tmp_path / "graded"
+    first = grade_request(GradeRequest(sweep=str(sweep), target=str(out)), sleep=no_wait)
+    assert first.summary.grader_refused == 2
+    assert first.summary.grader_refused_runs == ["down-a", "down-b"]
+    assert first.headline().endswith("graded now 7, 3 retried")
+    before = grades(out)
+
+    # sweep retries lists the retried and the grader-refused runs, attempt by attempt.
+    assert main(["sweep", "retries", str(out), "--format", "json", "--runs", str(sweep)]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert [item["run"] for item in listing["runs"]] == ["down-a", "down-b", "heals"]
+    down = listing["runs"][0]
+    assert (down["gradable"], down["reward"]) == (False, None)
+    assert [(item["attempt"], item["gradable"], item["codes"]) for item in down["attempts"]] == [
+        (1, False, ["EVIDENCE_UNREADABLE"]),
+        (2, False, ["EVIDENCE_UNREADABLE"]),
+        (3, False, ["EVIDENCE_UNREADABLE"]),
+    ]
+    assert "injected grader fault (attempt 3)" in down["attempts"][2]["why"]
+    assert listing["runs"][2]["attempts"][-1] == {
+        "attempt": 2,
+        "gradable": True,
+        "codes": [],
+        "blame": [],
+        "why": "",
+    }
+    assert (listing["retried"], listing["healed"], listing["still_refused"]) == (3, 1, 2)
+
+    # The footer's command is the request that grades exactly those again.
+    command = shlex.split(listing["regrade"]["deployment"])
+    assert command[:4] == ["prefect", "deployment", "run", "grade-run/local"]
+    request = GradeRequest.model_validate_json(command[5].removeprefix("request="))
+    assert (request.sweep, request.target, request.regrade) == (
+        str(sweep),
+        str(out),
+        "grader-refusals",
+    )
+    assert listing["regrade"]["local"] == (
+        f"python flows/grade_run.py {sweep} --regrade grader-refusals --target {out}"
+    )
+
+    heal(sweep, "down-a", "down-b")
+    untouched = {name: data for name, data in snapshot(out).items() if "down-" not in name}
+    second = grade_request(request, sleep=no_wait)
+    assert second.published == {"replaced": 2, "unchanged": 5}
+    assert (second.graded, second.regraded, second.already_graded) == (2, 2, 5)
+    assert {name: data for name, data in snapshot(out).items() if "down-" not in name} == (
+        untouched
+    )  # byte for byte, mtimes too
+    after = grades(out)
+    for run in ("down-a", "down-b"):
+        grade = after[run]
+        assert grade["gradable"] and grade["reward"] == 1.0
+        # Both flow runs' attempts, oldest first: the earlier document's own
+        # attempts, that document itself, then this flow run's.
+        assert [item["attempt"] for item in grade["attempts"]] == [1, 2, 3]
+        assert grade["run"]["attempt"] == 4
+        assert grade["attempts"][2]["refusals"] == before[run]["refusals"]
+        assert (out / run / "reward.txt").read_text() == "1.0\n"
+
+    assert main(["sweep", "retries", str(out), "--still-refused", "--format", "json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["runs"] == [] and again["still_refused"] == 0 and again["regrade"] is None
+
+
+def test_a_run_blamed_refusal_is_never_regraded_for_grader_refusals(tmp_path: Path) -> None:
+    sweep = make_sweep(tmp_path / "s", {"blamed": "missing", "invalid": "malformed"})
+    out = tmp_path / "out"
+    grade_request(GradeRequest(sweep=str(sweep), target=str(out)), sleep=no_wait)
+    before = snapshot(out)
+    again = grade_request(
+        GradeRequest(sweep=str(sweep), target=str(out), regrade="grader-refusals"), sleep=no_wait
+    )
+    assert again.published == {"unchanged": 2} and again.regraded == 0
+    assert snapshot(out) == before
+    every = grade_request(
+        GradeRequest(sweep=str(sweep), target=str(out), regrade="refusals"), sleep=no_wait
+    )
+    assert every.regraded == 2 and every.published == {"replaced": 2}
+
+
+def test_regrade_all_keeps_the_history_of_a_gradable_grade(tmp_path: Path) -> None:
+    sweep = make_sweep(tmp_path / "s", {"ok": "pass"})
+    out = tmp_path / "out"
+    grade_request(GradeRequest(sweep=str(sweep), target=str(out)), sleep=no_wait)
+    first = GradeDocument.from_bytes((out / "ok" / "grade.json").read_bytes())
+    result = grade_request(
+        GradeRequest(sweep=str(sweep), target=str(out), regrade="all"), sleep=no_wait
+    )
+    assert result.published == {"replaced": 1}
+    second = GradeDocument.from_bytes((out / "ok" / "grade.json").read_bytes())
+    assert second.run is not None and second.run.attempt == 2
+    assert [(item.attempt, item.gradable, item.reward) for item in second.attempts] == [
+        (1, True, 1.0)
+    ]
+    assert first.run is not None and second.attempts[0].started == first.run.started
+
+
+def test_a_grade_changed_meanwhile_is_a_reported_conflict(tmp_path: Path, monkeypatch) -> None:
+    """The regrade planned over grade A; another publisher replaced A with B
+    before the regrade published: the regrade is a conflict, B stays."""
+    from truereward.grading import triage as triage_module
+
+    sweep = make_sweep(tmp_path / "s", {"down": "never"})
+    out = tmp_path / "out"
+    grade_request(GradeRequest(sweep=str(sweep), target=str(out)), sleep=no_wait)
+    heal(sweep, "down")
+    standing = GradeDocument.from_bytes((out / "down" / "grade.json").read_bytes())
+    other = GradeDocument.model_validate({**standing.model_dump(), "run": {"id": "down"}})
+
+    looked = triage_module.triage
+
+    def then_someone_else_publishes(job, stored, policy):  # type: ignore[no-untyped-def]
+        planned = looked(job, stored, policy)
+        publish(other, job.target, replaces=standing.digest)
+        return planned
+
+    monkeypatch.setattr(triage_module, "triage", then_someone_else_publishes)
+    result = grade_request(
+        GradeRequest(sweep=str(sweep), target=str(out), regrade="grader-refusals"), sleep=no_wait
+    )
+    assert result.published == {"conflict": 1} and result.state_name == "Publish failed"
+    assert "replaces" in result.failures[0].why or standing.digest in result.failures[0].why
+    assert (out / "down" / "grade.json").read_bytes() == other.to_bytes()
+    assert not (out / "down" / "reward.txt").exists()
+
+
+def consistent(target: str, options: dict[str, Any]) -> GradeDocument:
+    """The grade standing at ``target``, after checking the files beside it
+    belong to it (ctrf.json made from it; reward files exactly when it is
+    gradable, with its reward)."""
+    import hashlib
+
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(target, **options)
+    grade = fs.cat_file(f"{root}/grade.json")
+    document = GradeDocument.from_bytes(grade)
+    report = json.loads(fs.cat_file(f"{root}/ctrf.json"))
+    assert report["extra"]["truereward"]["grade_sha256"] == hashlib.sha256(grade).hexdigest()
+    if document.gradable:
+        assert fs.cat_file(f"{root}/reward.txt") == f"{document.reward!r}\n".encode()
+    else:
+        assert not fs.exists(f"{root}/reward.txt") and not fs.exists(f"{root}/reward.json")
+    return document
+
+
+@pytest.mark.parametrize("where", ["local", "s3"])
+def test_regrade_racing_another_publisher_has_one_winner(
+    where: str, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A regrade and a second publisher both replace the grade they read, at
+    the same moment: exactly one wins, the other is a conflict (reported in
+    the regrade's result, raised to the other publisher), and the files
+    stand for the winner."""
+    import random
+
+    from truereward.grading import triage as triage_module
+
+    sweep = make_sweep(tmp_path / "s", {"down": "never"})
+    options: dict[str, Any] = {}
+    if where == "local":
+        target = str(tmp_path / "out")
+    else:
+        endpoint = request.getfixturevalue("s3_endpoint")
+        target = f"s3://{request.getfixturevalue('bucket')}/graded"
+        options = {"endpoint_url": endpoint, "client_kwargs": {"region_name": "us-east-1"}}
+        # Credentials come from the environment, as on a worker.
+        monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+        monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    base: dict[str, Any] = {"sweep": str(sweep), "target": target, "storage_options": options}
+    grade_request(GradeRequest(**base), sleep=no_wait)
+    heal(sweep, "down")
+    run_target = f"{target}/down"
+    looked = triage_module.triage
+    seen = {"regrade": 0, "other": 0}
+    for attempt in range(10):
+        standing = consistent(run_target, options)
+        rival = GradeDocument.model_validate(
+            {**standing.model_dump(), "run": {"id": "down", "attempt": 90 + attempt}}
+        )
+        start = threading.Barrier(2)
+        outcome: dict[str, str] = {}
+
+        pace = random.Random(attempt)  # who starts first varies, the same way each time
+        delays = (pace.uniform(0, 0.015), pace.uniform(0, 0.015))
+
+        def rival_publishes() -> None:
+            start.wait(timeout=30)
+            time.sleep(delays[0])
+            try:
+                publish(rival, run_target, replaces=standing.digest, storage_options=options)
+                outcome["other"] = "won"
+            except PublishConflict:
+                outcome["other"] = "conflict"
+
+        def planned_then_race(job, stored, policy):  # type: ignore[no-untyped-def]
+            decided = looked(job, stored, policy)
+            start.wait(timeout=30)  # both have read the same standing grade
+            time.sleep(delays[1])
+            return decided
+
+        monkeypatch.setattr(triage_module, "triage", planned_then_race)
+        thread = threading.Thread(target=rival_publishes)
+        thread.start()
+        result = grade_request(GradeRequest(**base, regrade="all"), sleep=no_wait)
+        thread.join()
+        won = result.published == {"replaced": 1}
+        assert won != (outcome["other"] == "won"), (result.published, outcome)
+        stood = consistent(run_target, options)
+        if won:
+            assert stood.run is not None and standing.run is not None and stood.gradable
+            assert stood.run.attempt == standing.run.attempt + 1  # numbered on from it
+        else:
+            assert result.published == {"conflict": 1} and result.failures[0].run == "down"
+            assert stood.to_bytes() == rival.to_bytes()
+        seen["regrade" if won else "other"] += 1
+    assert sum(seen.values()) == 10, seen

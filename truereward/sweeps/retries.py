@@ -1,0 +1,161 @@
+"""Retried runs and runs refused for the grader's reasons: what ops look at.
+
+:func:`retried_runs` streams a sweep's records and yields one
+:class:`RetriedRun` for every run that was **retried** (graded more than
+once, over every flow run that graded it) or that **stands refused for the
+grader's reasons** (ungradable, and every refusal is the grader's: the
+runs ``regrade: grader-refusals`` grades again). Each lists every attempt,
+oldest first, the last being the grade that stands: its number, whether it
+was gradable, its codes, blame and why.
+
+Filters (:class:`RetryFilter`): ``code`` (some attempt was refused with
+it), ``blame`` (some attempt was refused with that blame), ``still_refused``
+(only runs that stand refused for the grader's reasons).
+
+:class:`RetriesTally` counts as it goes (runs read, listed, retried, healed,
+still refused, unreadable), so a caller can print a footer after streaming
+the lines: memory holds one record at a time, whatever the sweep's size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict
+
+from .record import AttemptNote, RefusalNote, RunRecord, RunState
+
+__all__ = ["AttemptLine", "RetriedRun", "RetriesTally", "RetryFilter", "retried_runs"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+
+class AttemptLine(BaseModel):
+    """One attempt at grading a run: ``codes``, ``blame`` (distinct, in
+    refusal order) and ``why`` (the reasons, joined) of its refusals; none
+    when it was gradable."""
+
+    model_config = _FROZEN
+
+    attempt: int
+    gradable: bool
+    codes: list[str]
+    blame: list[str]
+    why: str
+
+    @classmethod
+    def of(cls, attempt: int, gradable: bool, refusals: Iterable[RefusalNote]) -> AttemptLine:
+        """The line of one attempt's refusals."""
+        items = list(refusals)
+        return cls(
+            attempt=attempt,
+            gradable=gradable,
+            codes=list(dict.fromkeys(item.code for item in items)),
+            blame=list(dict.fromkeys(item.blame for item in items)),
+            why="; ".join(dict.fromkeys(item.why for item in items if item.why)),
+        )
+
+    def text(self) -> str:
+        """``2: EVIDENCE_UNREADABLE (grader): the store timed out``, or
+        ``3: gradable``."""
+        if self.gradable:
+            return f"{self.attempt}: gradable"
+        why = f": {self.why}" if self.why else ""
+        return f"{self.attempt}: {', '.join(self.codes)} ({', '.join(self.blame)}){why}"
+
+
+class RetriedRun(BaseModel):
+    """A run that was retried or stands refused for the grader's reasons:
+    its final state and reward (``None`` when refused, never 0), whether it
+    ``still_refused`` (for the grader's reasons), and every attempt, the
+    standing grade last."""
+
+    model_config = _FROZEN
+
+    run: str
+    state: str
+    gradable: bool
+    reward: float | None
+    still_refused: bool
+    attempts: list[AttemptLine]
+
+
+@dataclass(frozen=True)
+class RetryFilter:
+    """Which runs to list: ``code`` and ``blame`` match any attempt's
+    refusals; ``still_refused`` keeps only the runs that stand refused for
+    the grader's reasons."""
+
+    code: str | None = None
+    blame: str | None = None
+    still_refused: bool = False
+
+    def keeps(self, run: RetriedRun) -> bool:
+        """Whether ``run`` passes the filter."""
+        if self.still_refused and not run.still_refused:
+            return False
+        if self.code is not None and not any(self.code in item.codes for item in run.attempts):
+            return False
+        return self.blame is None or any(self.blame in item.blame for item in run.attempts)
+
+
+@dataclass
+class RetriesTally:
+    """Counts over the runs read so far: ``runs`` read, ``unreadable`` (no
+    grade to look at), ``retried`` and ``healed`` (retried, gradable in the
+    end), ``still_refused`` (refused for the grader's reasons), ``listed``
+    (passed the filter), and the first listed ``still_refused_runs``."""
+
+    runs: int = 0
+    unreadable: int = 0
+    retried: int = 0
+    healed: int = 0
+    still_refused: int = 0
+    listed: int = 0
+    listed_still_refused: int = 0
+    examples: list[str] = field(default_factory=list)
+
+    #: How many still-refused runs :attr:`examples` names at most.
+    EXAMPLES = 20
+
+
+def _line(record: RunRecord) -> RetriedRun:
+    history = [
+        AttemptLine.of(note.attempt, note.gradable, note.refusals) for note in record.history
+    ]
+    last = AttemptNote(record.attempts, record.graded, record.refusals)
+    return RetriedRun(
+        run=record.run,
+        state=record.state.value,
+        gradable=record.graded,
+        reward=record.reward,
+        still_refused=record.grader_refused,
+        attempts=[*history, AttemptLine.of(last.attempt, last.gradable, last.refusals)],
+    )
+
+
+def retried_runs(
+    records: Iterable[RunRecord], tally: RetriesTally, keep: RetryFilter = RetryFilter()
+) -> Iterator[RetriedRun]:
+    """The retried and grader-refused runs among ``records`` that ``keep``
+    passes, in the order read; ``tally`` counts every run as it goes."""
+    for record in records:
+        tally.runs += 1
+        if record.state is RunState.UNREADABLE:
+            tally.unreadable += 1
+            continue
+        if not (record.retried or record.grader_refused):
+            continue
+        tally.retried += record.retried
+        tally.healed += record.retried and record.graded
+        tally.still_refused += record.grader_refused
+        line = _line(record)
+        if not keep.keeps(line):
+            continue
+        tally.listed += 1
+        if line.still_refused:
+            tally.listed_still_refused += 1
+            if len(tally.examples) < tally.EXAMPLES:
+                tally.examples.append(line.run)
+        yield line
