@@ -249,32 +249,19 @@ def test_regrade_racing_another_publisher_has_one_winner(
         rival = GradeDocument.model_validate(
             {**standing.model_dump(), "run": {"id": "down", "attempt": 90 + attempt}}
         )
+        pace = random.Random(attempt)  # who starts first varies, the same way each time
         start = threading.Barrier(2)
         outcome: dict[str, str] = {}
-
-        pace = random.Random(attempt)  # who starts first varies, the same way each time
-        delays = (pace.uniform(0, 0.015), pace.uniform(0, 0.015))
-
-        def rival_publishes() -> None:
-            start.wait(timeout=30)
-            time.sleep(delays[0])
-            try:
-                publish(rival, run_target, replaces=standing.digest, storage_options=options)
-                outcome["other"] = "won"
-            except PublishConflict:
-                outcome["other"] = "conflict"
-
-        def planned_then_race(job, stored, policy):  # type: ignore[no-untyped-def]
-            decided = looked(job, stored, policy)
-            start.wait(timeout=30)  # both have read the same standing grade
-            time.sleep(delays[1])
-            return decided
-
-        monkeypatch.setattr(triage_module, "triage", planned_then_race)
-        thread = threading.Thread(target=rival_publishes)
-        thread.start()
+        rival_thread = threading.Thread(
+            target=publish_at,
+            args=(start, pace.uniform(0, 0.015), rival, run_target, standing, options, outcome),
+        )
+        monkeypatch.setattr(
+            triage_module, "triage", meet_then_decide(looked, start, pace.uniform(0, 0.015))
+        )
+        rival_thread.start()
         result = grade_request(GradeRequest(**base, regrade="all"), sleep=no_wait)
-        thread.join()
+        rival_thread.join()
         won = result.published == {"replaced": 1}
         assert won != (outcome["other"] == "won"), (result.published, outcome)
         stood = consistent(run_target, options)
@@ -286,3 +273,35 @@ def test_regrade_racing_another_publisher_has_one_winner(
             assert stood.to_bytes() == rival.to_bytes()
         seen["regrade" if won else "other"] += 1
     assert sum(seen.values()) == 10, seen
+
+
+def publish_at(
+    start: threading.Barrier,
+    delay: float,
+    document: GradeDocument,
+    target: str,
+    standing: GradeDocument,
+    options: dict[str, Any],
+    outcome: dict[str, str],
+) -> None:
+    """The other publisher: once both sides are ready, replace ``standing``."""
+    start.wait(timeout=30)
+    time.sleep(delay)
+    try:
+        publish(document, target, replaces=standing.digest, storage_options=options)
+        outcome["other"] = "won"
+    except PublishConflict:
+        outcome["other"] = "conflict"
+
+
+def meet_then_decide(looked: Any, start: threading.Barrier, delay: float) -> Any:
+    """The triage step of the regrade, which waits for the other publisher
+    once it has read the standing grade."""
+
+    def triage(job: Any, stored: Any, policy: Any) -> Any:
+        decided = looked(job, stored, policy)
+        start.wait(timeout=30)  # both have read the same standing grade
+        time.sleep(delay)
+        return decided
+
+    return triage
