@@ -115,6 +115,12 @@ def test_grader_faults_are_retried_as_task_retries_and_recorded(
     assert runs["fold-run-heals"].run_count == 1 and runs["publish-run-heals"].run_count == 1
     assert state_names(runs["read-run-heals"].id).count("AwaitingRetry") == 2
     assert "AwaitingRetry" not in state_names(runs["read-run-blamed"].id)
+    # A run never healed is not a plain Completed in `prefect task-run ls`.
+    never_state = runs["read-run-never"].state
+    assert never_state.is_completed() and never_state.name == "Grader-refused"
+    assert "run-never: EVIDENCE_UNREADABLE (grader)" in (never_state.message or "")
+    assert runs["read-run-ok"].state.name == "Completed"
+    assert runs["read-run-blamed"].state.name == "Completed"  # the run's own fault
 
     # A table artifact and a markdown artifact, keyed by the sweep.
     from prefect import get_client

@@ -24,7 +24,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
+from ..codes import Blame
 from ..document import Attempt
+from ..refusal import Refusal
 from .chunks import Chunk
 from .reading import RunReading, kept, read_run, worth_retrying
 from .steps import GradedRun, PublishedRun, publish_graded
@@ -45,6 +47,7 @@ class ChunkProgress:
         self.chunk = chunk
         self.attempts = 0
         self._settled: dict[int, RunReading] = {}
+        self._final: dict[int, list[Refusal]] = {}
         self._history: dict[int, list[Attempt]] = {}
         self._pending = list(range(len(chunk.jobs)))
 
@@ -82,8 +85,18 @@ class ChunkProgress:
                 still.append(index)
             else:
                 self._settled[index] = reading.with_history(self._history.pop(index, []))
+                self._final[index] = refusals
         self._pending = still
         return bool(still)
+
+    def grader_refused(self) -> list[tuple[str, list[Refusal]]]:
+        """The runs read in this flow run that stand refused with every
+        refusal the grader's, and their refusals (kept grades aside)."""
+        return [
+            (self.chunk.jobs[index].run, refusals)
+            for index, refusals in sorted(self._final.items())
+            if refusals and all(item.blame is Blame.GRADER for item in refusals)
+        ]
 
     def readings(self) -> list[RunReading]:
         """Every run's reading, in chunk order (all must be settled)."""

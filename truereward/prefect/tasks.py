@@ -31,17 +31,19 @@ published by the task itself, and the documents are not kept by Prefect.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from prefect import get_run_logger, task
+from prefect import State, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.context import TaskRunContext
+from prefect.states import Completed
 
-from ..document import Attempt
 from ..grading.chunks import Chunk
 from ..grading.progress import ChunkProgress, PublishProgress, retry_delays
 from ..grading.reading import RunReading
 from ..grading.steps import GradedRun, PublishedRun, fold_reading
+from ..refusal import Refusal
 from .carry import Carry
 from .retry import GraderFault, PublishRetry, retry_transient
 
@@ -61,6 +63,9 @@ __all__ = [
 #: Attempts per run when the tasks are used as they are (the flow sets its
 #: own from the request).
 DEFAULT_MAX_ATTEMPTS = 3
+#: The name of a ``read`` task run's Completed state when some run of its
+#: chunk stands refused for the grader's reasons after its last attempt.
+GRADER_REFUSED = "Grader-refused"
 
 
 @dataclass(frozen=True)
@@ -111,9 +116,11 @@ def _last_attempt(context: TaskRunContext, attempts_so_far: int) -> bool:
     return attempts_so_far + 1 >= context.task.retries + 1
 
 
-def read_attempt(chunk: Chunk) -> ChunkReadings:
+def read_attempt(chunk: Chunk) -> ChunkReadings | State[ChunkReadings]:
     """The body of ``read``: one attempt over the chunk's unsettled runs
-    (module docstring)."""
+    (module docstring). Inside its task run, a chunk that leaves runs refused
+    for the grader's reasons ends in a Completed state named
+    :data:`GRADER_REFUSED` whose message names them."""
     context = _own_context("read")
     if context is None:
         progress = ChunkProgress(chunk)
@@ -127,7 +134,7 @@ def read_attempt(chunk: Chunk) -> ChunkReadings:
         _reading.drop(key)
         raise
     if again:
-        reasons = [_reason(attempt) for _, attempt in progress.refused()]
+        reasons = [_reason(attempt.refusals) for _, attempt in progress.refused()]
         logger = get_run_logger()
         for (run, attempt), reason in zip(progress.refused(), reasons, strict=True):
             logger.warning(
@@ -135,12 +142,21 @@ def read_attempt(chunk: Chunk) -> ChunkReadings:
             )
         raise GraderFault(progress.unsettled, reasons)
     _reading.drop(key)
-    return ChunkReadings(name=chunk.name, readings=progress.readings())
+    readings = ChunkReadings(name=chunk.name, readings=progress.readings())
+    refused = progress.grader_refused()
+    if not refused:
+        return readings
+    # Completed (the flow goes on), under a name that tells ops which task
+    # runs left runs refused for the grader's reasons.
+    told = "; ".join(f"{run}: {_reason(refusals)}" for run, refusals in refused[:5])
+    more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
+    get_run_logger().warning("still refused for the grader's reasons: %s%s", told, more)
+    return Completed(name=GRADER_REFUSED, message=f"{told}{more}"[:2000], data=readings)
 
 
-def _reason(attempt: Attempt) -> str:
-    """``CODE (blame): why`` for each refusal of an attempt."""
-    return "; ".join(f"{item.code} ({item.blame.value}): {item.why}" for item in attempt.refusals)
+def _reason(refusals: Iterable[Refusal]) -> str:
+    """``CODE (blame): why`` for each refusal."""
+    return "; ".join(f"{item.code} ({item.blame.value}): {item.why}" for item in refusals)
 
 
 def fold_chunk(readings: ChunkReadings) -> ChunkGrades:
@@ -179,7 +195,7 @@ def publish_attempt(grades: ChunkGrades) -> ChunkPublished:
     cache_policy=NO_CACHE,
     persist_result=False,
 )
-def read(chunk: Chunk) -> ChunkReadings:
+def read(chunk: Chunk) -> ChunkReadings | State[ChunkReadings]:
     """Read every run of ``chunk`` (module docstring)."""
     return read_attempt(chunk)
 
