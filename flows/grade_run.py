@@ -21,8 +21,8 @@ state named ``Graded`` (every run gradable) or ``Graded with refusals``;
 Failed (``Publish failed``) when some grade could not be published, with a
 :class:`~truereward.grading.PublishFailed` error whose ``result`` is the
 GradeRunResult (called as a function, the flow raises it); Failed (``Not
-started``) with the reason as its message when the sweep cannot be graded at
-all (it does not exist, a target block cannot be loaded).
+started: <why>``, the whole reason as its message) when the sweep cannot be
+graded at all (it does not exist, a target block cannot be loaded).
 
 Deploy and run against a Prefect server (see docs/prefect.md)::
 
@@ -60,8 +60,15 @@ from truereward.prefect.runner import task_runner_for
 from truereward.prefect.tasks import fold, publish, read
 from truereward.target import Target
 
-#: The name of the state the flow ends in when it cannot grade at all.
+#: The name of the state the flow ends in when it cannot grade at all
+#: (followed by ``: <why>``).
 NOT_STARTED = "Not started"
+
+
+def _not_started(why: str, limit: int = 160) -> str:
+    """``Not started: <why>``, cut to ``limit`` characters."""
+    name = f"{NOT_STARTED}: {' '.join(why.split())}"
+    return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
 def _target(request: GradeRequest) -> Target | None:
@@ -106,7 +113,9 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
         jobs, target = _plan(request)
     except CannotGrade as error:
         logger.error("cannot grade: %s", error)
-        return Failed(name=NOT_STARTED, message=f"cannot grade: {error}")
+        # The reason is in the state's name too: `prefect deployment run
+        # --watch` prints the final state's name, not its message.
+        return Failed(name=_not_started(str(error)), message=f"cannot grade: {error}")
     size = request.chunk_size or chunk_size_for(len(jobs), request.concurrency)
     logger.info(
         "grading %d runs in chunks of %d, %d chunks at a time, on %s (regrade: %s)",

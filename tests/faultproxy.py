@@ -12,6 +12,10 @@ proxy's life since the last :meth:`FaultProxy.reset`):
 - ``cut``: the request is forwarded (the server acts on it), then the client
   connection is closed without the response.
 
+An **outage** answers ``503 SlowDown`` to every request whose path
+contains a given text, for as long as it is set (:meth:`FaultProxy.outage`),
+whatever the schedule: the store is down for part of a bucket.
+
 It also counts requests by method, for request-count benchmarks.
 """
 
@@ -110,6 +114,9 @@ class FaultProxy:
     seen: int = 0
     methods: Counter[str] = field(default_factory=Counter)
     injected: list[tuple[int, str, str]] = field(default_factory=list)
+    #: Paths containing this text get 503 while it is set (None: no outage).
+    down: str | None = None
+    refused: int = 0
 
     def __post_init__(self) -> None:
         self._server = socket.create_server(("127.0.0.1", 0))
@@ -131,6 +138,12 @@ class FaultProxy:
             self.faults = dict(faults or {})
             self.injected = []
 
+    def outage(self, path_part: str | None) -> None:
+        """Answer 503 to every request whose path contains ``path_part``
+        (``None`` ends the outage)."""
+        with self._lock:
+            self.down = path_part
+
     def close(self) -> None:
         self._running = False
         self._server.close()
@@ -149,7 +162,8 @@ class FaultProxy:
             with client:
                 head, _, body = _read_message(client, buffer)
                 head = _without_header(head, "expect")
-                method = head.split(b" ", 1)[0].decode()
+                method, path = head.split(b" ", 2)[:2]
+                method = method.decode()
                 with self._lock:
                     self.seen += 1
                     number = self.seen
@@ -157,6 +171,9 @@ class FaultProxy:
                     fault = self.faults.get(number)
                     if fault:
                         self.injected.append((number, method, fault))
+                    if self.down is not None and self.down in path.decode("latin-1"):
+                        fault = "503"
+                        self.refused += 1
                 if fault == "reset":
                     client.setsockopt(
                         socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"
@@ -172,7 +189,7 @@ class FaultProxy:
                         b"Content-Length: "
                         + str(len(message)).encode()
                         + b"\r\nConnection: close\r\n\r\n"
-                        + message
+                        + (b"" if method == "HEAD" else message)  # a HEAD answer has no body
                     )
                     return
                 with socket.create_connection(self.upstream) as server:

@@ -6,103 +6,18 @@ flow run again: every run graded once, nothing lost."""
 
 from __future__ import annotations
 
-import contextlib
-import json
-import signal
-import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
-
-from .server import PREFECT, offline_env
+from .deployment import deployed, run_deployment, worker
 from .sweeps import make_sweep, published
 
-pytestmark = pytest.mark.slow
+__all__ = ["deployed"]  # the fixture, shared with the other deployment tests
 
-POOL = "truereward-process"
-
-
-def prefect(
-    env: dict[str, str], *args: str, timeout: float = 300
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [PREFECT, *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-
-
-@pytest.fixture(scope="module")
-def deployed(prefect_api: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The environment of a client of the session's server, with the
-    work pool created and ``grade-run/local`` deployed from the project root."""
-    home = tmp_path_factory.mktemp("client-home")
-    env = offline_env(
-        PREFECT_API_URL=prefect_api,
-        PREFECT_HOME=str(home),
-        PREFECT_WORKER_QUERY_SECONDS="1",
-        PREFECT_CLI_PROMPT="false",
-    )
-    created = prefect(env, "work-pool", "create", POOL, "--type", "process", "--overwrite")
-    assert created.returncode == 0, created.stdout + created.stderr
-    deploy = prefect(
-        env, "--no-prompt", "deploy", "--prefect-file", "infra/prefect.yaml", "--name", "local"
-    )
-    assert deploy.returncode == 0, deploy.stdout + deploy.stderr
-    return env
-
-
-@contextlib.contextmanager
-def worker(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """A process worker on the pool, started in the project root, in a
-    process group of its own (so it can be killed with its flow runs)."""
-    with open(log, "ab") as output:
-        process = subprocess.Popen(
-            [PREFECT, "worker", "start", "--pool", POOL],
-            cwd=ROOT,
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    try:
-        yield process
-    finally:
-        kill_tree(process.pid)
-        process.wait(timeout=30)
-
-
-def kill_tree(pid: int) -> None:
-    """SIGKILL a worker and every process under it: its flow runs run in
-    sessions of their own, so killing its process group is not enough."""
-    import psutil
-
-    with contextlib.suppress(psutil.NoSuchProcess):
-        family = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
-        for member in family:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                member.send_signal(signal.SIGKILL)
-        psutil.wait_procs(family, timeout=30)
-
-
-def run_deployment(
-    env: dict[str, str], request: dict[str, Any], *, watch: bool = True
-) -> subprocess.CompletedProcess[str]:
-    args = ["deployment", "run", "grade-run/local", "-p", f"request={json.dumps(request)}"]
-    if watch:
-        args += ["--watch", "--watch-timeout", "240"]
-    return prefect(env, *args)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("prefect-deployment")]
 
 
 def test_deployed_grade_run_end_to_end(deployed: dict[str, str], tmp_path: Path) -> None:

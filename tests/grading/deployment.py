@@ -1,0 +1,106 @@
+"""Running the grade-run deployment as an ops team does: the work pool,
+``prefect deploy`` from the project root, a process worker, ``prefect
+deployment run ... --watch``.
+
+The tests that use a deployment share one work pool and one ``grade-run/local``
+deployment, so they run in one xdist worker, one after another
+(``xdist_group("prefect-deployment")``, with ``--dist loadgroup``): a worker
+started by one test never picks up another test's flow run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT
+
+from .server import PREFECT, offline_env
+
+POOL = "truereward-process"
+
+
+def prefect(
+    env: dict[str, str], *args: str, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [PREFECT, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def deployed(prefect_api: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of a client of the session's server, with the
+    work pool created and ``grade-run/local`` deployed from the project root."""
+    home = tmp_path_factory.mktemp("client-home")
+    env = offline_env(
+        PREFECT_API_URL=prefect_api,
+        PREFECT_HOME=str(home),
+        PREFECT_WORKER_QUERY_SECONDS="1",
+        PREFECT_CLI_PROMPT="false",
+        COLUMNS="1000",  # the CLI's console wraps at the terminal's width
+    )
+    created = prefect(env, "work-pool", "create", POOL, "--type", "process", "--overwrite")
+    assert created.returncode == 0, created.stdout + created.stderr
+    deploy = prefect(
+        env, "--no-prompt", "deploy", "--prefect-file", "infra/prefect.yaml", "--name", "local"
+    )
+    assert deploy.returncode == 0, deploy.stdout + deploy.stderr
+    return env
+
+
+@contextlib.contextmanager
+def worker(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A process worker on the pool, started in the project root, in a
+    process group of its own (so it can be killed with its flow runs)."""
+    with open(log, "ab") as output:
+        process = subprocess.Popen(
+            [PREFECT, "worker", "start", "--pool", POOL],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    try:
+        yield process
+    finally:
+        kill_tree(process.pid)
+        process.wait(timeout=30)
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL a worker and every process under it: its flow runs run in
+    sessions of their own, so killing its process group is not enough."""
+    import psutil
+
+    with contextlib.suppress(psutil.NoSuchProcess):
+        family = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+        for member in family:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                member.send_signal(signal.SIGKILL)
+        psutil.wait_procs(family, timeout=30)
+
+
+def run_deployment(
+    env: dict[str, str], request: dict[str, Any], *, watch: bool = True
+) -> subprocess.CompletedProcess[str]:
+    args = ["deployment", "run", "grade-run/local", "-p", f"request={json.dumps(request)}"]
+    if watch:
+        args += ["--watch", "--watch-timeout", "240"]
+    return prefect(env, *args)
