@@ -47,22 +47,50 @@ def test_gradable_grade_writes_four_files(row, tmp_path):
     assert sorted(path.name for path in directory.iterdir()) == sorted(FILES)
     assert (directory / "grade.json").read_bytes() == document.to_bytes()
     assert (directory / "reward.txt").read_bytes() == b"1.0\n"
-    assert json.loads((directory / "reward.json").read_text()) == {
-        "reward": 1.0,
-        "fix_rate": 1.0,
-        "guards_hold": 1,
-    }
+    # Harbor's contract: one key, the same value as reward.txt.
+    assert json.loads((directory / "reward.json").read_text()) == {"reward": 1.0}
     assert verify_published(directory)[1] == []
 
 
 def test_zero_reward_text(row, tmp_path):
     publish(gradable(row, reward=0.0), tmp_path)
     assert (tmp_path / "reward.txt").read_bytes() == b"0.0\n"
+    assert json.loads((tmp_path / "reward.json").read_text()) == {"reward": 0.0}
+
+
+@pytest.mark.parametrize(
+    ("keys", "expected"),
+    [
+        ([], {"reward": 0.0}),
+        (["fix_rate", "guards_hold"], {"reward": 0.0, "fix_rate": 0.0, "guards_hold": 1}),
+        (["case_fraction"], {"reward": 0.0, "case_fraction": 0.5}),
+    ],
+)
+def test_reward_keys_add_named_figures_to_reward_json(row, tmp_path, keys, expected):
+    rows = [row("a", verdict="fail"), row("g", "pass_to_pass")]
+    document = grade_document(rows, publication={"reward_keys": keys})
+    publish(document, tmp_path)
     flat = json.loads((tmp_path / "reward.json").read_text())
-    assert flat == {"reward": 0.0, "fix_rate": 0.0, "guards_hold": 1}
+    assert flat == expected
     assert all(
         isinstance(value, int | float) and not isinstance(value, bool) for value in flat.values()
     )
+    assert (tmp_path / "reward.txt").read_bytes() == b"0.0\n"
+    assert verify_published(tmp_path)[1] == []
+    # A reward.json with other keys than the grade names is a disagreement.
+    (tmp_path / "reward.json").write_text(json.dumps({"reward": 0.0, "extra": 1}))
+    assert [item.where for item in verify_published(tmp_path)[1]] == ["reward.json"]
+
+
+def test_every_named_figure_is_a_finite_number(row, tmp_path):
+    rows = [row("g", "pass_to_pass"), row("a", verdict="pass")]
+    document = grade_document(rows, publication={"reward_keys": ["fix_rate", "case_fraction"]})
+    publish(document, tmp_path)
+    assert json.loads((tmp_path / "reward.json").read_text()) == {
+        "reward": 1.0,
+        "fix_rate": 1.0,
+        "case_fraction": 1.0,
+    }
 
 
 def test_ungradable_grade_writes_no_reward_file(row, tmp_path):

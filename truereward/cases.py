@@ -13,9 +13,13 @@ written by truereward 0.4.0, so rows written by that package load unchanged.
 
 A reader or a check may attach the :class:`~truereward.evaluate.Report` it
 made of the case (``report``). It rides along for analysis and never enters
-the reward. A row without a report has exactly the ten keys (no
-``"report": null``), so rows and grade documents without reports are the
-same bytes as before reports existed.
+the reward. A case whose test was run more than once in one session
+(pytest-rerunfailures, ``flaky``, Surefire's reruns, a JUnit report listing
+a test again) is the row of its **last** execution; the earlier ones are its
+``reruns``, oldest first, and a case that passed after failing is *flaky*.
+A row without a report or reruns has exactly the ten keys (no
+``"report": null``, no ``"reruns": []``), so such rows and grade documents
+are the same bytes as before those fields existed.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ __all__ = [
     "CheckAnswer",
     "Kind",
     "Observation",
+    "Rerun",
     "Verdict",
     "check_case_id",
 ]
@@ -136,6 +141,17 @@ class CheckAnswer(BaseModel):
     why: str = ""
 
 
+class Rerun(BaseModel):
+    """An earlier execution of a case's test in the same session: whether it
+    passed, and why not. Reruns never enter the reward: the row is the last
+    execution's."""
+
+    model_config = _STRICT
+
+    verdict: Literal["pass", "fail"]
+    why: str = ""
+
+
 #: The rule "a code exactly when ungradable" in JSON Schema terms.
 _CODE_RULE: dict[str, Any] = {
     "if": {"properties": {"verdict": {"const": "ungradable"}}, "required": ["verdict"]},
@@ -155,6 +171,8 @@ class CaseResult(BaseModel):
     answers to run checks. ``duration_s`` is the time spent grading the case.
     ``report`` is the evaluation report a reader or check attached (optional;
     it never enters the reward, and a row without one has only the ten keys).
+    ``reruns`` are the earlier executions of the case's test, oldest first
+    (the row is the last one); a passing row with a failed rerun is flaky.
     """
 
     model_config = ConfigDict(
@@ -176,6 +194,7 @@ class CaseResult(BaseModel):
     containment: dict[str, JsonValue] | None = None
     duration_s: Annotated[float, Field(ge=0)] = 0.0
     report: Report | None = None
+    reruns: list[Rerun] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _code_goes_with_ungradable(self) -> CaseResult:
@@ -195,12 +214,19 @@ class CaseResult(BaseModel):
     def _no_report_key_without_a_report(
         self, handler: SerializerFunctionWrapHandler
     ) -> dict[str, Any]:
-        # Rows (and grade documents) without a report keep the ten keys of
-        # the 0.4.0 row format, byte for byte.
+        # Rows (and grade documents) without a report or reruns keep the ten
+        # keys of the 0.4.0 row format, byte for byte.
         data: dict[str, Any] = handler(self)
         if data.get("report") is None:
             data.pop("report", None)
+        if not data.get("reruns"):
+            data.pop("reruns", None)
         return data
+
+    @property
+    def flaky(self) -> bool:
+        """True when the case passed after a failed execution (a rerun)."""
+        return self.verdict == PASS and any(item.verdict == FAIL for item in self.reruns)
 
     @property
     def graded(self) -> bool:
@@ -209,7 +235,7 @@ class CaseResult(BaseModel):
 
     def to_row(self) -> dict[str, Any]:
         """The record as a plain JSON-ready dict with the ten row keys, and
-        ``report`` when one is attached."""
+        ``report`` and ``reruns`` when there are any."""
         return self.model_dump(mode="json")
 
     @classmethod

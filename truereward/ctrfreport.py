@@ -6,7 +6,12 @@ verdict in ``rawStatus``) and one ``other`` test for every refusal that no
 row's own status shows (a missing case, a duplicate id, a failed run check,
 a refused evidence file), so the report never looks greener than the grade.
 Durations are integer milliseconds; ``start``/``stop`` are the run's
-timestamps in epoch milliseconds, or 0 when the document has none.
+timestamps in epoch milliseconds, or 0 when the document has none. A row
+with reruns (earlier executions of its test) carries ``retries`` (their
+number), ``retryAttempts`` (every execution's status, oldest first,
+numbered from 1, its own last) and ``flaky`` (true when it passed after a
+failed execution); ``summary.flaky`` counts the flaky tests when there is
+one.
 ``extra.truereward`` carries the grade's gradability, reward, scheme and the
 sha256 of the ``grade.json`` it was made from.
 """
@@ -29,6 +34,10 @@ _STATUS = {"pass": "passed", "fail": "failed", UNGRADABLE: "other"}
 
 def _epoch_ms(value: datetime | None) -> int:
     return 0 if value is None else int(value.timestamp() * 1000)
+
+
+def _message(why: str) -> dict[str, str]:
+    return {"message": why} if why else {}
 
 
 def _blame_of(code: str, document: GradeDocument) -> str | None:
@@ -60,6 +69,15 @@ def ctrf(document: GradeDocument) -> dict[str, Any]:
         }
         if row.why:
             test["message"] = row.why
+        if row.reruns:
+            # Every execution, oldest first, the row's own last (as CTRF's
+            # own example counts them); retries is the number of reruns.
+            test["retries"] = len(row.reruns)
+            test["retryAttempts"] = [
+                {"attempt": number, "status": _STATUS[item.verdict], **_message(item.why)}
+                for number, item in enumerate(row.reruns, 1)
+            ] + [{"attempt": len(row.reruns) + 1, "status": test["status"]}]
+            test["flaky"] = row.flaky
         tests.append(test)
         if row.verdict == UNGRADABLE:
             shown.add((row.id, row.code, row.why))
@@ -97,6 +115,9 @@ def ctrf(document: GradeDocument) -> dict[str, Any]:
         "start": _epoch_ms(run.started if run else None),
         "stop": _epoch_ms(run.finished if run else None),
     }
+    flaky = sum(1 for test in tests if test.get("flaky"))
+    if flaky:  # said only when there is one: views of grades without reruns keep their bytes
+        summary["flaky"] = flaky
     return {
         "reportFormat": "CTRF",
         "specVersion": SPEC_VERSION,

@@ -55,11 +55,14 @@ from .trusted import trusted
 
 __all__ = [
     "GRADER_NAME",
+    "REWARD_KEYS",
     "SCHEMA_VERSION",
     "Attempt",
     "EvidenceDigest",
     "GradeDocument",
     "Grader",
+    "Publication",
+    "RewardKey",
     "RunInfo",
     "digest_file",
     "grade_document",
@@ -131,6 +134,34 @@ class EvidenceDigest(BaseModel):
     size: Annotated[int, Field(ge=0)]
 
 
+#: The figures ``reward.json`` may carry beside ``reward`` (see
+#: :class:`Publication`).
+RewardKey = Literal["fix_rate", "guards_hold", "case_fraction"]
+REWARD_KEYS: tuple[RewardKey, ...] = ("fix_rate", "guards_hold", "case_fraction")
+
+
+class Publication(BaseModel):
+    """How the files beside ``grade.json`` are laid out: part of the grade,
+    so that ``truereward verify`` and a republish know what to expect.
+
+    - ``ctrf``: the name our CTRF view of the grade is published under:
+      ``ctrf.json``, or ``grade-ctrf.json`` when ``ctrf.json`` in the target
+      directory is not ours to write (it is the evidence the grade was read
+      from, or another tool's report: pytest-json-ctrf under Harbor's task
+      template). That file is then left as it is, and the grade's
+      ``evidence`` digests say which file it is.
+    - ``reward_keys``: the figures ``reward.json`` carries beside
+      ``reward`` (default none: ``{"reward": 1.0}`` alone, which is what
+      Harbor needs to compute pass@k; any extra key switches Harbor's pass@k
+      off and turns its job mean into one mean per key).
+    """
+
+    model_config = _STRICT
+
+    ctrf: Literal["ctrf.json", "grade-ctrf.json"] = "ctrf.json"
+    reward_keys: list[RewardKey] = Field(default_factory=list)
+
+
 class GradeDocument(Fold):
     """The grade of one run (``grade.json``), schema version 1.
 
@@ -139,7 +170,8 @@ class GradeDocument(Fold):
     ``failed``, ``refusals``, ``checks``, ``scheme``) with, beside it,
     ``detail`` (the rows, sorted by id), ``inputs`` (what else the fold took),
     ``run`` (metadata), ``attempts`` (earlier attempts when grading was
-    retried), ``evidence`` (digests of the files read) and who wrote it.
+    retried), ``evidence`` (digests of the files read), ``publication``
+    (how the files beside it are laid out) and who wrote it.
     """
 
     model_config = _STRICT
@@ -151,6 +183,7 @@ class GradeDocument(Fold):
     run: RunInfo | None = None
     attempts: list[Attempt] = Field(default_factory=list)
     evidence: list[EvidenceDigest] = Field(default_factory=list)
+    publication: Publication = Field(default_factory=Publication)
 
     @cached_property
     def _bytes(self) -> bytes:
@@ -213,14 +246,17 @@ def grade_document(
     refusals: Iterable[Refusal | Ungradable | Mapping[str, Any]] = (),
     checks: Iterable[CheckAnswer | Mapping[str, Any]] = (),
     attempts: Iterable[Attempt | Mapping[str, Any]] = (),
+    publication: Publication | Mapping[str, Any] | None = None,
 ) -> GradeDocument:
     """Fold ``rows`` (see :func:`truereward.fold`) and build the grade document.
 
     ``run`` is the run's metadata (:class:`RunInfo` or a mapping),
     ``evidence`` the digests of the evidence files read (sorted by path in the
     document), ``refusals`` and ``checks`` what the fold takes beside the rows,
-    ``attempts`` the earlier attempts when grading was retried. Invalid rows
-    raise ``pydantic.ValidationError`` naming the row index and field.
+    ``attempts`` the earlier attempts when grading was retried,
+    ``publication`` how the files beside it are laid out (default: our CTRF
+    view as ``ctrf.json``, ``reward.json`` with ``reward`` alone). Invalid
+    rows raise ``pydantic.ValidationError`` naming the row index and field.
     """
     validated = validate_rows(rows)
     inputs = prepare_inputs(case_set=case_set, checks=checks, refusals=refusals)
@@ -242,8 +278,12 @@ def grade_document(
         if evidence
         else []
     )
+    values["publication"] = (
+        _PUBLICATION if publication is None else Publication.model_validate(publication)
+    )
     return trusted(GradeDocument, values)
 
 
 _ID = attrgetter("id")
 _GRADER = Grader()
+_PUBLICATION = Publication()

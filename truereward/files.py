@@ -3,33 +3,48 @@
 In a verifier's logs directory (or under an object-store prefix):
 
 - ``grade.json``: always; the whole :class:`~truereward.document.GradeDocument`.
-- ``ctrf.json``: always; the CTRF report (:mod:`truereward.ctrfreport`).
-- ``reward.json``: only when gradable. Flat, every value a finite number:
-  ``{"reward": 1.0, "fix_rate": 1.0, "guards_hold": 1}`` (Harbor reads this
-  first and rejects nesting, strings and nulls; a rate that is undefined is
-  left out rather than written as null).
-- ``reward.txt``: only when gradable: the reward and a newline (``1.0\\n``).
-  Written last: its presence marks the set complete.
+- ``ctrf.json``: always; our CTRF view of the grade (:mod:`truereward.ctrfreport`).
+  When ``ctrf.json`` there is the evidence the grade was read from, or
+  another tool's report (pytest-json-ctrf under Harbor's task template), the
+  view is ``grade-ctrf.json`` instead and ``ctrf.json`` is left as it is
+  (the document's ``publication.ctrf`` says which; :func:`ctrf_view_for`
+  decides it).
+- ``reward.json``: only when gradable. ``{"reward": 1.0}`` alone by default,
+  as Harbor needs it: Harbor reads this first, rejects nesting, strings and
+  nulls, and computes pass@k only when every trial has exactly one key.
+  ``publication.reward_keys`` adds named figures (``fix_rate``,
+  ``guards_hold`` as 1 or 0, ``case_fraction``; one that is undefined is
+  left out, never written as null), which switches Harbor's pass@k off and
+  turns its job mean into one mean per key.
+- ``reward.txt``: only when gradable: the reward and a newline (``1.0\\n``),
+  the same value as ``reward.json``'s ``reward``. Written last: its
+  presence marks the set complete.
 
-:data:`WRITE_ORDER` is the order files are written in; :data:`REWARD_FILES`
-the order stale reward files are removed in (``reward.txt`` first).
+:func:`render` gives the bodies in write order; :data:`REWARD_FILES` is the
+order stale reward files are removed in (``reward.txt`` first);
+:data:`NAMES` every name a grade of ours may write.
 """
 
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Iterable
 
 from .ctrfreport import ctrf
-from .document import GradeDocument
+from .document import GradeDocument, Publication
 from .strictjson import canonical_bytes
 
 __all__ = [
     "CTRF",
     "GRADE",
+    "GRADE_CTRF",
+    "NAMES",
     "REWARD_FILES",
     "REWARD_JSON",
     "REWARD_TXT",
     "WRITE_ORDER",
+    "ctrf_view_for",
     "render",
     "reward_json",
     "reward_txt",
@@ -37,22 +52,30 @@ __all__ = [
 
 GRADE = "grade.json"
 CTRF = "ctrf.json"
+#: Where our CTRF view goes when ``ctrf.json`` is not ours to write.
+GRADE_CTRF = "grade-ctrf.json"
 REWARD_JSON = "reward.json"
 REWARD_TXT = "reward.txt"
 WRITE_ORDER = (GRADE, CTRF, REWARD_JSON, REWARD_TXT)
 REWARD_FILES = (REWARD_TXT, REWARD_JSON)
+#: Every name a grade of ours may write (either CTRF view).
+NAMES = (GRADE, CTRF, GRADE_CTRF, REWARD_JSON, REWARD_TXT)
 
 
 def reward_json(document: GradeDocument) -> dict[str, float | int]:
     """The flat ``reward.json`` object of a gradable document: ``reward``,
-    ``fix_rate`` (left out when undefined) and ``guards_hold`` as 1 or 0.
+    then the figures ``publication.reward_keys`` names (module docstring).
     ``ValueError`` for an ungradable document, which has no reward file."""
     if not document.gradable or document.reward is None:
         raise ValueError("an ungradable grade has no reward.json")
     out: dict[str, float | int] = {"reward": document.reward}
-    if document.fix_rate is not None:
-        out["fix_rate"] = document.fix_rate
-    out["guards_hold"] = int(document.guards_hold)
+    for key in document.publication.reward_keys:
+        if key == "guards_hold":
+            out[key] = int(document.guards_hold)
+        else:
+            value = getattr(document, key)
+            if value is not None:
+                out[key] = value
     if not all(math.isfinite(value) for value in out.values()):
         raise ValueError(f"reward.json values must be finite numbers, got {out}")
     return out
@@ -66,13 +89,34 @@ def reward_txt(document: GradeDocument) -> bytes:
 
 
 def render(document: GradeDocument) -> dict[str, bytes]:
-    """The files of ``document`` in write order: the two reward files only
-    when it is gradable."""
+    """The files of ``document`` in write order: ``grade.json``, the CTRF
+    view under its name, and the two reward files only when it is gradable
+    (``reward.txt`` last)."""
     bodies = {
         GRADE: document.to_bytes(),
-        CTRF: canonical_bytes(ctrf(document)),
+        document.publication.ctrf: canonical_bytes(ctrf(document)),
     }
     if document.gradable:
         bodies[REWARD_JSON] = canonical_bytes(reward_json(document))
         bodies[REWARD_TXT] = reward_txt(document)
     return bodies
+
+
+def _same_place(left: str, right: str) -> bool:
+    if "://" in left or "://" in right:
+        return left.rstrip("/") == right.rstrip("/")
+    return os.path.realpath(left) == os.path.realpath(right)
+
+
+def ctrf_view_for(
+    target: str, evidence: Iterable[str], publication: Publication | None = None
+) -> Publication:
+    """``publication`` (default: the default layout) with the CTRF view
+    moved to ``grade-ctrf.json`` when one of ``evidence`` (paths or URLs
+    read for the grade) is the ``ctrf.json`` of ``target``, so publishing
+    keeps the evidence."""
+    chosen = publication or Publication()
+    here = f"{target.rstrip('/')}/{CTRF}" if "://" in target else os.path.join(target, CTRF)
+    if any(_same_place(path, here) for path in evidence):
+        return chosen.model_copy(update={"ctrf": GRADE_CTRF})
+    return chosen

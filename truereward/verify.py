@@ -4,8 +4,10 @@
 and scheme it records, and lists every stored field that disagrees.
 :func:`verify_published` does that for the ``grade.json`` in a directory and
 also checks the files beside it: ``reward.txt`` and ``reward.json`` present
-exactly when the grade is gradable and carrying its figures, and
-``ctrf.json`` being the CTRF report of that grade.
+exactly when the grade is gradable and carrying its figures, the CTRF view
+(``ctrf.json``, or ``grade-ctrf.json`` as ``publication.ctrf`` says) being
+the CTRF report of that grade, and a ``ctrf.json`` the grade was read from
+still holding the bytes it read.
 """
 
 from __future__ import annotations
@@ -151,16 +153,42 @@ def verify_published(target: str | Path) -> tuple[GradeDocument, list[Disagreeme
     if directory is None:
         return document, found
     found += _check_rewards(document, directory)
-    expected_ctrf = ctrf(document)
-    expected_ctrf["extra"]["truereward"]["grade_sha256"] = hashlib.sha256(data).hexdigest()
-    stored_ctrf = _read_optional(directory / CTRF)
-    if stored_ctrf is None:
-        found.append(Disagreement(CTRF, "absent", "the CTRF report of grade.json"))
-    else:
-        try:
-            parsed = loads(stored_ctrf)
-        except StrictJSONError as error:
-            parsed = f"not strict JSON: {error}"
-        if parsed != expected_ctrf:
-            found.append(Disagreement(CTRF, "a different report", "the CTRF report of grade.json"))
+    found += _check_view(document, data, directory)
+    if document.publication.ctrf != CTRF:
+        found += _check_kept_evidence(document, directory)
     return document, found
+
+
+def _check_view(document: GradeDocument, data: bytes, directory: Path) -> list[Disagreement]:
+    """Our CTRF view, under the name the document says."""
+    name = document.publication.ctrf
+    expected = ctrf(document)
+    expected["extra"]["truereward"]["grade_sha256"] = hashlib.sha256(data).hexdigest()
+    stored = _read_optional(directory / name)
+    if stored is None:
+        return [Disagreement(name, "absent", "the CTRF report of grade.json")]
+    try:
+        parsed = loads(stored)
+    except StrictJSONError as error:
+        parsed = f"not strict JSON: {error}"
+    if parsed != expected:
+        return [Disagreement(name, "a different report", "the CTRF report of grade.json")]
+    return []
+
+
+def _check_kept_evidence(document: GradeDocument, directory: Path) -> list[Disagreement]:
+    """The ``ctrf.json`` left beside a grade read from it: still the bytes
+    the grade read (one of its evidence digests)."""
+    recorded = {
+        item.sha256
+        for item in document.evidence
+        if item.path.replace("\\", "/").rsplit("/", 1)[-1] == CTRF
+    }
+    data = _read_optional(directory / CTRF)
+    if data is None:
+        return [Disagreement(CTRF, "absent", "the evidence the grade was read from")]
+    if hashlib.sha256(data).hexdigest() not in recorded:
+        return [
+            Disagreement(CTRF, "changed since it was read", "the evidence the grade was read from")
+        ]
+    return []

@@ -122,6 +122,7 @@ def fold_fields(rows: list[CaseResult], inputs: FoldInputs, scheme: str | Scheme
         "failed": counted.failed,
         "refusals": counted.refusals,
         "checks": counted.checks,
+        "flaky": counted.flaky,
     }
 
 

@@ -3,7 +3,9 @@ figures beside it."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from ..cases import CheckAnswer, Kind
 from ..refusal import Refusal
@@ -71,6 +73,8 @@ class Fold(BaseModel):
       guards; ``None`` when no fail-to-pass row was graded.
     - ``case_fraction``: passed / graded rows; ``None`` when nothing was
       graded.
+    - ``flaky``: the ids of the rows that passed after a failed rerun
+      (sorted); flakiness never changes the reward.
     The rates and counts are over the graded rows even when the run is not
     gradable; they describe what was measured, they are not a grade.
     """
@@ -87,6 +91,18 @@ class Fold(BaseModel):
     failed: FailedIds
     refusals: list[Refusal]
     checks: list[RunCheck]
+    flaky: list[str] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _leave_out_what_is_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Fields added after documents were first published are left out
+        # when they hold nothing, so a document written before them keeps
+        # its bytes (and its digest) when read and written again.
+        data: dict[str, Any] = handler(self)
+        for name, empty in _OMITTED_WHEN_EMPTY.items():
+            if name in data and data[name] == empty:
+                del data[name]
+        return data
 
     @property
     def blame(self) -> set[str]:
@@ -97,6 +113,13 @@ class Fold(BaseModel):
     def codes(self) -> list[str]:
         """The distinct refusal codes, sorted."""
         return sorted({item.code for item in self.refusals})
+
+
+#: Fields left out of a dump when they hold this value (see Fold's serializer).
+_OMITTED_WHEN_EMPTY: dict[str, Any] = {
+    "flaky": [],
+    "publication": {"ctrf": "ctrf.json", "reward_keys": []},
+}
 
 
 class FoldInputs(BaseModel):

@@ -57,6 +57,7 @@ class Tally:
     guards_hold: bool
     fix_rate: float | None
     case_fraction: float | None
+    flaky: list[str]
 
     @property
     def gradable(self) -> bool:
@@ -263,4 +264,5 @@ def tally(
         guards_hold=guard[1] == 0,
         fix_rate=fix[0] / (fix[0] + fix[1]) if fix[0] + fix[1] else None,
         case_fraction=passed / graded if graded else None,
+        flaky=sorted({row.id for row in rows if row.reruns and row.flaky}),
     )

@@ -150,18 +150,22 @@ def _spares_evidence(document: GradeDocument, target: Target) -> None:
     """Refuse to publish over a file the grade was read from.
 
     A run's own ``logs/verifier`` is both a common target and where a
-    verifier leaves its reports: publishing ``ctrf.json`` there would replace
-    the run's CTRF report with ours, and the evidence would be lost."""
-    from ..files import WRITE_ORDER
+    verifier leaves its reports. A grade read from the ``ctrf.json`` there
+    publishes its CTRF view as ``grade-ctrf.json`` (``publication.ctrf``,
+    chosen by whoever built the document: :func:`truereward.files.ctrf_view_for`);
+    one that would still overwrite a file it was read from is refused, and
+    the evidence kept."""
+    from ..files import GRADE, REWARD_JSON, REWARD_TXT
 
     if not document.evidence:
         return
+    names = (GRADE, document.publication.ctrf, REWARD_JSON, REWARD_TXT)
     if target.is_local:
-        ours = {os.path.realpath(os.path.join(target.path, name)): name for name in WRITE_ORDER}
+        ours = {os.path.realpath(os.path.join(target.path, name)): name for name in names}
         read = {os.path.realpath(item.path) for item in document.evidence if "://" not in item.path}
     else:
         base = target.url.rstrip("/")
-        ours = {f"{base}/{name}": name for name in WRITE_ORDER}
+        ours = {f"{base}/{name}": name for name in names}
         read = {item.path for item in document.evidence}
     clash = sorted(read & set(ours))
     if clash:

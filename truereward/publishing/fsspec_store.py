@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ..files import WRITE_ORDER
+from ..files import NAMES
 from .errors import PublishError
 from .objects import PreconditionFailed, md5_hex
 
@@ -30,7 +30,7 @@ _LOCK = threading.RLock()
 
 
 class FsspecStore:
-    """The four files under one fsspec URL, written with check-then-write
+    """The files of one grade under one fsspec URL, written with check-then-write
     under a process-wide lock."""
 
     def __init__(self, url: str, options: dict[str, Any], *, unconditional: bool) -> None:
@@ -55,7 +55,7 @@ class FsspecStore:
     def etags(self) -> dict[str, str]:
         with _LOCK:
             found = {}
-            for name in WRITE_ORDER:
+            for name in NAMES:
                 data = self._read(name)
                 if data is not None:
                     found[name] = md5_hex(data)

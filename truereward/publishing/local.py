@@ -14,13 +14,14 @@ cut:
   its process;
 - temporary files of ours (``.truereward.*.tmp``) left by a killed publisher
   are removed under that lock;
-- existing symlinks among the four names are replaced, never written through
+- existing symlinks among our names are replaced, never written through
   (files are opened with ``O_NOFOLLOW``).
 
 The order of operations keeps the set consistent at every instant:
 ``reward.txt`` and ``reward.json`` are removed before a new ``grade.json`` is
 put in place (so no reward can stand beside a grade it does not belong to),
-then ``grade.json``, ``ctrf.json`` and ``reward.json``, and ``reward.txt``
+then ``grade.json``, the CTRF view (``ctrf.json``, or ``grade-ctrf.json``
+when ``ctrf.json`` is the evidence) and ``reward.json``, and ``reward.txt``
 last. The conflict check comes before any of it: a conflicting publish
 touches nothing.
 """
@@ -38,7 +39,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..document import GradeDocument
-from ..files import CTRF, GRADE, REWARD_FILES, REWARD_JSON, REWARD_TXT, render
+from ..files import GRADE, REWARD_FILES, REWARD_TXT, render
 from .decide import Decision, decide, sha256_hex
 from .errors import PublishConflict, PublishError
 from .result import PublishResult
@@ -192,8 +193,8 @@ def _repair(dir_fd: int, bodies: dict[str, bytes]) -> tuple[list[str], list[str]
                 removed.append(name)
     if removed:
         _fsync_dir(dir_fd)
-    for name in (CTRF, REWARD_JSON, REWARD_TXT):
-        if name in bodies and _read(dir_fd, name) != bodies[name]:
+    for name in bodies:
+        if name != GRADE and _read(dir_fd, name) != bodies[name]:
             if name == REWARD_TXT and written:
                 _fsync_dir(dir_fd)  # the files before it are durable first
             _replace(dir_fd, name, bodies[name])
@@ -253,8 +254,8 @@ def publish_local(
                 _replace(dir_fd, GRADE, ours)
             _fsync_dir(dir_fd)
             written = [GRADE]
-            for name in (CTRF, REWARD_JSON):
-                if name in bodies:
+            for name in bodies:  # the CTRF view and reward.json; reward.txt last
+                if name not in (GRADE, REWARD_TXT):
                     _replace(dir_fd, name, bodies[name])
                     written.append(name)
             _fsync_dir(dir_fd)

@@ -1,7 +1,7 @@
 """Publishing to an object store: the same rules as local directories, with
 conditional single-request writes instead of renames.
 
-A :class:`Store` is one backend's handful of primitives over the four names
+A :class:`Store` is one backend's handful of primitives over our names
 under one prefix (``s3.py`` for S3, ``fsspec_store.py`` for other fsspec
 filesystems). :func:`publish_objects` is the protocol, the same for all:
 
@@ -15,7 +15,7 @@ filesystems). :func:`publish_objects` is the protocol, the same for all:
    still the last write. When the create is refused, the protocol below
    runs from step 1 (a republish of the same grade then costs that refused
    PUT and one listing).
-1. One listing of the prefix gives the ETag of each of the four objects
+1. One listing of the prefix gives the ETag of each of our objects
    present.
 2. :func:`~truereward.publishing.decide.decide` on the published
    ``grade.json``: SAME when its ETag is the MD5 of our bytes (or its bytes
@@ -72,7 +72,7 @@ import re
 from typing import Protocol
 
 from ..document import GradeDocument
-from ..files import CTRF, GRADE, REWARD_FILES, REWARD_JSON, REWARD_TXT, render
+from ..files import GRADE, REWARD_FILES, REWARD_TXT, render
 from .decide import Decision, sha256_hex
 from .errors import PublishConflict, PublishError
 from .result import PublishResult
@@ -92,7 +92,7 @@ class PreconditionFailed(Exception):
 
 
 class Store(Protocol):
-    """The primitives of one backend over the four names under one prefix."""
+    """The primitives of one backend over our names under one prefix."""
 
     #: Where, for messages (``s3://bucket/prefix/run``).
     location: str
@@ -147,7 +147,14 @@ def _decide(
     return Decision.CONFLICT, listed, digest
 
 
+def _owned(listed: dict[str, str], bodies: dict[str, bytes]) -> dict[str, str]:
+    """The listed objects this grade may touch: its own names and the
+    reward files (never a ``ctrf.json`` that is the evidence)."""
+    return {name: tag for name, tag in listed.items() if name in bodies or name in REWARD_FILES}
+
+
 def _repair(store: Store, bodies: dict[str, bytes], listed: dict[str, str]) -> PublishResult:
+    listed = _owned(listed, bodies)
     written: list[str] = []
     removed: list[str] = []
     if REWARD_TXT not in bodies:
@@ -155,8 +162,8 @@ def _repair(store: Store, bodies: dict[str, bytes], listed: dict[str, str]) -> P
             if name in listed:
                 store.delete(name, listed[name])
                 removed.append(name)
-    for name in (CTRF, REWARD_JSON, REWARD_TXT):
-        if name in bodies and listed.get(name) != md5_hex(bodies[name]):
+    for name in bodies:
+        if name != GRADE and listed.get(name) != md5_hex(bodies[name]):
             store.put(name, bodies[name])
             written.append(name)
     return PublishResult(
@@ -232,7 +239,9 @@ def publish_objects(
 
 
 def _complete(listed: dict[str, str], bodies: dict[str, bytes]) -> bool:
-    """True when the listed objects are exactly ``bodies`` (by MD5 ETag)."""
+    """True when the listed objects this grade may touch are exactly
+    ``bodies`` (by MD5 ETag)."""
+    listed = _owned(listed, bodies)
     return set(listed) == set(bodies) and all(
         listed[name] == md5_hex(body) for name, body in bodies.items()
     )
@@ -304,8 +313,8 @@ def _created(store: Store, grade: bytes) -> bool:
 def _write_rest(store: Store, bodies: dict[str, bytes]) -> tuple[str, ...]:
     """After ``grade.json``: the other files of the set, ``reward.txt`` last."""
     written = [GRADE]
-    for name in (CTRF, REWARD_JSON, REWARD_TXT):
-        if name in bodies:
+    for name in bodies:  # render's order: the CTRF view, reward.json, reward.txt last
+        if name != GRADE:
             store.put(name, bodies[name])
             written.append(name)
     return tuple(written)

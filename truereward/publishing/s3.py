@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..files import WRITE_ORDER
+from ..files import NAMES
 from .errors import BadStorageOptions, PublishError
 from .objects import PreconditionFailed
 
@@ -41,7 +41,7 @@ def _error_code(error: BaseException) -> str | None:
 
 
 class S3Store:
-    """The four objects under ``s3://bucket/prefix``."""
+    """The objects of one grade under ``s3://bucket/prefix``."""
 
     def __init__(self, url: str, options: dict[str, Any]) -> None:
         import s3fs
@@ -99,7 +99,7 @@ class S3Store:
             found = {}
             for item in response.get("Contents", []):
                 name = item["Key"][len(self.prefix) :]
-                if name in WRITE_ORDER:
+                if name in NAMES:
                     found[name] = str(item["ETag"]).strip('"')
             return found
 
