@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The test command: install what the tests need into ./.venv, then run them
-# all on two workers (tests that share a Prefect deployment stay in one
-# worker: --dist loadgroup). Extra arguments go to pytest.
+# all on two workers. Extra arguments go to pytest.
 set -euo pipefail
 TRUEREWARD_EXTRAS=dev source "$(dirname "$0")/venv.sh"
 export PREFECT_SERVER_ANALYTICS_ENABLED=false DO_NOT_TRACK=1
-exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"
+exec .venv/bin/python -m pytest -n 2 "$@"

@@ -13,11 +13,10 @@ figures. ``Mean`` over rewards of one key is named ``mean``; over several keys
 it gives one mean per key, named after the key. pass@k needs every trial's
 rewards to be exactly one key valued 0 or 1, and at least 2 trials per task.
 
-Today ``reward.json`` has three keys (``reward``, ``fix_rate``,
-``guards_hold``): Harbor names the job's means ``reward``, ``fix_rate`` and
-``guards_hold`` and computes no pass@k at all. The tests marked ``xfail`` state
-what issue 13 wants (``reward.json`` is ``{"reward": x}`` alone): they are
-strict, so when the change lands they pass, fail as XPASS, and the mark goes.
+``reward.json`` is ``{"reward": x}`` alone by default, so the job's mean is
+``mean`` and pass@k is computed; a grade published with ``reward_keys`` adds
+figures, and then Harbor gives one mean per key and no pass@k (the opt-in
+multi-metric mode).
 """
 
 from __future__ import annotations
@@ -44,8 +43,6 @@ from tests.harbor import (
 from truereward.document import GradeDocument
 
 pytestmark = pytest.mark.slow
-
-WANTED = pytest.mark.xfail(strict=True, reason="reward.json has three keys until issue 13 lands")
 
 FIX = "tests/test_app.py::test_fix"
 GUARD = "tests/test_app.py::test_guard"
@@ -202,23 +199,43 @@ def test_the_job_leaves_the_ungradable_trial_out(job: JobMetrics) -> None:
             assert trial["rewards"]["reward"] == (1.0 if kind == "passing" else 0.0)
 
 
-def test_the_job_figures_follow_the_keys_of_reward_json(job: JobMetrics) -> None:
-    """Harbor's ``Mean`` names its one figure ``mean`` only when rewards have
-    one key; with several (today: reward, fix_rate, guards_hold) it gives a
-    mean per key and pass@k is off. Either way the ungradable trial is not in
-    the mean (2 of 5, not 2 of 6)."""
+def test_the_job_has_a_mean_named_mean_and_pass_at_k(job: JobMetrics) -> None:
+    """One key per trial: Harbor's ``Mean`` is ``mean`` over the valid trials
+    only (2 of 5, not 2 of 6) and pass@k is computed."""
     rewards = [trial["rewards"] for trial in job["trials"] if trial["rewards"] is not None]
-    keys = sorted({key for reward in rewards for key in reward})
-    (metric,) = job["metrics"]
-    if keys == ["reward"]:
-        assert metric == {"mean": pytest.approx(JOB_MEAN)}
-        assert job["pass_at_k"] == {2: pytest.approx(JOB_PASS_AT_2)}
-    else:
-        assert sorted(metric) == keys
-        assert metric["reward"] == pytest.approx(JOB_MEAN)
-        for key in keys:
-            assert metric[key] == pytest.approx(sum(r.get(key, 0) for r in rewards) / len(rewards))
-        assert job["pass_at_k"] == {}
+    assert {key for reward in rewards for key in reward} == {"reward"}
+    assert job["metrics"] == [{"mean": pytest.approx(JOB_MEAN)}]
+    assert job["pass_at_k"] == {2: pytest.approx(JOB_PASS_AT_2)}
+
+
+def test_reward_keys_switch_harbor_to_one_mean_per_key_and_no_pass_at_k(
+    harbor: Path, tmp_path: Path
+) -> None:
+    """The opt-in multi-metric mode: every trial's reward.json has the named
+    figures too; Harbor names a mean after each key and computes no pass@k."""
+    trials: dict[str, list[Path]] = {"task": []}
+    for index, verdict in enumerate(("pass", "fail", "pass")):
+        rows = [
+            {"id": FIX, "kind": "fail_to_pass", "verdict": verdict},
+            {"id": GUARD, "kind": "pass_to_pass", "verdict": "pass"},
+        ]
+        document = tr.grade_document(
+            rows,
+            case_set=CASE_SET,
+            run={"id": f"run-{index}"},
+            publication={"reward_keys": ["fix_rate", "guards_hold"]},
+        )
+        tr.publish(document, tmp_path / str(index))
+        trials["task"].append(tmp_path / str(index))
+    job = harbor_metrics(trials)
+    assert job["metrics"] == [
+        {
+            "reward": pytest.approx(2 / 3),
+            "fix_rate": pytest.approx(2 / 3),
+            "guards_hold": pytest.approx(1.0),
+        }
+    ]
+    assert job["pass_at_k"] == {}
 
 
 def test_a_fractional_reward_has_a_mean_but_no_pass_at_k(harbor: Path, tmp_path: Path) -> None:
@@ -238,23 +255,9 @@ def test_a_fractional_reward_has_a_mean_but_no_pass_at_k(harbor: Path, tmp_path:
     assert job["pass_at_k"] == {}
 
 
-# --- what issue 13 wants (strict xfail until reward.json is {"reward": x}) --------------------
-
-
-@WANTED
-def test_wanted_the_passing_run_is_reward_alone(parsed: dict[str, Trial]) -> None:
+def test_the_passing_and_failing_runs_are_reward_alone(parsed: dict[str, Trial]) -> None:
     assert parsed["passing"]["rewards"] == {"reward": 1.0}
-
-
-@WANTED
-def test_wanted_the_failing_run_is_reward_alone(parsed: dict[str, Trial]) -> None:
     assert parsed["failing"]["rewards"] == {"reward": 0.0}
-
-
-@WANTED
-def test_wanted_the_job_has_a_mean_named_mean_and_pass_at_k(job: JobMetrics) -> None:
-    assert job["metrics"] == [{"mean": pytest.approx(JOB_MEAN)}]
-    assert job["pass_at_k"] == {2: pytest.approx(JOB_PASS_AT_2)}
 
 
 # --- the support module fails loudly -----------------------------------------------------------

@@ -2,10 +2,11 @@
 ``prefect deploy`` from the project root, a process worker, ``prefect
 deployment run ... --watch``.
 
-The tests that use a deployment share one work pool and one ``grade-run/local``
-deployment, so they run in one xdist worker, one after another
-(``xdist_group("prefect-deployment")``, with ``--dist loadgroup``): a worker
-started by one test never picks up another test's flow run.
+The scenarios that use the deployment share one work pool and one
+``grade-run/local`` deployment, so they run one after another inside one test
+(``tests/grading/test_prefect_deployment.py``): a worker started by one never
+picks up another's flow run. (pytest-xdist's ``xdist_group`` cannot be relied
+on for this: with pytest 9.2 and xdist 3.8 it is silently ignored.)
 """
 
 from __future__ import annotations

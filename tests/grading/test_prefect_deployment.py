@@ -1,30 +1,49 @@
 """End to end, as an ops team runs it: ``prefect server start``, ``prefect
 deploy --prefect-file infra/prefect.yaml --name local``, a process worker,
 ``prefect deployment run 'grade-run/local' -p request=... --watch``; a bad
-request refused when the run is created; a worker killed mid-sweep, then the
-flow run again: every run graded once, nothing lost."""
+request refused when the run is created, naming its field; a worker killed
+mid-sweep, then the flow run again: every run graded once, nothing lost; an
+outage of the evidence store found with ``sweep retries`` and healed with a
+regrade; a sweep that cannot be graded at all says why."""
 
 from __future__ import annotations
 
+import json
+import shlex
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .deployment import deployed, run_deployment, worker
-from .sweeps import make_sweep, published
+from tests.conftest import ROOT
+from tests.faultproxy import FaultProxy
 
-__all__ = ["deployed"]  # the fixture, shared with the other deployment tests
+from .deployment import deployed, prefect, run_deployment, worker
+from .server import offline_env
+from .sweeps import make_sweep, published, snapshot
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("prefect-deployment")]
+__all__ = ["deployed"]  # the fixture, imported from .deployment
+
+pytestmark = pytest.mark.slow
 
 
-def test_deployed_grade_run_end_to_end(deployed: dict[str, str], tmp_path: Path) -> None:
+def test_deployed_grade_run_end_to_end(
+    deployed: dict[str, str], s3_endpoint: str, s3_client: Any, bucket: str, tmp_path: Path
+) -> None:
     # One test, in sequence: a single worker polls the pool at any time, so
-    # the worker killed below is the one running the flow run.
+    # the worker killed below is the one running the flow run, and no worker
+    # picks up another scenario's flow run.
     grades_the_sweep_and_refuses_a_bad_request(deployed, tmp_path / "first")
     a_worker_killed_mid_sweep_then_a_rerun_grades_every_run_once(deployed, tmp_path / "second")
+    an_outage_found_with_sweep_retries_is_healed_with_regrade(
+        deployed, s3_endpoint, s3_client, bucket, tmp_path / "outage"
+    )
+    a_sweep_that_cannot_be_graded_says_why_and_a_bad_request_names_its_field(
+        deployed, tmp_path / "not-started"
+    )
 
 
 def grades_the_sweep_and_refuses_a_bad_request(deployed: dict[str, str], tmp_path: Path) -> None:
@@ -115,3 +134,159 @@ def a_worker_killed_mid_sweep_then_a_rerun_grades_every_run_once(
         assert not [name for name in item["files"] if name.endswith(".tmp")], run
     for run, data in kept.items():
         assert (out / run / "grade.json").read_bytes() == data  # graded once, not again
+
+
+CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+RUNS: dict[str, Any] = {
+    "ok": "pass",
+    "fails": "fail",
+    "down-a": "pass",  # the store is down for these two during the first flow run
+    "down-b": "pass",
+    "blamed": "missing",  # the run left no evidence: its own fault
+}
+
+
+def upload(s3_client: Any, bucket: str, local: Path, prefix: str) -> None:
+    for path in sorted(local.rglob("*")):
+        if path.is_file():
+            key = f"{prefix}/{path.relative_to(local).as_posix()}"
+            s3_client.put_object(Bucket=bucket, Key=key, Body=path.read_bytes())
+
+
+def truereward(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(Path(sys.executable).with_name("truereward")), *args],
+        env={**offline_env(), **CREDENTIALS},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def an_outage_found_with_sweep_retries_is_healed_with_regrade(
+    deployed: dict[str, str], s3_endpoint: str, s3_client: Any, bucket: str, tmp_path: Path
+) -> None:
+    """The evidence is on S3 (moto's server), behind a proxy that answers
+    ``503 SlowDown`` for part of the bucket during the first flow run: every
+    read of those runs fails with a retryable grader fault, so they are
+    published refused after their last attempt. ``truereward sweep retries``
+    lists exactly those runs and prints the command that grades them again;
+    once the store is healed, that very command (``prefect deployment run
+    'grade-run/local' -p request='{... "regrade": "grader-refusals"}'
+    --watch``) grades exactly those again, each new document carrying the
+    attempts of both flow runs, the other runs untouched byte for byte;
+    ``sweep retries --still-refused`` is then empty."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    local = make_sweep(tmp_path / "nightly", RUNS)
+    upload(s3_client, bucket, local, "nightly")
+    host, port = s3_endpoint.removeprefix("http://").split(":")
+    proxy = FaultProxy((host, int(port)))
+    sweep = f"s3://{bucket}/nightly"
+    out = tmp_path / "graded"
+    options = {
+        "endpoint_url": proxy.endpoint,
+        "client_kwargs": {"region_name": "us-east-1"},
+        "config_kwargs": {"retries": {"max_attempts": 1}},
+    }
+    request = {
+        "sweep": sweep,
+        "target": str(out),
+        "storage_options": options,
+        "max_attempts": 2,
+        "retry_delay_seconds": 0.2,
+    }
+    env = {**deployed, **CREDENTIALS}  # the worker reads S3 with these
+    try:
+        proxy.outage("/nightly/down-")
+        with worker(env, tmp_path / "worker-1.log"):
+            first = run_deployment(env, request)
+        log = (tmp_path / "worker-1.log").read_text(errors="replace")[-3000:]
+        assert first.returncode == 0, first.stdout + first.stderr + log
+        assert "Graded with refusals" in first.stdout
+        assert proxy.refused > 0
+        # A retried read's log line names the run, the code and the reason
+        # (the flow run's logs, as the process worker shows them).
+        flow_log = " ".join((tmp_path / "worker-1.log").read_text(errors="replace").split())
+        assert "run down-a: attempt 1 refused: EVIDENCE_UNREADABLE (grader):" in flow_log
+        grades = {run: json.loads((out / run / "grade.json").read_bytes()) for run in RUNS}
+        for run in ("down-a", "down-b"):
+            assert [item["code"] for item in grades[run]["refusals"]] == ["EVIDENCE_UNREADABLE"]
+            assert grades[run]["run"]["attempt"] == 2 and len(grades[run]["attempts"]) == 1
+        assert grades["ok"]["reward"] == 1.0 and grades["fails"]["reward"] == 0.0
+        assert grades["blamed"]["refusals"][0]["blame"] == "run"
+
+        # Ops find exactly those runs, and the command that grades them again.
+        storage = [
+            f"--storage-option=endpoint_url={s3_endpoint}",
+            '--storage-option=client_kwargs={"region_name": "us-east-1"}',
+        ]
+        listed = truereward(
+            "sweep", "retries", str(out), "--format", "json", "--runs", sweep, *storage
+        )
+        assert listed.returncode == 0, listed.stderr
+        retries = json.loads(listed.stdout)
+        assert [item["run"] for item in retries["runs"]] == ["down-a", "down-b"]
+        assert all(item["still_refused"] for item in retries["runs"])
+        command = shlex.split(retries["regrade"]["deployment"])
+        assert command[:4] == ["prefect", "deployment", "run", "grade-run/local"]
+        assert command[-1] == "--watch"
+        again = json.loads(command[5].removeprefix("request="))
+        assert again == {
+            "regrade": "grader-refusals",
+            "storage_options": {
+                "client_kwargs": {"region_name": "us-east-1"},
+                "endpoint_url": s3_endpoint,
+            },
+            "sweep": sweep,
+            "target": str(out),
+        }
+
+        # The store is fixed; the printed command is run as it is.
+        proxy.outage(None)
+        before = {name: data for name, data in snapshot(out).items() if "down-" not in name}
+        with worker(env, tmp_path / "worker-2.log"):
+            second = prefect(env, *command[1:], "--watch-timeout", "240")
+        log = (tmp_path / "worker-2.log").read_text(errors="replace")[-3000:]
+        assert second.returncode == 0, second.stdout + second.stderr + log
+        assert "Graded with refusals" in second.stdout  # blamed stays refused: the run's fault
+        after = snapshot(out)
+        assert {name: data for name, data in after.items() if "down-" not in name} == before
+        for run in ("down-a", "down-b"):
+            grade = json.loads((out / run / "grade.json").read_bytes())
+            assert grade["gradable"] and grade["reward"] == 1.0
+            # Both flow runs' attempts, oldest first, then this one's own.
+            assert [item["attempt"] for item in grade["attempts"]] == [1, 2]
+            assert all(not item["gradable"] for item in grade["attempts"])
+            assert grade["attempts"][1]["refusals"] == grades[run]["refusals"]
+            assert grade["run"]["attempt"] == 3
+            assert (out / run / "reward.txt").read_text() == "1.0\n"
+
+        still = truereward("sweep", "retries", str(out), "--still-refused", "--format", "json")
+        assert still.returncode == 0, still.stderr
+        assert json.loads(still.stdout)["runs"] == []
+        assert json.loads(still.stdout)["still_refused"] == 0
+    finally:
+        proxy.close()
+
+
+def a_sweep_that_cannot_be_graded_says_why_and_a_bad_request_names_its_field(
+    deployed: dict[str, str], tmp_path: Path
+) -> None:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    with worker(deployed, tmp_path / "worker.log"):
+        missing = run_deployment(deployed, {"sweep": str(tmp_path / "no-such-sweep")})
+    assert missing.returncode == 1, missing.stdout + missing.stderr
+    # --watch prints the final state's name, which says why.
+    printed = " ".join(missing.stdout.split())  # the console wraps long lines
+    assert "Flow run finished in state 'Not started: sweep: " in printed
+    assert "no-such-sweep: no such directory'" in printed
+    unknown = run_deployment(
+        deployed, {"sweep": str(ROOT / "samples" / "sweep"), "reader": "nope"}, watch=False
+    )
+    assert unknown.returncode != 0
+    assert "request.reader" in unknown.stdout + unknown.stderr
+    assert "'ctrf'" in unknown.stdout + unknown.stderr  # the known readers are listed
+    neither = run_deployment(deployed, {"target": str(tmp_path)}, watch=False)
+    assert neither.returncode != 0
+    assert "'sweep' is a required property" in neither.stdout + neither.stderr
