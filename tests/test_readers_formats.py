@@ -295,7 +295,9 @@ def test_file_path_qualified_ids_and_duplicates(tmp_path):
         )
     }
     assert rows["math.test.js::adds"].verdict == "pass"  # listed twice, one outcome
-    assert rows["flips"].code == "CASE_INVALID"  # listed twice, two outcomes
+    assert not rows["math.test.js::adds"].reruns
+    # Passed, then failed: a passed test is not rerun, so no rerun explains it.
+    assert rows["flips"].code == "CASE_INVALID"
 
 
 MERGED_PARAM = {

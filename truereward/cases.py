@@ -59,6 +59,7 @@ __all__ = [
     "Kind",
     "Observation",
     "Rerun",
+    "RerunVerdict",
     "Verdict",
     "check_case_id",
 ]
@@ -77,6 +78,8 @@ VERDICTS = (PASS, FAIL, UNGRADABLE)
 
 Kind = Literal["fail_to_pass", "pass_to_pass"]
 Verdict = Literal["pass", "fail", "ungradable"]
+#: A rerun's outcome: it ran, so it passed or failed.
+RerunVerdict = Literal["pass", "fail"]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
@@ -148,7 +151,7 @@ class Rerun(BaseModel):
 
     model_config = _STRICT
 
-    verdict: Literal["pass", "fail"]
+    verdict: RerunVerdict
     why: str = ""
 
 

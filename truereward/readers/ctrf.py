@@ -11,8 +11,9 @@ comes from ``status`` (``passed``, ``failed``, ``skipped``, ``pending``,
 ``other``) refined by the raw status and tags pytest-json-ctrf writes: a
 skipped entry whose raw status is ``xfailed`` or that carries the ``xfail``
 tag is an expected failure (a pass); ``pending`` is a skip; ``other`` (no
-known result) counts as a failure. Retries do not matter: ``status`` is the
-final outcome.
+known result) counts as a failure. ``status`` is the final outcome; earlier
+executions (``retryAttempts``, or a bare ``retries`` count: a retry follows a
+failure) are the row's reruns, and a passing test with one is flaky.
 
 Matching a declared case id (see :mod:`truereward.readers.outcomes` for
 what an outcome means for a case):
@@ -51,7 +52,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..cases import CaseResult
+from ..cases import CaseResult, RerunVerdict
 from ..codes import Ungradable
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
@@ -132,7 +133,31 @@ def _entry(test: Any, index: int, where: str, legacy: bool) -> TestOutcome:
         merged=legacy and _may_be_merged(name, tags),
         raw=raw or status,
         reported=status,
+        reruns=_reruns(test),
     )
+
+
+def _reruns(test: dict[str, Any]) -> tuple[tuple[RerunVerdict, str], ...]:
+    """The earlier executions a CTRF test records: its ``retryAttempts``
+    without the final execution (CTRF's own example lists it last,
+    pytest-json-ctrf does not), else ``retries`` failures."""
+    attempts = test.get("retryAttempts")
+    retries = test.get("retries")
+    count = retries if isinstance(retries, int) and not isinstance(retries, bool) else None
+    if isinstance(attempts, list) and attempts:
+        earlier = [item for item in attempts if isinstance(item, dict)]
+        if count is not None and len(earlier) == count + 1:
+            earlier = earlier[:-1]  # the final execution, the test itself
+        return tuple(
+            (
+                "pass" if item.get("status") == "passed" else "fail",
+                item["message"][:500] if isinstance(item.get("message"), str) else "",
+            )
+            for item in earlier
+        )
+    if count:
+        return tuple(("fail", "") for _ in range(min(count, 100)))
+    return ()
 
 
 def parse_ctrf(data: bytes, where: str = "ctrf report") -> CtrfReport:

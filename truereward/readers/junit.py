@@ -11,8 +11,11 @@ counted. A BOM is fine.
 A test's outcome comes from its result children, by precedence
 ``<error>`` > ``<failure>`` > ``<skipped>`` (a case can carry several);
 Surefire's ``<flakyFailure>``, ``<flakyError>``, ``<rerunFailure>`` and
-``<rerunError>`` record earlier attempts of a case that then passed and are
-not results. pytest's ``<skipped type="pytest.xfail">`` is an expected
+``<rerunError>`` record earlier executions of a case (reruns): they are not
+results, they are the row's reruns (a passing case with one is flaky). A test
+listed as several ``<testcase>`` entries (reruns written one entry each, or a
+call failure and a teardown error) is one result by the rules of
+:mod:`truereward.readers.outcomes`. pytest's ``<skipped type="pytest.xfail">`` is an expected
 failure (a pass). A case whose ``status`` attribute is ``disabled``,
 ``skipped``, ``notrun`` or ``notexecuted`` and that has no result element
 is skipped (deliberately unlike junitparser, which counts it as passed: a
@@ -48,7 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 from xml.etree.ElementTree import Element
 
-from ..cases import CaseResult
+from ..cases import CaseResult, RerunVerdict
 from ..codes import Ungradable
 from ..taskspec import TaskSpec
 from .evidence import Evidence
@@ -58,6 +61,8 @@ from .outcomes import Outcome, TestOutcome, rows_for
 __all__ = ["READER", "JUnitReader", "JUnitReport", "parse_junit", "pytest_node_id_parts"]
 
 _RESULTS = ("error", "failure", "skipped")
+#: Surefire's records of earlier executions, inside a <testcase>.
+_RERUNS = frozenset({"flakyFailure", "flakyError", "rerunFailure", "rerunError"})
 _NOT_RUN = {"disabled", "skipped", "notrun", "notexecuted", "ignored"}
 
 
@@ -76,19 +81,26 @@ def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
 
 
-def _result(case: Element, namespaced: bool) -> tuple[Element | None, str]:
-    """The case's result element and its kind, by precedence."""
+def _result(
+    case: Element, namespaced: bool
+) -> tuple[Element | None, str, tuple[tuple[RerunVerdict, str], ...]]:
+    """The case's result element and its kind, by precedence, and the reruns
+    recorded inside it."""
     result: Element | None = None
     reported = "passed"
+    reruns: list[tuple[RerunVerdict, str]] = []
     for child in case:
         tag = _local(child.tag) if namespaced else child.tag
         if tag == "error":
-            return child, "error"
-        if tag == "failure" and reported != "failure":
+            if reported != "error":
+                result, reported = child, "error"
+        elif tag == "failure" and reported not in ("error", "failure"):
             result, reported = child, "failure"
         elif tag == "skipped" and reported == "passed":
             result, reported = child, "skipped"
-    return result, reported
+        elif tag in _RERUNS:
+            reruns.append(("fail", child.get("message") or (child.text or "").strip()[:500]))
+    return result, reported, tuple(reruns)
 
 
 def _entry(case: Element, number: int, where: str, namespaced: bool) -> TestOutcome:
@@ -97,7 +109,7 @@ def _entry(case: Element, number: int, where: str, namespaced: bool) -> TestOutc
     if not name:
         raise _malformed(where, f"<testcase> number {number} has no name")
     classname = get("classname") or ""
-    result, reported = _result(case, namespaced) if len(case) else (None, "passed")
+    result, reported, reruns = _result(case, namespaced) if len(case) else (None, "passed", ())
     message = ""
     raw = ""
     if result is None:
@@ -124,7 +136,9 @@ def _entry(case: Element, number: int, where: str, namespaced: bool) -> TestOutc
         keys: tuple[str, ...] = (label, f"{classname}.{name}", name)
     else:
         label, keys = name, (name,)
-    return TestOutcome(label, outcome, keys, message[:2000], duration_s, False, reported, raw)
+    return TestOutcome(
+        label, outcome, keys, message[:2000], duration_s, False, reported, raw, reruns
+    )
 
 
 _INFINITY = float("inf")
@@ -207,7 +221,13 @@ class JUnitReader:
     ) -> list[CaseResult]:
         where = evidence.describe()
         report = parse_junit(evidence.read_bytes(), where)
-        return rows_for(spec, report.entries, matcher(EntryIndex(report.entries)), source=where)
+        return rows_for(
+            spec,
+            report.entries,
+            matcher(EntryIndex(report.entries)),
+            source=where,
+            passed_reruns=True,  # pytest-rerunfailures writes a rerun as a bare <testcase>
+        )
 
 
 READER = JUnitReader()

@@ -10,11 +10,30 @@ them, one row per declared case:
   ``pass`` for a pass-to-pass case (a skipped guard holds);
 - absent from the report: ``fail``.
 
+A test listed several times is one result:
+
+- with one outcome every time: that outcome;
+- with failures or errors followed by a last entry: the **last** entry's
+  outcome, the earlier entries being its reruns (Maven writes reruns as
+  repeated ``<testcase>`` entries; pytest writes a call failure and a
+  teardown error of one test as two entries, which ends as a failure). A
+  case that passed after failing entries is flaky;
+- in JUnit XML, an earlier entry that looks passed can be a rerun too
+  (``passed_reruns``): pytest-rerunfailures under ``--junitxml`` writes each
+  rerun as a bare ``<testcase>`` before the final one. In CTRF a ``passed``
+  status is explicit, and a passed test is not rerun;
+- anything else (a skip or an expected failure beside other outcomes, a
+  pass before another outcome where passes are explicit): no rerun explains
+  it, so the case is refused.
+
+Reruns a report records inside one entry (Surefire's ``flakyFailure`` and
+``rerunFailure``, CTRF's ``retryAttempts``) are the row's reruns too.
+
 A declared case is never guessed: when it matches several different tests
-(an ambiguous match), when the report lists its test several times with
-different outcomes, or when a legacy report merged the parametrised cases it
+(an ambiguous match), when the report lists its test several times in a way
+no rerun explains, or when a legacy report merged the parametrised cases it
 belongs to into one entry, its row is ungradable with ``CASE_INVALID`` and
-says why. A test listed several times with one outcome is one result.
+says why.
 """
 
 from __future__ import annotations
@@ -23,7 +42,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from ..cases import CaseResult, Kind, Observation, Verdict
+from ..cases import CaseResult, Kind, Observation, Rerun, RerunVerdict, Verdict
 from ..taskspec import CaseSpec, TaskSpec
 
 __all__ = ["Outcome", "TestOutcome", "rows_for", "strip_parameters"]
@@ -58,6 +77,8 @@ class TestOutcome:
     reported: str = ""
     #: Anything else the report said (a raw status), for the row's observations.
     raw: str = ""
+    #: Earlier executions the entry itself records (verdict, why), oldest first.
+    reruns: tuple[tuple[RerunVerdict, str], ...] = ()
 
     __test__ = False  # not a pytest test class, whatever its name says
 
@@ -92,19 +113,37 @@ _WHY = {
 }
 
 
+#: Outcomes a rerun is made of: a test is rerun after it failed or errored,
+#: until it passes; a skip or an expected failure is never rerun.
+_RERUN_OUTCOMES = frozenset({Outcome.PASSED, Outcome.FAILED, Outcome.ERROR})
+_RERUN_VERDICT: dict[Outcome, RerunVerdict] = {
+    Outcome.PASSED: "pass",
+    Outcome.FAILED: "fail",
+    Outcome.ERROR: "fail",
+}
+
+
 def _row(case_id: str, kind: Kind, entries: Sequence[TestOutcome]) -> CaseResult:
-    first = entries[0]
-    verdict = _VERDICT[(kind, first.outcome)]
-    why = _WHY[first.outcome]
-    if first.outcome is Outcome.SKIPPED:
+    """The row of a case from the entries of its test, in report order: the
+    last one is the result, the earlier ones reruns (see the module
+    docstring; one outcome throughout is one result, not reruns)."""
+    last = entries[-1]
+    verdict = _VERDICT[(kind, last.outcome)]
+    why = _WHY[last.outcome]
+    if last.outcome is Outcome.SKIPPED:
         why += (
             " (a skipped guard holds)"
             if kind == "pass_to_pass"
             else " (a skipped fail-to-pass test does not show the fix)"
         )
-    if first.message and verdict == "fail":
-        why = f"{why}: {first.message[:500]}"
-    measures = {} if first.duration_s is None else {"duration_ms": first.duration_s * 1000}
+    if last.message and verdict == "fail":
+        why = f"{why}: {last.message[:500]}"
+    reruns = [Rerun(verdict=item[0], why=item[1][:500]) for item in last.reruns]
+    if len({entry.outcome for entry in entries}) > 1:
+        for entry in entries[:-1]:
+            reruns += [Rerun(verdict=item[0], why=item[1][:500]) for item in entry.reruns]
+            reruns.append(Rerun(verdict=_RERUN_VERDICT[entry.outcome], why=entry.message[:500]))
+    measures = {} if last.duration_s is None else {"duration_ms": last.duration_s * 1000}
     return CaseResult(
         id=case_id,
         kind=kind,
@@ -115,6 +154,7 @@ def _row(case_id: str, kind: Kind, entries: Sequence[TestOutcome]) -> CaseResult
             for entry in entries
         ],
         measures=measures,
+        reruns=reruns,
     )
 
 
@@ -126,18 +166,31 @@ def case_invalid(case: CaseSpec, why: str) -> CaseResult:
     )
 
 
+def _explained(found: Sequence[TestOutcome], passed_reruns: bool) -> bool:
+    """Whether the entries of one test, in report order, are reruns and a
+    final result (module docstring)."""
+    outcomes = {entry.outcome for entry in found}
+    if len(outcomes) == 1:
+        return True
+    if not outcomes <= _RERUN_OUTCOMES:
+        return False
+    return passed_reruns or all(entry.outcome is not Outcome.PASSED for entry in found[:-1])
+
+
 def rows_for(
     spec: TaskSpec,
     entries: Iterable[TestOutcome],
     match: Callable[[str], list[TestOutcome]],
     *,
     source: str,
+    passed_reruns: bool = False,
 ) -> list[CaseResult]:
     """One row per declared case of ``spec``. ``match(case_id)`` returns the
     entries that are that case (the reader's matching rules); ``entries`` are
-    all of them; ``source`` names the report in messages. A declared
-    ``test_x[2]`` that matches nothing, while ``test_x`` matches a merged
-    entry, is ``CASE_INVALID``."""
+    all of them; ``source`` names the report in messages; ``passed_reruns``:
+    whether an earlier entry that looks passed can be a rerun (JUnit XML).
+    A declared ``test_x[2]`` that matches nothing, while ``test_x`` matches a
+    merged entry, is ``CASE_INVALID``."""
     any_merged = any(entry.merged for entry in entries)
     rows = []
     for case in spec.cases:
@@ -167,13 +220,13 @@ def rows_for(
                 )
             )
             continue
-        if len({entry.outcome for entry in found}) > 1:
+        if not _explained(found, passed_reruns):
             listed = ", ".join(entry.outcome.value for entry in found[:5])
             rows.append(
                 case_invalid(
                     case,
-                    f"{source} lists {labels[0]} {len(found)} times with different outcomes "
-                    f"({listed})",
+                    f"{source} lists {labels[0]} {len(found)} times with outcomes no rerun "
+                    f"explains ({listed}): a test is rerun only after it failed",
                 )
             )
             continue
