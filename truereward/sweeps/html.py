@@ -27,7 +27,8 @@ Rules the page keeps:
 - **Absent is not 0**: a value that does not exist (the mean of no reward,
   the reward of a refused run, a delta with a side without gradable runs)
   is shown as ``—`` and has no ``data-value``; a run without a reward is
-  never drawn as a bar of 0.
+  never drawn as a bar of 0. (The prose says "zero": a digit on the page is
+  always a number with a name.)
 - **Every number is named**: each number shown is an element with a
   ``data-metric`` attribute (and ``data-value``, the exact value; the text
   is rounded to 4 decimals). A name is a dotted path into the JSON of the
@@ -43,7 +44,9 @@ Rules the page keeps:
   page does not show. ``docs/sweeps.md`` lists them all.
 - **Everything from a grade is escaped**: run ids, codes, blame, reasons,
   schemes and the sweep's URL go through :func:`html.escape` (quotes too),
-  in text and in attributes alike.
+  in text and in attributes alike. Reasons (text from a grade, which may
+  hold digits that are not the page's numbers) are marked ``class="why"``;
+  run ids, codes and locations are in ``<code>``.
 """
 
 from __future__ import annotations
@@ -201,7 +204,7 @@ def _reward(summary: SweepSummary) -> list[str]:
     ]
     if not reward.present:
         lines.append(
-            "<p>No gradable run: there is no reward distribution (absent, not 0; "
+            "<p>No gradable run: there is no reward distribution (absent, not zero; "
             "nothing is drawn).</p>"
         )
     else:
@@ -209,7 +212,7 @@ def _reward(summary: SweepSummary) -> list[str]:
             f"<p>Over the {_num('gradable', summary.gradable)} gradable runs; the "
             f"{_num('ungradable', summary.ungradable)} ungradable and "
             f"{_num('unreadable', summary.unreadable)} unreadable runs have no reward and are "
-            "not in it (never counted as 0).</p>"
+            "not in it (never counted as zero).</p>"
         )
         bars = [
             _bar(label, f"reward.{key}", value, "reward")
@@ -322,7 +325,7 @@ def _attempt_list(index: int, run: RetriedRun) -> str:
         if line.gradable:
             items.append(f'<li class="ok">{number}: gradable</li>')
             continue
-        why = f": {_e(line.why)}" if line.why else ""
+        why = f': <span class="why">{_e(line.why)}</span>' if line.why else ""
         blame = f" ({_e(', '.join(line.blame))})" if line.blame else ""
         items.append(f"<li>{number}: {_codes(line.codes)}{blame}{why}</li>")
     return '<ul class="attempts">' + "".join(items) + "</ul>"
@@ -399,7 +402,7 @@ def _unreadable(summary: SweepSummary) -> list[str]:
     ]
     lines += [
         f'<tr data-run="{_e(item.run)}"><td><code>{_e(item.run)}</code></td>'
-        f"<td>{_e(item.why)}</td></tr>"
+        f'<td class="why">{_e(item.why)}</td></tr>'
         for item in summary.unreadable_runs
     ]
     lines.append("</tbody></table>")
@@ -441,7 +444,7 @@ def _no_rewards(
         "<th>codes, or why unreadable</th><th>blame</th></tr></thead><tbody>"
     )
     for index, item in enumerate(items[:limit]):
-        reasons = _codes(item.codes) or _e(item.why or "")
+        reasons = _codes(item.codes) or f'<span class="why">{_e(item.why or "")}</span>'
         blame = _e(", ".join(item.blame)) or ABSENT
         lines.append(
             f'<tr data-run="{_e(item.run)}"><td><code>{_e(item.run)}</code></td>'
@@ -531,7 +534,7 @@ def _comparison(
     )
     lines.append(
         "<p>A run without a reward on one side is newly ungradable or newly gradable, "
-        "never a regression or a fix: a missing reward is not 0.</p>"
+        "never a regression or a fix: a missing reward is not zero.</p>"
     )
     lines += _changes("Regressions (reward down)", "regressions", comparison.regressions, limit)
     lines += _changes("Fixes (reward up)", "fixes", comparison.fixes, limit)
@@ -602,7 +605,7 @@ def render_report(
         body += _comparison(comparison, baseline, sweep, limit)
     body.append(
         "<footer><p>Made by <code>truereward sweep report</code>. Every number carries a "
-        "<code>data-metric</code> attribute naming it; — is an absent value, never 0.</p>"
+        "<code>data-metric</code> attribute naming it; — is an absent value, never zero.</p>"
         "</footer>"
     )
     return (
