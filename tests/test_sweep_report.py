@@ -732,3 +732,14 @@ def test_the_report_in_chromium_agrees_with_the_json(tmp_path, capsys):
     assert len(colours) > 20, "a page with text and charts, not one colour"
     assert bytes((255, 255, 255)) in colours  # the background
     assert bytes((0x55, 0xA8, 0x68)) in colours  # the reward chart's bars (#55a868)
+
+
+def test_the_docs_report_example_runs(tmp_path):
+    from tests.test_evaluate_docs_and_imports import python_blocks
+
+    [code] = [block for block in python_blocks("sweeps.md") if "render_report" in block]
+    root = publish_sweep(tmp_path / "nightly", PLAN)
+    namespace: dict[str, Any] = {}
+    exec(compile(code.replace('"out/nightly"', repr(root)), "docs/sweeps.md", "exec"), namespace)
+    found = metrics_of(Page(namespace["page"]))
+    assert found["runs"][0]["text"] == "6" and found["retries.listed"][0]["text"] == "2"
