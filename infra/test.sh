@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The test command: install what the tests need into ./.venv, then run them
-# all on two workers. Extra arguments go to pytest.
+# The test command: install what the tests need into ./.venv (and Debian's
+# chromium for the browser test, infra/chromium.sh), then run them all on two
+# workers. Extra arguments go to pytest.
 set -euo pipefail
 TRUEREWARD_EXTRAS=dev source "$(dirname "$0")/venv.sh"
+# Without a browser the browser test fails (with this message above it); the
+# other tests still run.
+bash infra/chromium.sh || echo "infra/test.sh: no chromium: the browser test will fail" >&2
 export PREFECT_SERVER_ANALYTICS_ENABLED=false DO_NOT_TRACK=1
 exec .venv/bin/python -m pytest -n 2 "$@"

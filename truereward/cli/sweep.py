@@ -1,4 +1,4 @@
-"""``truereward sweep summary|retries|compare|stability``: analyse published grades.
+"""``truereward sweep summary|retries|report|compare|stability``: analyse published grades.
 
 A sweep is a directory or fsspec URL whose subdirectories are runs, each
 holding its published grade.json (or, graded in place, logs/verifier/grade.json).
@@ -6,22 +6,33 @@ holding its published grade.json (or, graded in place, logs/verifier/grade.json)
 code and blame, attempts, the retried and still-refused runs. ``retries
 URL``: every run that was retried or stands refused for the grader's
 reasons, attempt by attempt, and the command that grades the still-refused
-ones again. ``compare BASE CAND``: runs paired by id: regressions, fixes,
-newly ungradable, newly gradable (a run without a reward is never counted
-as 0). ``stability URL URL...``: flaky runs and cases across repeated
-sweeps. Markdown (default) or JSON. Exit 0, 1 when a ``--fail-on-...`` gate
-trips, 2 when a sweep cannot be read.
+ones again. ``report URL --output FILE``: all of that on one
+self-contained HTML page with charts (``--baseline BASE``: with the
+regressions and fixes against it). ``compare BASE CAND``: runs paired by id:
+regressions, fixes, newly ungradable, newly gradable (a run without a reward
+is never counted as 0). ``stability URL URL...``: flaky runs and cases
+across repeated sweeps. Markdown (default) or JSON. Exit 0, 1 when a
+``--fail-on-...`` gate trips, 2 when a sweep cannot be read (or the report
+cannot be written).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
-from typing import Any
+import tempfile
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..strictjson import StrictJSONError, loads
 from .common import EXIT_FAILED, EXIT_OK, CliError
+
+if TYPE_CHECKING:
+    from ..sweeps.record import RunRecord
+    from ..sweeps.retries import RetriesListing
 
 
 def register(subparsers: Any) -> None:
@@ -65,6 +76,42 @@ def register(subparsers: Any) -> None:
     _common_options(retries, formats=("table", "markdown", "json"))
     retries.set_defaults(run=run_retries)
 
+    report = actions.add_parser(
+        "report",
+        help="one self-contained HTML page: numbers, charts, retries, regressions",
+    )
+    report.add_argument("sweep", metavar="URL", help="the sweep: a directory or fsspec URL")
+    report.add_argument(
+        "--output",
+        "-o",
+        required=True,
+        metavar="PATH",
+        help="the HTML file to write, whole or not at all (- for standard output)",
+    )
+    report.add_argument(
+        "--baseline", metavar="BASE", help="a baseline sweep: show regressions and fixes against it"
+    )
+    report.add_argument(
+        "--runs",
+        metavar="SWEEP",
+        help="the sweep of runs these grades were published from, for the regrade command "
+        "(default: URL when the runs were graded in place)",
+    )
+    report.add_argument(
+        "--deployment",
+        default="grade-run/local",
+        help="the deployment the regrade command names (default: grade-run/local)",
+    )
+    report.add_argument(
+        "--limit",
+        type=_positive,
+        default=50,
+        metavar="N",
+        help="rows of each list shown at most; the rest are counted (default: 50)",
+    )
+    _reading_options(report)
+    report.set_defaults(run=run_report)
+
     compare = actions.add_parser("compare", help="a candidate sweep against a baseline")
     compare.add_argument("baseline", metavar="BASE", help="the baseline sweep")
     compare.add_argument("candidate", metavar="CAND", help="the candidate sweep")
@@ -94,6 +141,10 @@ def _common_options(
     parser.add_argument(
         "--json", dest="format", action="store_const", const="json", help="same as --format json"
     )
+    _reading_options(parser)
+
+
+def _reading_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--strict",
         action="store_true",
@@ -106,6 +157,16 @@ def _common_options(
         metavar="KEY=VALUE",
         help="an fsspec storage option (VALUE is JSON when it parses, else a string)",
     )
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
 
 
 def storage_options(pairs: list[str]) -> dict[str, Any]:
@@ -308,6 +369,100 @@ def run_retries(args: argparse.Namespace) -> int:
         if note:
             out.write(f"({note})\n")
     return EXIT_OK
+
+
+def _listed(
+    pairs: Iterable[tuple[str, RunRecord | None, RunRecord | None]], listing: RetriesListing
+) -> Iterator[tuple[str, RunRecord | None, RunRecord | None]]:
+    """``pairs`` as they are, each candidate record fed to ``listing`` on the way."""
+    for run, base, cand in pairs:
+        if cand is not None:
+            listing.add(cand)
+        yield run, base, cand
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from ..sweeps import SweepNotFound, compare_runs, paired_records
+    from ..sweeps.html import render_report
+    from ..sweeps.retries import RetriesListing
+    from ..sweeps.summary import SummaryBuilder
+
+    source = _source(args.sweep, args)
+    baseline = _source(args.baseline, args) if args.baseline is not None else None
+    listing = RetriesListing(limit=args.limit)
+    comparison = None
+    # One pass: each record is summarised and offered to the listing as it is
+    # read; the listing keeps --limit lines, the summary bounded tallies.
+    try:
+        if baseline is None:
+            builder = SummaryBuilder()
+            for record in source.records(strict=args.strict):
+                builder.add(record)
+                listing.add(record)
+            summary = builder.result()
+        else:
+            pairs = paired_records(baseline, source, strict=args.strict)
+            comparison = compare_runs(_listed(pairs, listing))
+            summary = comparison.candidate  # compare_runs summarised the candidate's records
+    except SweepNotFound as error:
+        raise CliError(str(error)) from None
+    regrade: tuple[str, ...] = ()
+    note = ""
+    if listing.tally.still_refused:
+        deployment, local, note = _regrade_commands(args, source.in_place)
+        regrade = (deployment, local)
+    page = render_report(
+        summary,
+        listing.runs,
+        listing.tally,
+        comparison,
+        title=f"Sweep report: {args.sweep}",
+        sweep=args.sweep,
+        baseline=args.baseline,
+        regrade=regrade,
+        regrade_note=note,
+        limit=args.limit,
+    )
+    _write_output(args.output, page)
+    return EXIT_OK
+
+
+def _write_output(path: str, text: str) -> None:
+    """``text`` (UTF-8) to standard output (``-``), or to ``path`` whole or
+    not at all: a temporary file in the same directory, flushed to disk,
+    then moved over ``path`` with ``os.replace``. :class:`CliError` naming
+    the path when it cannot be written (no temporary file is left)."""
+    data = text.encode("utf-8")
+    if path == "-":
+        sys.stdout.flush()
+        binary = getattr(sys.stdout, "buffer", None)
+        if binary is None:  # a text-only stream put in place by the caller
+            sys.stdout.write(text)
+        else:
+            binary.write(data)
+            binary.flush()
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        handle, temporary = tempfile.mkstemp(
+            dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp"
+        )
+    except OSError as error:
+        raise CliError(f"--output {path}: cannot write: {error.strerror or error}") from None
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        umask = os.umask(0)  # mkstemp makes the file 0600; a report is an ordinary file
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        os.replace(temporary, path)
+    except OSError as error:
+        raise CliError(f"--output {path}: cannot write: {error.strerror or error}") from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
 
 
 def _md(text: str) -> str:

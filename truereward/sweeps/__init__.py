@@ -10,12 +10,16 @@ grades, never re-grade, and never count a run without a reward as 0:
   regressions, fixes, newly ungradable, newly gradable, reward deltas absent
   when a side has none (:class:`SweepComparison`);
 - :func:`stability`: repeated sweeps of the same runs: flaky runs, runs that
-  flip gradability, flaky cases (:class:`Stability`).
+  flip gradability, flaky cases (:class:`Stability`);
+- :func:`retried_runs` / :class:`RetriesListing`: the retried and
+  grader-refused runs attempt by attempt (:class:`RetriedRun`,
+  :class:`RetriesTally`).
 
 The analyses are pure functions over records (:class:`RunRecord`, or grade
 documents for :func:`summarize`) and stream: the Prefect flow summarises
 the documents it holds with the same code. :mod:`truereward.sweeps.markdown`
-renders them. ``docs/sweeps.md`` has the details; ``truereward sweep`` is
+renders them as markdown; :func:`render_report` (:mod:`truereward.sweeps.html`)
+as one self-contained HTML page. ``docs/sweeps.md`` has the details; ``truereward sweep`` is
 the command line.
 """
 
@@ -28,8 +32,10 @@ from ..lazy import lazy_names
 if TYPE_CHECKING:
     from .comparison import NoReward, RewardChange, SweepComparison, compare, compare_runs
     from .flaky import FlakyCase, RunHistory, Stability, stability
+    from .html import render_report
     from .parse import parse_grade
     from .record import RunRecord, RunState
+    from .retries import RetriedRun, RetriesListing, RetriesTally, RetryFilter, retried_runs
     from .source import SweepNotFound, SweepSource, grouped_records, paired_records
     from .summary import SummaryBuilder, SweepSummary, summarize
 
@@ -40,6 +46,12 @@ _LAZY = {
     "compare": "comparison",
     "compare_runs": "comparison",
     "parse_grade": "parse",
+    "render_report": "html",
+    "RetriedRun": "retries",
+    "RetriesListing": "retries",
+    "RetriesTally": "retries",
+    "RetryFilter": "retries",
+    "retried_runs": "retries",
     "RunRecord": "record",
     "RunState": "record",
     "SweepNotFound": "source",
@@ -58,6 +70,10 @@ _LAZY = {
 __all__ = [
     "FlakyCase",
     "NoReward",
+    "RetriedRun",
+    "RetriesListing",
+    "RetriesTally",
+    "RetryFilter",
     "RewardChange",
     "RunHistory",
     "RunRecord",
@@ -73,6 +89,8 @@ __all__ = [
     "grouped_records",
     "paired_records",
     "parse_grade",
+    "render_report",
+    "retried_runs",
     "stability",
     "summarize",
 ]

@@ -15,6 +15,9 @@ it), ``blame`` (some attempt was refused with that blame), ``still_refused``
 :class:`RetriesTally` counts as it goes (runs read, listed, retried, healed,
 still refused, unreadable), so a caller can print a footer after streaming
 the lines: memory holds one record at a time, whatever the sweep's size.
+:class:`RetriesListing` takes records one at a time instead (for a caller
+that reads the sweep for something else in the same pass, as ``sweep
+report`` does) and keeps the first lines and the tally.
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ from pydantic import BaseModel, ConfigDict
 
 from .record import AttemptNote, RefusalNote, RunRecord, RunState
 
-__all__ = ["AttemptLine", "RetriedRun", "RetriesTally", "RetryFilter", "retried_runs"]
+__all__ = [
+    "AttemptLine",
+    "RetriedRun",
+    "RetriesListing",
+    "RetriesTally",
+    "RetryFilter",
+    "retried_runs",
+]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
@@ -159,3 +169,32 @@ def retried_runs(
             if len(tally.examples) < tally.EXAMPLES:
                 tally.examples.append(line.run)
         yield line
+
+
+@dataclass
+class RetriesListing:
+    """:func:`retried_runs` one record at a time: :meth:`add` counts the
+    record in :attr:`tally` and keeps its line in :attr:`runs` while fewer
+    than ``limit`` are kept (``limit`` 0 keeps none). Memory is bounded by
+    ``limit``, whatever the number of records; :attr:`more` is how many
+    listed lines were not kept."""
+
+    limit: int = 50
+    keep: RetryFilter = field(default_factory=RetryFilter)
+    tally: RetriesTally = field(default_factory=RetriesTally)
+    runs: list[RetriedRun] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.limit < 0:
+            raise ValueError(f"limit is at least 0, got {self.limit}")
+
+    def add(self, record: RunRecord) -> None:
+        """Count one record, and keep its line if it is listed and there is room."""
+        for line in retried_runs((record,), self.tally, self.keep):
+            if len(self.runs) < self.limit:
+                self.runs.append(line)
+
+    @property
+    def more(self) -> int:
+        """Listed lines not kept (past ``limit``)."""
+        return self.tally.listed - len(self.runs)
