@@ -13,9 +13,11 @@ changes nothing; ``regrade`` names the runs with a grade that are graded
 again once a fault is fixed (``grader-refusals``: every run still refused
 for the grader's reasons), each replacing exactly the grade it found.
 
-The flow run is named after the sweep (``grade-run-<sweep>``). It ends with
-three artifacts (the per-run table, the summary, and the runs still refused
-for the grader's reasons with the command that grades them again), returns
+The flow run is named after the sweep (``grade-run-<sweep>``). It writes an
+HTML sweep report (``sweep-report.html`` in the target, or where ``report``
+says) and ends with artifacts (the per-run
+table, the summary, the runs still refused for the grader's reasons with the
+command that grades them again, a link to the report), returns
 the :class:`~truereward.grading.GradeRunResult`, and finishes Completed in a
 state named ``Graded`` (every run gradable) or ``Graded with refusals``;
 Failed (``Publish failed``) when some grade could not be published, with a
@@ -141,12 +143,28 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
             report=report,
         )
     result = report.result()
-    create_artifacts(result, request, target)
+    page = _write_page(result, request, target, logger)
+    create_artifacts(result, request, target, page)
     logger.info("%s: %s", result.state_name, result.headline())
     if result.failed:
         # A failed state carries an exception; the result rides on it.
         return Failed(name=result.state_name, message=result.headline(), data=PublishFailed(result))
     return Completed(name=result.state_name, message=result.headline(), data=result)
+
+
+def _write_page(
+    result: GradeRunResult, request: GradeRequest, target: Any, logger: Any
+) -> str | None:
+    """Write the HTML sweep report; a page that cannot be written is logged,
+    never a failure of the grading."""
+    from truereward.grading.sweep_report import write_sweep_report
+    from truereward.prefect.artifacts import deployment_name
+
+    try:
+        return write_sweep_report(result, request, target, deployment=deployment_name())
+    except (OSError, ValueError, ImportError) as error:
+        logger.warning("the sweep report could not be written: %s", error)
+        return None
 
 
 def _request(args: argparse.Namespace) -> GradeRequest:

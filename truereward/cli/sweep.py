@@ -19,11 +19,8 @@ cannot be written).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -442,27 +439,12 @@ def _write_output(path: str, text: str) -> None:
             binary.write(data)
             binary.flush()
         return
-    directory = os.path.dirname(os.path.abspath(path))
+    from ..atomic import write_whole
+
     try:
-        handle, temporary = tempfile.mkstemp(
-            dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp"
-        )
+        write_whole(path, data)
     except OSError as error:
         raise CliError(f"--output {path}: cannot write: {error.strerror or error}") from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        umask = os.umask(0)  # mkstemp makes the file 0600; a report is an ordinary file
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
-        os.replace(temporary, path)
-    except OSError as error:
-        raise CliError(f"--output {path}: cannot write: {error.strerror or error}") from None
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
 
 
 def _md(text: str) -> str:

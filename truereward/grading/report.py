@@ -20,7 +20,10 @@ as it comes and builds a :class:`GradeRunResult`:
   ``unchanged``, ``repaired``, ``conflict``, ``failed``); ``failed``: runs
   whose grade was not published (a conflict, a failure, or no grade made);
 - ``failures``: those runs, and why;
-- ``runs``: one line per run for the table artifact.
+- ``runs``: one line per run for the table artifact;
+- ``retry_lines``: the first :data:`RETRY_LINES` retried or grader-refused
+  runs attempt by attempt (:mod:`truereward.sweeps.retries`), for the HTML
+  sweep report, and ``retry_tally`` the counts over all of them.
 
 Memory stays bounded whatever the sweep's size: the summary's tallies are
 bounded by the codes and attempt counts, and the table and the failures keep
@@ -30,11 +33,13 @@ refused, retried or not published first; counts cover every run).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..sweeps.record import RunRecord, RunState
+from ..sweeps.retries import RetriedRun, RetriesListing, RetriesTally
 from ..sweeps.summary import SummaryBuilder, SweepSummary
 from .steps import PublishedRun
 
@@ -57,6 +62,8 @@ TABLE_LIMIT = 2000
 FAILURE_LIMIT = 100
 #: Characters of a run's reasons kept in its table line.
 WHY_LIMIT = 300
+#: Retried or grader-refused runs listed attempt by attempt at most.
+RETRY_LINES = 50
 
 #: The names of the flow's final states.
 GRADED = "Graded"
@@ -127,6 +134,8 @@ class GradeRunResult(BaseModel):
     failed: Count
     failures: list[RunFailure]
     runs: list[RunLine]
+    retry_lines: list[RetriedRun] = Field(default_factory=list)
+    retry_tally: RetriesTally = Field(default_factory=RetriesTally)
 
     @property
     def state_name(self) -> str:
@@ -192,6 +201,7 @@ class GradeRunReport:
 
     def __init__(self) -> None:
         self._summary = SummaryBuilder()
+        self._retries = RetriesListing(limit=RETRY_LINES)
         self._published: dict[str, int] = {}
         self._already = self._retried_earlier = 0
         self._graded = self._regraded = self._retried = 0
@@ -204,6 +214,7 @@ class GradeRunReport:
         """Count one run."""
         record = published.record
         self._summary.add(record)
+        self._retries.add(record)
         self._published[published.decision] = self._published.get(published.decision, 0) + 1
         if published.stored:
             self._already += 1
@@ -246,6 +257,8 @@ class GradeRunReport:
         lines.sort(key=lambda line: line.run)
         return GradeRunResult(
             summary=self._summary.result(),
+            retry_lines=list(self._retries.runs),
+            retry_tally=dataclasses.replace(self._retries.tally),
             published=dict(sorted(self._published.items())),
             graded=self._graded,
             regraded=self._regraded,

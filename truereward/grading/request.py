@@ -41,6 +41,8 @@ Fields:
   sweep's size, see :func:`truereward.grading.chunks.chunk_size_for`);
   ``task_runner``: ``threads`` (default) or ``dask`` (``dask_address``: a
   running Dask scheduler; default: a local cluster).
+- ``report``: where the HTML sweep report goes
+  (:mod:`truereward.grading.sweep_report`).
 """
 
 from __future__ import annotations
@@ -166,6 +168,11 @@ class GradeRequest(BaseModel):
     retry_delay_seconds: Annotated[float, Field(ge=0, le=3600)] = 5.0
     concurrency: Annotated[int, Field(ge=1, le=512)] = 8
     chunk_size: Annotated[int, Field(ge=1, le=10_000)] | None = None
+    report: Text | None = Field(
+        default=None,
+        description="where to write the HTML sweep report (path or URL); default: "
+        "sweep-report.html in the target, or in the sweep when graded in place",
+    )
     task_runner: Literal["threads", "dask"] = "threads"
     dask_address: Text | None = None
 

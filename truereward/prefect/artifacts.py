@@ -8,7 +8,9 @@ Three artifacts per flow run, made from the one
 - ``…-summary``: the headline, what publishing did, the sweep summary;
 - ``…-regrade``: the runs that stand refused for the grader's reasons, with
   their codes and why, and the exact commands that grade them again once
-  the fault is fixed (``regrade: grader-refusals``).
+  the fault is fixed (``regrade: grader-refusals``);
+- ``…-report``: a link to the HTML sweep report the flow wrote
+  (:mod:`truereward.grading.sweep_report`), when it wrote one.
 
 Keys are ``grade-run-<sweep>-<digest>-<part>`` in the characters Prefect
 allows: ``<sweep>`` is the sweep's name (``runs`` for a list of runs) and
@@ -24,7 +26,11 @@ import hashlib
 import re
 from typing import Any
 
-from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.artifacts import (
+    create_link_artifact,
+    create_markdown_artifact,
+    create_table_artifact,
+)
 
 from ..grading.commands import (
     DEFAULT_DEPLOYMENT,
@@ -37,7 +43,13 @@ from ..grading.report import GradeRunResult
 from ..grading.request import GradeRequest
 from ..target import Target
 
-__all__ = ["artifact_key", "create_artifacts", "flow_run_name", "render_regrade"]
+__all__ = [
+    "artifact_key",
+    "create_artifacts",
+    "deployment_name",
+    "flow_run_name",
+    "render_regrade",
+]
 
 
 def _slug(text: str) -> str:
@@ -106,16 +118,32 @@ def render_regrade(result: GradeRunResult, request: GradeRequest, deployment: st
     return "\n".join(lines) + "\n"
 
 
-def _deployment() -> str:
+def deployment_name() -> str:
+    """``grade-run/<deployment>`` of the current flow run (the default
+    deployment's name when it was not started from one)."""
     from prefect.runtime import deployment
 
     name = deployment.name
     return f"grade-run/{name}" if name else DEFAULT_DEPLOYMENT
 
 
-def create_artifacts(result: GradeRunResult, request: GradeRequest, target: Target | None) -> None:
-    """Create the three artifacts of ``result`` (module docstring) for the
-    current flow run."""
+def _link(where: str) -> str:
+    if "://" in where:
+        return where
+    import os
+    from pathlib import Path
+
+    return Path(os.path.abspath(where)).as_uri()
+
+
+def create_artifacts(
+    result: GradeRunResult,
+    request: GradeRequest,
+    target: Target | None,
+    page: str | None = None,
+) -> None:
+    """Create the artifacts of ``result`` (module docstring) for the current
+    flow run; ``page`` is where the HTML sweep report was written."""
     title = f"grade-run {request.sweep_name or f'({len(request.runs or ())} runs)'}"
     create_table_artifact(
         table=[line.cells() for line in result.runs],
@@ -128,8 +156,15 @@ def create_artifacts(result: GradeRunResult, request: GradeRequest, target: Targ
         description=f"{title}: {result.state_name}",
     )
     create_markdown_artifact(
-        markdown=render_regrade(result, request, _deployment()),
+        markdown=render_regrade(result, request, deployment_name()),
         key=artifact_key(request, target, "regrade"),
         description=f"{title}: {result.summary.grader_refused} runs still refused for the "
         "grader's reasons",
     )
+    if page is not None:
+        create_link_artifact(
+            link=_link(page),
+            link_text=f"{title}: sweep report",
+            key=artifact_key(request, target, "report"),
+            description=f"{title}: the HTML sweep report ({page})",
+        )

@@ -1,0 +1,99 @@
+"""The HTML sweep report of a grading: where it goes, and writing it.
+
+After a sweep is graded, the ``grade-run`` flow writes one self-contained
+HTML page (:func:`truereward.sweeps.html.render_report`) made from the
+same :class:`~truereward.grading.GradeRunResult` as its headline and
+artifacts: the reward distribution over gradable runs, refusals by code and
+blame, attempts, the retried and still-refused runs with their reasons, and
+the commands that grade the still-refused ones again.
+
+It goes to ``GradeRequest.report`` when given, else ``sweep-report.html``
+in the target (the directory or prefix the runs publish under), else, for a
+sweep graded in place, at the top of the sweep; a list of runs graded in
+place gets no page unless ``report`` names one. A local path is written
+whole or not at all, and not at all when it already holds the same page (so
+running the flow again changes nothing); a URL with one fsspec write.
+"""
+
+from __future__ import annotations
+
+from ..target import Target
+from .commands import deployment_command, local_command, regrade_request
+from .report import GradeRunResult
+from .request import GradeRequest
+
+__all__ = ["REPORT_NAME", "report_location", "write_sweep_report"]
+
+
+def _holds(path: str, data: bytes) -> bool:
+    """Whether the regular file at ``path`` already holds ``data``."""
+    import os
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
+            return False
+        return os.read(fd, len(data) + 1) == data
+    finally:
+        os.close(fd)
+
+
+#: The page's name in a target or a sweep.
+REPORT_NAME = "sweep-report.html"
+
+
+def report_location(request: GradeRequest, target: Target | None = None) -> str | None:
+    """Where the page of ``request`` goes (module docstring), or ``None``."""
+    if request.report is not None:
+        return request.report
+    base = target.url if target is not None else request.target
+    if base is None:
+        base = request.sweep
+    if base is None:
+        return None
+    return f"{base.rstrip('/')}/{REPORT_NAME}" if base.rstrip("/") else REPORT_NAME
+
+
+def write_sweep_report(
+    result: GradeRunResult,
+    request: GradeRequest,
+    target: Target | None = None,
+    *,
+    deployment: str = "grade-run/local",
+) -> str | None:
+    """Render and write the page; returns where it went (``None`` when it
+    has nowhere to go). ``OSError`` when it cannot be written."""
+    from ..sweeps.html import render_report
+
+    where = report_location(request, target)
+    if where is None:
+        return None
+    again = regrade_request(request)
+    page = render_report(
+        result.summary,
+        result.retry_lines,
+        result.retry_tally,
+        title=f"grade-run {request.sweep_name or f'({len(request.runs or ())} runs)'}",
+        sweep=request.sweep or ", ".join((request.runs or [])[:3]),
+        regrade=[deployment_command(again, deployment), local_command(again)],
+    )
+    data = page.encode("utf-8")
+    if "://" not in where or where.startswith("file://"):
+        from ..atomic import write_whole
+
+        path = where.removeprefix("file://")
+        if _holds(path, data):
+            return where  # the same page: a second, idempotent run touches nothing
+        write_whole(path, data)
+        return where
+    import fsspec
+
+    options = target.options() if target is not None else dict(request.storage_options)
+    with fsspec.open(where, "wb", **options) as stream:
+        stream.write(data)
+    return where
