@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from truereward import grade_document
 from truereward.cli import main
 from truereward.schemas import load
 
@@ -81,14 +82,51 @@ def test_fold_with_toml_case_set(row, tmp_path):
 
 def test_conflicting_fold_exits_3_and_replaces_works(row, tmp_path, capsys):
     logs = str(tmp_path / "l")
+    rows = write_rows(tmp_path / "one.jsonl", [row("a"), row("b", verdict="fail")])
+    assert main(["fold", str(rows), "--logs", logs, "--json"]) == 0
+    digest = json.loads(capsys.readouterr().out)["digest"]
+    # Another grade of the same evidence (another scheme): a conflict.
+    again = ["fold", str(rows), "--logs", logs, "--scheme", "fix-rate/1"]
+    assert main(again) == 3
+    assert "already published" in capsys.readouterr().err
+    assert main([*again, "--replaces", digest]) == 0
+    assert (tmp_path / "l" / "reward.txt").read_text() == "0.5\n"  # fix-rate/1: 1 of 2
+
+
+def test_a_grade_not_read_from_this_evidence_is_replaced(row, tmp_path, capsys):
+    """A grade.json standing in the logs directory that was read from other
+    evidence (or planted, or stale) is not this evidence's grade: the new
+    grade replaces it, and says so."""
+    logs = tmp_path / "l"
     first = write_rows(tmp_path / "one.jsonl", [row("a")])
     second = write_rows(tmp_path / "two.jsonl", [row("a", verdict="fail")])
-    assert main(["fold", str(first), "--logs", logs, "--json"]) == 0
-    digest = json.loads(capsys.readouterr().out)["digest"]
-    assert main(["fold", str(second), "--logs", logs]) == 3
-    assert "already published" in capsys.readouterr().err
-    assert main(["fold", str(second), "--logs", logs, "--replaces", digest]) == 0
-    assert (tmp_path / "l" / "reward.txt").read_text() == "0.0\n"
+    assert main(["fold", str(first), "--logs", str(logs)]) == 0
+    assert main(["fold", str(second), "--logs", str(logs)]) == 0
+    assert "it records no reading of" in capsys.readouterr().err
+    assert (logs / "reward.txt").read_text() == "0.0\n"
+    # The same file changed since it was graded: the old grade is stale.
+    write_rows(second, [row("a")])
+    assert main(["fold", str(second), "--logs", str(logs)]) == 0
+    assert "was not read from" in capsys.readouterr().err
+    assert (logs / "reward.txt").read_text() == "1.0\n"
+
+
+def test_a_planted_grade_and_reward_never_stand(row, tmp_path, capsys):
+    logs = tmp_path / "l"
+    logs.mkdir()
+    forged = grade_document([row("a")])  # a valid grade of 1.0, read from nothing
+    (logs / "grade.json").write_bytes(forged.to_bytes())
+    (logs / "reward.txt").write_text("1.0\n")
+    (logs / "reward.json").write_text('{"reward": 1.0}')
+    rows = write_rows(tmp_path / "rows.jsonl", [row("a", verdict="fail")])
+    assert main(["fold", str(rows), "--logs", str(logs)]) == 0
+    assert (logs / "reward.txt").read_text() == "0.0\n"
+    assert json.loads((logs / "reward.json").read_text()) == {"reward": 0.0}
+    (logs / "grade.json").write_text("not even JSON")
+    (logs / "reward.txt").write_text("1.0\n")
+    assert main(["fold", str(rows), "--logs", str(logs)]) == 0
+    assert "it is not a grade document" in capsys.readouterr().err
+    assert (logs / "reward.txt").read_text() == "0.0\n"
 
 
 def test_grade_logs_environment_variable(row, tmp_path):

@@ -40,6 +40,7 @@ __all__ = [
     "GRADE",
     "GRADE_CTRF",
     "NAMES",
+    "PREVIOUS_GRADE",
     "REWARD_FILES",
     "REWARD_JSON",
     "REWARD_TXT",
@@ -60,6 +61,9 @@ WRITE_ORDER = (GRADE, CTRF, REWARD_JSON, REWARD_TXT)
 REWARD_FILES = (REWARD_TXT, REWARD_JSON)
 #: Every name a grade of ours may write (either CTRF view).
 NAMES = (GRADE, CTRF, GRADE_CTRF, REWARD_JSON, REWARD_TXT)
+#: Where a grading session sets the grade it found aside
+#: (:mod:`truereward.publishing.session`).
+PREVIOUS_GRADE = "grade.previous.json"
 
 
 def reward_json(document: GradeDocument) -> dict[str, float | int]:

@@ -21,9 +21,35 @@ rows against the declared case set and publishes ``grade.json``,
 ``ctrf.json`` and, only when gradable, ``reward.json``/``reward.txt`` to the
 logs directory: ``--grade-logs DIR``, else ``$GRADE_LOGS``, else the ini key
 ``grade_logs`` (relative to the ini file's directory), else
-``/logs/verifier``. An earlier grade there is replaced
-(by its digest); if another publisher replaced it meanwhile, the session
-refuses loudly (exit status 3) and touches nothing.
+``/logs/verifier``.
+
+Before any test runs, the controller prepares a local logs directory
+(:mod:`truereward.publishing.session`): ``reward.txt`` and ``reward.json``
+are removed, as Harbor does, so a session that dies before it publishes
+(pytest-timeout's thread method, ``kill -9``) leaves no reward; a standing
+``grade.json`` (an earlier session's, or one the graded agent planted) is
+set aside as ``grade.previous.json``, never taken for this session's grade.
+If a grade appears there during the session, publishing refuses loudly
+(exit status 3) and touches nothing.
+
+It lives beside the plugins verifiers already use:
+
+- **pytest-json-ctrf** writing ``ctrf.json`` into the same directory
+  (Harbor's task template runs ``pytest --ctrf /logs/verifier/ctrf.json``):
+  its report is never replaced; our CTRF view goes to ``grade-ctrf.json``
+  (also whenever a ``ctrf.json`` written during the session is not ours);
+- **pytest-rerunfailures** and **flaky**: a case's row is its last
+  execution, the earlier ones its ``reruns``; a case that passed only on a
+  rerun is flaky (``grade.json`` lists it, the CTRF view marks it);
+- **pytest-timeout**: a case stopped by the signal method fails, with the
+  timeout in its ``why`` (as pytest and SWE-bench count a timed-out test);
+  the thread method ends the process, which leaves no reward (see above);
+- **pytest-xdist**, **pytest-randomly**: the grade does not depend on the
+  order or the process a case ran in.
+
+``--grade-reward-keys fix_rate,guards_hold`` (ini ``grade_reward_keys``) adds
+named figures to ``reward.json`` (Harbor's multi-metric mode, which switches
+its pass@k off).
 
 It never publishes a reward over a subset or a broken session. Each of these
 ends in a refusal that names what happened:
@@ -56,8 +82,10 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
+import re
 import signal
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -66,6 +94,8 @@ from typing import Any
 
 import pytest
 
+from .cases import CaseResult
+from .document import REWARD_KEYS
 from .session import Ledger, grade_one
 
 __all__ = ["Case", "cases"]
@@ -173,7 +203,16 @@ def grade(request: pytest.FixtureRequest) -> Callable[[Any, Callable[[Any], Any]
             )
             pytest.fail("grade() may be called once per test", pytrace=False)
         calls.append(case.id)
-        row, raised = grade_one(case, reader)
+        started = time.perf_counter()
+        try:
+            row, raised = grade_one(case, reader)
+        except pytest.fail.Exception as error:
+            if not _timed_out(str(error)):
+                raise
+            # pytest-timeout's signal method stopped the case: it failed.
+            row = _timeout_row(case.id, case.kind, str(error), time.perf_counter() - started)
+            node.user_properties.append((ROW_KEY, row.to_row()))
+            raise
         node.user_properties.append((ROW_KEY, row.to_row()))
         if raised is not None:
             raise raised
@@ -181,6 +220,32 @@ def grade(request: pytest.FixtureRequest) -> Callable[[Any, Callable[[Any], Any]
             pytest.fail(f"{case.id}: {row.verdict}: {row.why or row.code}", pytrace=False)
 
     return run
+
+
+#: What pytest-timeout's signal method fails a test with ("Timeout (>1.0s)
+#: from pytest-timeout.").
+_TIMEOUT = re.compile(r"Timeout \(>[^)]*\) from pytest-timeout")
+
+
+def _timed_out(text: str) -> bool:
+    """Whether a failure is pytest-timeout stopping the test."""
+    return _TIMEOUT.search(text) is not None
+
+
+def _timeout_row(case: str, kind: str, message: str, duration_s: float = 0.0) -> CaseResult:
+    """The row of a case pytest-timeout stopped: a failure (a program that
+    hangs fails its test), the timeout in its why."""
+    found = _TIMEOUT.search(message)
+    said = found.group(0) if found else message
+    return CaseResult.model_validate(
+        {
+            "id": case,
+            "kind": kind,
+            "verdict": "fail",
+            "why": f"timed out: {said} (the test did not finish in its time limit)",
+            "duration_s": max(0.0, duration_s),
+        }
+    )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -199,11 +264,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="N",
         help="exit with status N when the session is ungradable",
     )
+    group.addoption(
+        "--grade-reward-keys",
+        dest="grade_reward_keys",
+        metavar="KEYS",
+        help="figures reward.json carries beside reward, comma-separated "
+        f"({', '.join(REWARD_KEYS)}); any switches Harbor's pass@k off",
+    )
     parser.addini("grade_logs", f"where to publish the grade (default {DEFAULT_LOGS})", default="")
+    parser.addini(
+        "grade_reward_keys", "figures reward.json carries beside reward (see --grade-reward-keys)"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     _declared.clear()
+    _reward_keys(config)  # a bad value stops the session before any test runs
     if hasattr(config, "workerinput"):
         config.pluginmanager.register(Worker(config), "truereward-worker")
     else:
@@ -247,10 +323,12 @@ def _tag(item: pytest.Item) -> None:
 
 @dataclass
 class _Test:
-    """What the controller learned about one test."""
+    """What the controller learned about one test: its case, the rows its
+    executions recorded (oldest first: under pytest-rerunfailures or flaky a
+    test runs more than once, and each execution records one), how it ended."""
 
     case: dict[str, str] | None = None
-    rows: int = 0
+    rows: list[dict[str, Any]] = field(default_factory=list)
     outcome: str = ""
     when: str = ""
     why: str = ""
@@ -268,7 +346,11 @@ class Controller:
         self.worker_declarations: list[dict[str, Any]] = []
         self.outcome_line = ""
         self.started = datetime.now(UTC)
+        self.started_ns = time.time_ns()
         self.previous_sigterm: Any = None
+        #: What preparing the logs directory did, or why it could not.
+        self.began: list[str] = []
+        self.began_error = ""
 
     # --- a verifier killed on a timeout ----------------------------------------------------
 
@@ -277,10 +359,29 @@ class Controller:
         into the interrupt pytest already handles like Ctrl-C, so the session
         still publishes a refusal instead of leaving an earlier grade standing.
         Only when nobody else handles SIGTERM, and only in the main thread."""
+        self._begin()
         if threading.current_thread() is not threading.main_thread():
             return
         if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
             self.previous_sigterm = signal.signal(signal.SIGTERM, _interrupt_on_sigterm)
+
+    def _begin(self) -> None:
+        """Prepare a local logs directory before any test runs: no reward
+        file stands, and the standing grade is set aside (see
+        :mod:`truereward.publishing.session`). URLs are left as they are;
+        informational modes touch nothing."""
+        if _informational(self.config):
+            return
+        target = self._logs()
+        if "://" in target and not target.startswith("file://"):
+            return
+        from .publishing import PublishError
+        from .publishing.session import begin_session
+
+        try:
+            self.began = begin_session(target.removeprefix("file://"))
+        except PublishError as error:
+            self.began_error = str(error)
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
@@ -319,13 +420,15 @@ class Controller:
         ):
             # Rows and problems travel on every report of a test; read the
             # call report's, or the failing setup/teardown/crash report's.
+            # A test's user_properties accumulate over its executions: each
+            # report carries the rows so far.
             rows = [value for name, value in properties if name == ROW_KEY]
             problems = [value for name, value in properties if name == PROBLEM_KEY]
-            for row in rows[test.rows :]:
-                self.ledger.add_row(report.nodeid, row)
-            test.rows = max(test.rows, len(rows))
+            test.rows.extend(rows[len(test.rows) :])
             for problem in problems:
                 self.ledger.refuse(problem["code"], problem["why"], problem.get("case"))
+        if str(report.outcome) == "rerun":  # pytest-rerunfailures: not how the test ended
+            return
         if report.skipped and not test.outcome:
             test.outcome, test.when = "skipped", report.when
             test.why = _skip_reason(report)
@@ -340,12 +443,20 @@ class Controller:
     def _judge_tests(self) -> None:
         for nodeid, test in self.tests.items():
             case = test.case["id"] if test.case else None
+            if test.rows:
+                self.ledger.add_row(nodeid, _with_reruns(test.rows))
             if test.case is None:
                 if not test.rows:
                     self.ledger.refuse(
                         "CASE_INVALID",
                         f"{nodeid} is a test of the session that is not a case of the case set",
                     )
+                continue
+            if not test.rows and test.outcome == "failed" and _timed_out(test.why):
+                # Stopped by pytest-timeout before grade() recorded a row.
+                self.ledger.add_row(
+                    nodeid, _timeout_row(test.case["id"], test.case["kind"], test.why).to_row()
+                )
                 continue
             if test.outcome == "skipped":
                 self.ledger.refuse(
@@ -419,6 +530,30 @@ class Controller:
                     f"in a session limited by {asked}, e.g. {sorted(missing)[0]}",
                 )
 
+    def _publication(self, target: str) -> dict[str, Any]:
+        """How the files beside grade.json are laid out: our CTRF view as
+        ``grade-ctrf.json`` when another plugin writes ``ctrf.json`` there
+        (pytest-json-ctrf's ``--ctrf``, or a ``ctrf.json`` written during
+        this session that is not ours), and the reward keys asked for."""
+        chosen: dict[str, Any] = {"reward_keys": _reward_keys(self.config)}
+        if self._ctrf_taken(target):
+            chosen["ctrf"] = "grade-ctrf.json"
+        return chosen
+
+    def _ctrf_taken(self, target: str) -> bool:
+        if "://" in target and not target.startswith("file://"):
+            return False
+        here = os.path.join(target.removeprefix("file://"), "ctrf.json")
+        theirs = self.config.getoption("ctrf", default=None)  # pytest-json-ctrf's option
+        if isinstance(theirs, str) and os.path.realpath(theirs) == os.path.realpath(here):
+            return True
+        try:
+            info = os.lstat(here)
+        except OSError:
+            return False
+        # Written during this session, and not by us (we write only at the end).
+        return info.st_mtime_ns >= self.started_ns
+
     def _logs(self) -> str:
         return (
             self.config.getoption("grade_logs")
@@ -445,12 +580,19 @@ class Controller:
         self.ledger.declare(self.worker_declarations)
         self._judge_tests()
         self._judge_session(session, exitstatus)
-        document = self.ledger.document(
-            run={"started": self.started, "finished": datetime.now(UTC)}
-        )
         target = self._logs()
+        document = self.ledger.document(
+            run={"started": self.started, "finished": datetime.now(UTC)},
+            publication=self._publication(target),
+        )
         try:
-            result = publish(document, target, replaces=_published_digest(target))
+            if self.began_error:
+                raise PublishError(self.began_error)
+            # Locally, the grade that stood was set aside when the session
+            # began: this one is created, and one that appeared meanwhile is
+            # a conflict. At a URL, the grade standing now is replaced.
+            local = "://" not in target or target.startswith("file://")
+            result = publish(document, target, replaces=None if local else _standing(target))
         except (PublishConflict, PublishError) as error:
             self.outcome_line = f"truereward: NOT PUBLISHED: {error}"
             session.exitstatus = 3 if isinstance(error, PublishConflict) else 4
@@ -470,17 +612,48 @@ class Controller:
             terminalreporter.write_line(self.outcome_line)
 
 
-def _published_digest(target: str) -> str | None:
-    """The sha256 of the grade.json at a local target, so a new session
-    replaces exactly the grade it found (None when there is none)."""
-    if "://" in target and not target.startswith("file://"):
-        return None
-    path = Path(target.removeprefix("file://")) / "grade.json"
+def _reward_keys(config: pytest.Config) -> list[str]:
+    """The reward keys asked for (option, else ini key); a name that is not
+    a figure is a usage error naming it."""
+    given = config.getoption("grade_reward_keys") or str(config.getini("grade_reward_keys") or "")
+    keys = [key.strip() for key in given.split(",") if key.strip()]
+    unknown = [key for key in keys if key not in REWARD_KEYS]
+    if unknown:
+        raise pytest.UsageError(
+            f"--grade-reward-keys: {', '.join(unknown)} is not a figure of a grade; "
+            f"known: {', '.join(REWARD_KEYS)}"
+        )
+    return keys
+
+
+def _with_reruns(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The row of a test's last execution, with the earlier executions'
+    rows as its reruns (oldest first)."""
+    if len(rows) == 1:
+        return rows[0]
+    last = dict(rows[-1])
+    reruns = [*last.get("reruns", [])]
+    for earlier in rows[:-1]:
+        verdict = earlier.get("verdict")
+        why = str(earlier.get("why") or "")
+        if verdict not in ("pass", "fail"):  # an execution the grader could not grade
+            why = f"{verdict} ({earlier.get('code')}): {why}"
+        reruns.append({"verdict": "pass" if verdict == "pass" else "fail", "why": why[:500]})
+    last["reruns"] = reruns
+    return last
+
+
+def _standing(target: str) -> str | None:
+    """The sha256 of the grade standing at an object-store target, so the
+    session replaces exactly the grade it found (None when there is none
+    or it cannot be read: publishing will say what is wrong)."""
+    from .publishing import PublishError, as_target, open_store
+
     try:
-        with open(path, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        data = open_store(as_target(target)).read("grade.json")
+    except (OSError, PublishError):
         return None
+    return None if data is None else hashlib.sha256(data).hexdigest()
 
 
 def _selection_flags(config: pytest.Config) -> str:

@@ -94,8 +94,13 @@ class Ledger:
         """Record a refusal about the session (or one case)."""
         self.refusals.append(refusal(code, why, case))
 
-    def document(self, run: Mapping[str, Any] | None = None) -> GradeDocument:
-        """The grade document over everything that arrived."""
+    def document(
+        self,
+        run: Mapping[str, Any] | None = None,
+        publication: Mapping[str, Any] | None = None,
+    ) -> GradeDocument:
+        """The grade document over everything that arrived (``publication``:
+        how its files are laid out, see :class:`~truereward.document.Publication`)."""
         refusals = list(self.refusals)
         case_set: object = self.declared
         if not self.declared:
@@ -107,4 +112,6 @@ class Ledger:
                 )
             )
             case_set = None
-        return grade_document(self.rows, case_set=case_set, refusals=refusals, run=run)
+        return grade_document(
+            self.rows, case_set=case_set, refusals=refusals, run=run, publication=publication
+        )

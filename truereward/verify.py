@@ -178,12 +178,16 @@ def _check_view(document: GradeDocument, data: bytes, directory: Path) -> list[D
 
 def _check_kept_evidence(document: GradeDocument, directory: Path) -> list[Disagreement]:
     """The ``ctrf.json`` left beside a grade read from it: still the bytes
-    the grade read (one of its evidence digests)."""
+    the grade read (one of its evidence digests). A ``ctrf.json`` the grade
+    was not read from (another tool's report, beside a pytest session's
+    grade) is not ours to check."""
     recorded = {
         item.sha256
         for item in document.evidence
         if item.path.replace("\\", "/").rsplit("/", 1)[-1] == CTRF
     }
+    if not recorded:
+        return []
     data = _read_optional(directory / CTRF)
     if data is None:
         return [Disagreement(CTRF, "absent", "the evidence the grade was read from")]

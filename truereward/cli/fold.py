@@ -14,7 +14,7 @@ import argparse
 from typing import Any
 
 from .common import CliError, load_case_set, load_rows
-from .target_args import add_publish_arguments, publish_and_report, run_info
+from .target_args import add_publish_arguments, publication, publish_and_report, run_info
 
 
 def register(subparsers: Any) -> None:
@@ -49,13 +49,21 @@ def run(args: argparse.Namespace) -> int:
 
     rows = load_rows(args.rows)
     case_set = load_case_set(args.case_set) if args.case_set else None
+    # The rows file is evidence too: what ties the grade to what it was
+    # read from (truereward.trust), unless the rows came on standard input.
+    read = [*([] if args.rows == "-" else [args.rows]), *args.evidence]
     try:
-        evidence = [digest_file(path) for path in args.evidence]
+        evidence = [digest_file(path) for path in dict.fromkeys(read)]
     except OSError as error:
         raise CliError(f"{error.filename}: cannot read evidence: {error.strerror}") from None
     try:
         document = grade_document(
-            rows, case_set=case_set, scheme=args.scheme, run=run_info(args), evidence=evidence
+            rows,
+            case_set=case_set,
+            scheme=args.scheme,
+            run=run_info(args),
+            evidence=evidence,
+            publication=publication(args, read),
         )
     except UnknownScheme as error:
         raise CliError(f"--scheme: {error}") from None

@@ -6,7 +6,11 @@ any installed one) on the evidence (a path or an fsspec URL) for the task's
 declared cases, folds the rows and publishes the grade like ``truereward
 fold``. Evidence the reader refuses (missing, malformed, unreadable) is
 published as an ungradable grade with that refusal alone: a grade, not an
-error.
+error. Evidence that is the ``ctrf.json`` of the logs directory (Harbor's
+template writes it there) is kept: our CTRF view goes to
+``grade-ctrf.json``. A ``grade.json`` standing in the logs directory that
+was not read from this evidence (planted, or stale) is replaced; one that
+was is a conflict unless ``--replaces`` names it (``truereward.trust``).
 ``--case-set`` takes a task spec (JSON or TOML, or a SWE-bench instance
 with FAIL_TO_PASS/PASS_TO_PASS); ``--reader`` defaults to the spec's
 ``reader``. Exit statuses as for ``fold``.
@@ -18,7 +22,7 @@ import argparse
 from typing import Any
 
 from .common import CliError
-from .target_args import add_publish_arguments, publish_and_report, run_info
+from .target_args import add_publish_arguments, publication, publish_and_report, run_info
 
 
 def register(subparsers: Any) -> None:
@@ -68,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
             scheme=args.scheme,
             run=run_info(args),
             storage_options=parse_storage_options(args.evidence_options),
+            publication=publication(args, [args.evidence]),
         )
     except UnknownReader as error:
         raise CliError(f"--reader: {error}") from None

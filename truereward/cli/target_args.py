@@ -51,9 +51,34 @@ def add_publish_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SHA256",
         help="digest of the published grade.json this grade replaces",
     )
+    parser.add_argument(
+        "--reward-keys",
+        metavar="KEYS",
+        help="figures reward.json carries beside reward, comma-separated (fix_rate, "
+        "guards_hold, case_fraction); any switches Harbor's pass@k off",
+    )
     parser.add_argument("--run-id", help="the run's id, recorded in the document")
     parser.add_argument("--sweep", help="the sweep's name, recorded in the document")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+
+
+def publication(args: argparse.Namespace, evidence: list[str]) -> dict[str, Any]:
+    """How the files beside grade.json are laid out: the reward keys asked
+    for, and our CTRF view as ``grade-ctrf.json`` when one of ``evidence``
+    is the target's ``ctrf.json`` (so publishing keeps it)."""
+    from ..document import REWARD_KEYS, Publication
+    from ..files import ctrf_view_for
+
+    keys = [key.strip() for key in (args.reward_keys or "").split(",") if key.strip()]
+    unknown = [key for key in keys if key not in REWARD_KEYS]
+    if unknown:
+        raise CliError(
+            f"--reward-keys: {', '.join(unknown)} is not a figure of a grade; "
+            f"known: {', '.join(REWARD_KEYS)}"
+        )
+    chosen = Publication.model_validate({"reward_keys": keys})
+    target = args.logs or default_logs()
+    return ctrf_view_for(target.removeprefix("file://"), evidence, chosen).model_dump()
 
 
 def run_info(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -95,12 +120,16 @@ def publish_and_report(document: Any, args: argparse.Namespace) -> int:
     from ..publishing import BadStorageOptions, PublishConflict, PublishError, publish
 
     target = args.logs or default_logs()
+    options = parse_storage_options(args.storage_options)
+    replaces = args.replaces
+    if replaces is None:
+        replaces = _untrusted(document, target, options)
     try:
         result = publish(
             document,
             target,
-            replaces=args.replaces,
-            storage_options=parse_storage_options(args.storage_options),
+            replaces=replaces,
+            storage_options=options,
             unconditional=args.unconditional,
         )
     except PublishConflict as error:
@@ -130,6 +159,35 @@ def publish_and_report(document: Any, args: argparse.Namespace) -> int:
     else:
         print(f"{outcome_line(document)} -> {result.target} ({result.decision.value})")
     return EXIT_OK
+
+
+def _untrusted(document: Any, target: str, options: dict[str, Any]) -> str | None:
+    """The digest of the grade standing at ``target`` when it is not to be
+    trusted for ``document``'s evidence (:mod:`truereward.trust`), so the new
+    grade replaces it; ``None`` otherwise (a trusted grade is a conflict
+    unless ``--replaces`` names it)."""
+    import hashlib
+    import sys
+
+    from ..document import GradeDocument
+    from ..grading.stored import standing_bytes
+    from ..publishing import PublishError, as_target
+    from ..trust import judge
+
+    try:
+        data = standing_bytes(as_target(target, options))
+    except (OSError, PublishError, ValueError):
+        return None  # publishing will say what is wrong with the target
+    if data is None:
+        return None
+    try:
+        why = judge(GradeDocument.from_bytes(data), document.evidence)
+    except ValueError as error:  # not strict JSON, or not a grade document
+        why = f"it is not a grade document ({str(error).splitlines()[0][:200]})"
+    if why is None:
+        return None
+    print(f"truereward: replacing the grade.json found at {target}: {why}", file=sys.stderr)
+    return hashlib.sha256(data).hexdigest()
 
 
 def outcome_line(document: Any) -> str:

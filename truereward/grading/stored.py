@@ -27,7 +27,7 @@ from ..publishing import PublishError, open_store
 from ..strictjson import StrictJSONError
 from ..target import Target
 
-__all__ = ["MAX_STORED_BYTES", "stored_grade", "stored_grade_or_none"]
+__all__ = ["MAX_STORED_BYTES", "standing_bytes", "stored_grade", "stored_grade_or_none"]
 
 #: A stored grade.json larger than this is not read (documents are kilobytes).
 MAX_STORED_BYTES = 64 << 20
@@ -59,17 +59,24 @@ def _read_local(directory: str) -> bytes | None:
         os.close(fd)
 
 
+def standing_bytes(target: Target) -> bytes | None:
+    """The bytes of the ``grade.json`` standing at ``target``, whatever they
+    are (``None`` when there is none, or it is a symlink or too large).
+    ``OSError`` / :class:`~truereward.PublishError` when the target cannot
+    be read."""
+    if target.is_local:
+        return _read_local(target.path)
+    try:
+        return open_store(target).read(GRADE)
+    except FileNotFoundError:
+        return None
+
+
 def stored_grade(target: Target) -> GradeDocument | None:
     """The grade document published at ``target``, or ``None`` when there is
     none (or what is there is not a readable grade document). ``OSError`` /
     :class:`~truereward.PublishError` when the target cannot be read."""
-    if target.is_local:
-        data = _read_local(target.path)
-    else:
-        try:
-            data = open_store(target).read(GRADE)
-        except FileNotFoundError:
-            data = None
+    data = standing_bytes(target)
     if data is None:
         return None
     try:

@@ -215,9 +215,12 @@ def grade_evidence(
     run: Mapping[str, Any] | None = None,
     attempts: Iterable[Any] = (),
     storage_options: Mapping[str, Any] | None = None,
+    publication: Mapping[str, Any] | None = None,
     **options: Any,
 ) -> GradeDocument:
-    """Read ``evidence`` with ``reader`` and build the grade document.
+    """Read ``evidence`` with ``reader`` and build the grade document
+    (``publication``: how its files are laid out, see
+    :class:`~truereward.document.Publication`).
 
     When the reader refuses the evidence as a whole (it is missing,
     malformed or unreadable), the document holds that refusal alone: the
@@ -240,6 +243,7 @@ def grade_evidence(
             refusals=[refused],
             attempts=attempts,
             evidence=source.digests,
+            publication=publication,
         )
     return grade_document(
         reading.rows,
@@ -248,4 +252,5 @@ def grade_evidence(
         run=run,
         evidence=reading.evidence,
         attempts=attempts,
+        publication=publication,
     )
