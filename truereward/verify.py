@@ -19,7 +19,7 @@ from typing import Any
 
 from .ctrfreport import ctrf
 from .document import GradeDocument
-from .files import CTRF, GRADE, REWARD_JSON, REWARD_TXT, reward_json
+from .files import CTRF, GRADE, PREVIOUS_GRADE, REWARD_JSON, REWARD_TXT, reward_json
 from .folding import Fold, fold_prepared
 from .strictjson import StrictJSONError, loads
 
@@ -138,6 +138,12 @@ def verify_published(target: str | Path) -> tuple[GradeDocument, list[Disagreeme
     document cannot be read."""
     path = Path(target)
     directory = path if path.is_dir() else None
+    if directory is not None and not (path / GRADE).exists() and (path / PREVIOUS_GRADE).exists():
+        raise Unreadable(
+            f"{path}: no {GRADE}: a grading session began here and did not publish (it was "
+            f"killed, or stopped by a timeout), so there is no grade; {PREVIOUS_GRADE} is the "
+            "grade that stood before it, set aside"
+        )
     document, data = load_document(path / GRADE if directory else path)
     found = verify_document(document)
     if data != document.to_bytes():
