@@ -227,7 +227,8 @@ def test_summary_invariants(plan):
     assert sum(item.runs for item in summary.attempts.by_count) == len(plan) - summary.unreadable
     assert summary.attempts.total == summary.runs - summary.unreadable + plan.count("retried")
     retried = [record.run for record in records if record.attempts > 1]
-    assert summary.attempts.retried == len(retried) and summary.retried_runs == retried[:20]
+    assert summary.attempts.retried == len(retried)
+    assert summary.retried_runs == sorted(retried)[:20]  # the first by id, whatever the order
     refused = [
         record.run
         for record in records
@@ -235,11 +236,10 @@ def test_summary_invariants(plan):
         and record.refusals
         and all(item.blame == "grader" for item in record.refusals)
     ]
-    assert summary.grader_refused == len(refused) and summary.grader_refused_runs == refused[:20]
-    in_order = {"unreadable_runs", "retried_runs", "grader_refused_runs"}  # first N as read
-    assert summarize(reversed(records)).model_dump(exclude=in_order) == (
-        summary.model_dump(exclude=in_order)
-    )
+    assert summary.grader_refused == len(refused)
+    assert summary.grader_refused_runs == sorted(refused)[:20]
+    # The runs a summary names do not depend on the order they arrive in.
+    assert summarize(reversed(records)) == summary
 
 
 # --- Comparison ---------------------------------------------------------------------

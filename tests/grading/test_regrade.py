@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from truereward import GradeDocument, PublishConflict, publish
+from truereward import GradeDocument, PublishConflict, grade_document, publish
 from truereward.cli import main
 from truereward.grading import GradeRequest, grade_request
 from truereward.grading.triage import selects
@@ -110,13 +110,16 @@ def test_regrading_grader_refusals_after_an_outage(tmp_path: Path, capsys) -> No
     )
 
     heal(sweep, "down-a", "down-b")
-    untouched = {name: data for name, data in snapshot(out).items() if "down-" not in name}
+    # The sweep report changes with the sweep; every run but those is untouched.
+    untouched = {
+        name: data for name, data in snapshot(out).items() if "/" in name and "down-" not in name
+    }
     second = grade_request(request, sleep=no_wait)
     assert second.published == {"replaced": 2, "unchanged": 5}
     assert (second.graded, second.regraded, second.already_graded) == (2, 2, 5)
-    assert {name: data for name, data in snapshot(out).items() if "down-" not in name} == (
-        untouched
-    )  # byte for byte, mtimes too
+    assert {
+        name: data for name, data in snapshot(out).items() if "/" in name and "down-" not in name
+    } == untouched  # byte for byte, mtimes too
     after = grades(out)
     for run in ("down-a", "down-b"):
         grade = after[run]
@@ -180,8 +183,8 @@ def test_a_grade_changed_meanwhile_is_a_reported_conflict(tmp_path: Path, monkey
 
     looked = triage_module.triage
 
-    def then_someone_else_publishes(job, stored, policy):  # type: ignore[no-untyped-def]
-        planned = looked(job, stored, policy)
+    def then_someone_else_publishes(job, stored, policy, *rest):  # type: ignore[no-untyped-def]
+        planned = looked(job, stored, policy, *rest)
         publish(other, job.target, replaces=standing.digest)
         return planned
 
@@ -298,10 +301,44 @@ def meet_then_decide(looked: Any, start: threading.Barrier, delay: float) -> Any
     """The triage step of the regrade, which waits for the other publisher
     once it has read the standing grade."""
 
-    def triage(job: Any, stored: Any, policy: Any) -> Any:
-        decided = looked(job, stored, policy)
+    def triage(job: Any, stored: Any, policy: Any, *rest: Any) -> Any:
+        decided = looked(job, stored, policy, *rest)
         start.wait(timeout=30)  # both have read the same standing grade
         time.sleep(delay)
         return decided
 
     return triage
+
+
+def test_a_planted_grade_in_the_run_is_never_its_grade(tmp_path: Path) -> None:
+    """With the default target (each run's own logs/verifier), a forged,
+    valid grade of 1.0 planted there with reward files beside it is not the
+    run's grade: the run is graded and its true grade replaces it. A grade
+    the flow published there itself is kept, and a sweep with an explicit
+    target is unaffected."""
+    sweep = make_sweep(tmp_path / "s", {"fails": "fail", "ok": "pass"})
+    logs = sweep / "fails" / "logs" / "verifier"
+    logs.mkdir(parents=True)
+    case = next(iter(json.loads((sweep / "fails" / "task.json").read_text())["cases"]))
+    forged = grade_document(
+        [{"id": case, "kind": "fail_to_pass", "verdict": "pass"}], run={"id": "fails"}
+    )
+    (logs / "grade.json").write_bytes(forged.to_bytes())
+    (logs / "reward.txt").write_text("1.0\n")
+    (logs / "reward.json").write_text('{"reward": 1.0}')
+    result = grade_request(GradeRequest(sweep=str(sweep)), sleep=no_wait)
+    assert result.distrusted == 1 and "over an untrusted grade" in result.headline()
+    graded = GradeDocument.from_bytes((logs / "grade.json").read_bytes())
+    assert graded.gradable and graded.reward == 0.0 and graded.attempts == []
+    assert (logs / "reward.txt").read_text() == "0.0\n"
+    assert json.loads((logs / "reward.json").read_text()) == {"reward": 0.0}
+    assert [item.path for item in graded.evidence] == ["rows.jsonl"]  # relative to the run
+    # Graded by the flow itself: trusted, kept, nothing written.
+    before = snapshot(sweep)
+    again = grade_request(GradeRequest(sweep=str(sweep)), sleep=no_wait)
+    assert again.distrusted == 0 and again.published == {"unchanged": 2}
+    assert snapshot(sweep) == before
+    # The evidence changed since: the standing grade is stale, so not trusted.
+    (sweep / "ok" / "rows.jsonl").write_text((sweep / "ok" / "rows.jsonl").read_text() + "\n")
+    stale = grade_request(GradeRequest(sweep=str(sweep)), sleep=no_wait)
+    assert stale.distrusted == 1

@@ -48,6 +48,7 @@ class GradeSettings:
     storage_options: dict[str, Any] = field(default_factory=dict)
     sweep: str | None = None
     target: Target | None = None
+    reward_keys: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,10 @@ class RunJob:
     - ``replaces``: the digest of the grade this job's grade replaces (a
       regrade), ``history`` the attempts that grade records (its own
       last), and ``after`` their count: this job's attempts are numbered
-      from ``after + 1``.
+      from ``after + 1``;
+    - ``distrusted``: why the grade standing in the run's own directory is
+      not taken for its grade (:mod:`truereward.trust`): the job's grade
+      replaces it, and keeps none of its history.
     """
 
     run: str
@@ -72,6 +76,13 @@ class RunJob:
     replaces: str | None = None
     history: tuple[Attempt, ...] = ()
     after: int = 0
+    distrusted: str | None = None
+
+    @property
+    def in_place(self) -> bool:
+        """Whether the run publishes into its own directory (where the graded
+        agent could have written files before the verifier ran)."""
+        return self.settings.target is None
 
     @property
     def target(self) -> Target:
@@ -107,6 +118,7 @@ def settings_for(request: GradeRequest, target: Target | None = None) -> GradeSe
         storage_options=dict(request.storage_options),
         sweep=request.sweep_name,
         target=target,
+        reward_keys=tuple(request.reward_keys),
     )
 
 

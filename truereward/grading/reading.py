@@ -12,6 +12,10 @@ was read and when. Every problem becomes a refusal, never an exception:
   unknown one: ``CASE_INVALID``;
 - whatever the reader raises (:func:`truereward.readers.read_with_evidence`).
 
+The digests of the evidence read are recorded with paths relative to the
+run directory (``logs/verifier/ctrf.json``), so a run's grade is the same
+whether its sweep lies in a local directory or in a bucket.
+
 A run whose grade is kept (:mod:`truereward.grading.triage` decided so when
 the sweep was planned) is not read at all: :func:`kept` is its reading, the
 standing document.
@@ -38,9 +42,18 @@ from .plan import RunJob
 
 if TYPE_CHECKING:
     from ..cases import CaseResult
+    from ..readers import Reader
     from ..taskspec import TaskSpec
 
-__all__ = ["RunReading", "kept", "load_spec", "read_run", "worth_retrying"]
+__all__ = [
+    "RunReading",
+    "kept",
+    "load_spec",
+    "read_run",
+    "reader_and_evidence",
+    "relative_to_run",
+    "worth_retrying",
+]
 
 
 def worth_retrying(refusals: list[Refusal]) -> bool:
@@ -120,13 +133,14 @@ def load_spec(job: RunJob) -> TaskSpec:
         raise Ungradable("CASE_INVALID", f"task spec {error}") from None
 
 
-def _read(job: RunJob, digests: list[EvidenceDigest]) -> tuple[TaskSpec, list[CaseResult]]:
-    """The spec and rows of ``job``'s run; the digests of every evidence file
-    read go to ``digests``, also when the reader refuses."""
-    from ..readers import Evidence, UnknownReader, get_reader, read_with_evidence
+def reader_and_evidence(job: RunJob, spec: TaskSpec) -> tuple[Reader, str]:
+    """The reader of ``job``'s run and its evidence's path inside the run:
+    the request's, else the task spec's, else the reader's default.
+    :class:`~truereward.codes.Ungradable` (``CASE_INVALID``) when no reader
+    is named or the name is unknown."""
+    from ..readers import UnknownReader, get_reader
 
     settings = job.settings
-    spec = load_spec(job)
     name = settings.reader or spec.reader
     if name is None:
         raise Ungradable(
@@ -136,14 +150,32 @@ def _read(job: RunJob, digests: list[EvidenceDigest]) -> tuple[TaskSpec, list[Ca
         reader = get_reader(name)
     except UnknownReader as error:
         raise Ungradable("CASE_INVALID", str(error)) from None
-    evidence = Evidence(
-        url=job.inside(settings.evidence or spec.evidence or reader.default_evidence),
-        storage_options=settings.storage_options,
-    )
+    return reader, settings.evidence or spec.evidence or reader.default_evidence
+
+
+def relative_to_run(job: RunJob, digest: EvidenceDigest) -> EvidenceDigest:
+    """``digest`` with its path written relative to the run directory, so a
+    run's grade does not depend on where the sweep lies (a local directory,
+    a bucket); a path outside the run is kept as read."""
+    base = job.url.rstrip("/") + "/"
+    if not digest.path.startswith(base):
+        return digest
+    return EvidenceDigest(path=digest.path[len(base) :], sha256=digest.sha256, size=digest.size)
+
+
+def _read(job: RunJob, digests: list[EvidenceDigest]) -> tuple[TaskSpec, list[CaseResult]]:
+    """The spec and rows of ``job``'s run; the digests of every evidence file
+    read go to ``digests``, also when the reader refuses."""
+    from ..readers import Evidence, read_with_evidence
+
+    settings = job.settings
+    spec = load_spec(job)
+    reader, where = reader_and_evidence(job, spec)
+    evidence = Evidence(url=job.inside(where), storage_options=settings.storage_options)
     try:
         reading = read_with_evidence(reader, evidence, spec, **settings.options)
     finally:
-        digests.extend(evidence.digests)
+        digests.extend(relative_to_run(job, item) for item in evidence.digests)
     return spec, reading.rows
 
 

@@ -12,7 +12,9 @@ as it comes and builds a :class:`GradeRunResult`:
   is (and under ``failed``); a run for which no grade could be made (its
   task failed) is *unreadable*.
 - this flow run: ``graded`` runs (``regraded`` of them over a standing
-  grade), ``retried`` runs (read more than once in this flow run);
+  grade, ``distrusted`` of those over a grade in the run's own directory
+  that was not trusted), ``retried`` runs (read more than once in this flow
+  run);
   ``already_graded`` runs whose standing grade was kept, ``retried_earlier``
   of them retried by the flow run that graded them. The headline says
   "retried" for this flow run's retries only.
@@ -131,6 +133,7 @@ class GradeRunResult(BaseModel):
     retried: Count = 0
     already_graded: Count
     retried_earlier: Count = 0
+    distrusted: Count = 0
     failed: Count
     failures: list[RunFailure]
     runs: list[RunLine]
@@ -161,7 +164,10 @@ class GradeRunResult(BaseModel):
             grades += f", {summary.unreadable} without a grade"
         now = f"graded now {self.graded}"
         if self.regraded:
-            now += f" ({self.regraded} regraded)"
+            now += f" ({self.regraded} regraded"
+            if self.distrusted:
+                now += f", {self.distrusted} over an untrusted grade"
+            now += ")"
         now += f", {self.retried} retried"
         parts = [grades, now]
         if self.already_graded:
@@ -204,7 +210,7 @@ class GradeRunReport:
         self._retries = RetriesListing(limit=RETRY_LINES)
         self._published: dict[str, int] = {}
         self._already = self._retried_earlier = 0
-        self._graded = self._regraded = self._retried = 0
+        self._graded = self._regraded = self._retried = self._distrusted = 0
         self._failed = 0
         self._failures: list[RunFailure] = []
         self._notable: list[RunLine] = []
@@ -223,6 +229,7 @@ class GradeRunReport:
             self._graded += 1
             self._regraded += published.regraded
             self._retried += published.attempts_now > 1
+            self._distrusted += published.distrusted is not None
         if published.error is not None:
             self._failed += 1
             if len(self._failures) < FAILURE_LIMIT:
@@ -265,6 +272,7 @@ class GradeRunReport:
             retried=self._retried,
             already_graded=self._already,
             retried_earlier=self._retried_earlier,
+            distrusted=self._distrusted,
             failed=self._failed,
             failures=list(self._failures),
             runs=lines,

@@ -41,6 +41,8 @@ Fields:
   sweep's size, see :func:`truereward.grading.chunks.chunk_size_for`);
   ``task_runner``: ``threads`` (default) or ``dask`` (``dask_address``: a
   running Dask scheduler; default: a local cluster).
+- ``reward_keys``: figures ``reward.json`` carries beside ``reward``
+  (default none: ``{"reward": x}`` alone, as Harbor's pass@k needs).
 - ``report``: where the HTML sweep report goes
   (:mod:`truereward.grading.sweep_report`).
 """
@@ -51,6 +53,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
+from ..document import RewardKey
 from ..folding import DEFAULT_SCHEME, scheme_names
 from ..segments import check_segment
 from ..target import secret_option_paths
@@ -168,6 +171,11 @@ class GradeRequest(BaseModel):
     retry_delay_seconds: Annotated[float, Field(ge=0, le=3600)] = 5.0
     concurrency: Annotated[int, Field(ge=1, le=512)] = 8
     chunk_size: Annotated[int, Field(ge=1, le=10_000)] | None = None
+    reward_keys: list[RewardKey] = Field(
+        default_factory=list,
+        description="figures reward.json carries beside reward (fix_rate, guards_hold, "
+        "case_fraction); any switches Harbor's pass@k off",
+    )
     report: Text | None = Field(
         default=None,
         description="where to write the HTML sweep report (path or URL); default: "

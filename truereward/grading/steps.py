@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..document import GradeDocument, grade_document
+from ..document import GradeDocument, Publication, grade_document
+from ..files import ctrf_view_for
 from ..publishing import PublishConflict, PublishError, publish
 from ..sweeps.record import RunRecord
 from .plan import RunJob
@@ -61,6 +62,7 @@ class PublishedRun:
     transient: bool = False
     regraded: bool = False
     attempts_now: int = 0
+    distrusted: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -82,6 +84,7 @@ def fold_reading(reading: RunReading) -> GradedRun:
     }
     # Earlier flow runs' attempts first, then this flow run's: oldest first.
     attempts = (*job.history, *reading.history)
+    publication = _publication(job, reading)
     if reading.refusal is not None:
         document = grade_document(
             [],
@@ -90,6 +93,7 @@ def fold_reading(reading: RunReading) -> GradedRun:
             evidence=reading.evidence,
             refusals=[reading.refusal],
             attempts=attempts,
+            publication=publication,
         )
     else:
         document = grade_document(
@@ -99,8 +103,20 @@ def fold_reading(reading: RunReading) -> GradedRun:
             run=run,
             evidence=reading.evidence,
             attempts=attempts,
+            publication=publication,
         )
     return GradedRun(job=job, document=document)
+
+
+def _publication(job: RunJob, reading: RunReading) -> Publication:
+    """The run's reward keys, and our CTRF view moved aside when the run's
+    ``ctrf.json`` at its target is the evidence it was read from."""
+    chosen = Publication.model_validate({"reward_keys": list(job.settings.reward_keys)})
+    target = job.target
+    read = [
+        job.inside(item.path) if "://" not in item.path else item.path for item in reading.evidence
+    ]
+    return ctrf_view_for(target.path if target.is_local else target.url, read, chosen)
 
 
 def is_transient(error: PublishError) -> bool:
@@ -136,6 +152,7 @@ def publish_graded(graded: GradedRun) -> PublishedRun:
             stored=graded.stored,
             regraded=regraded,
             attempts_now=made,
+            distrusted=job.distrusted,
         )
     decision = _DECISIONS[result.decision.value]
     if decision == "unchanged" and result.changed:
@@ -146,6 +163,7 @@ def publish_graded(graded: GradedRun) -> PublishedRun:
         stored=graded.stored,
         regraded=regraded,
         attempts_now=made,
+        distrusted=job.distrusted,
     )
 
 

@@ -30,6 +30,18 @@ A run-blamed refusal is never graded again under ``grader-refusals``: what
 the run left will not change. A ``grade.json`` at the target that is not a
 readable grade document is not a standing grade: the run is graded, and
 publishing over the foreign file is refused as a conflict.
+
+**A grade in the run's own directory is checked before it is kept.** With
+the default target (each run's ``logs/verifier/``), the graded agent could
+have written a ``grade.json`` there before the verifier ran. A standing
+*gradable* grade there is kept only when :func:`truereward.trust.judge`
+trusts it for the run's evidence as it is now (it folds to what it states,
+and records the run's evidence file with the sha256 that file has now);
+otherwise it is **distrusted**: the run is graded and its grade replaces
+that one (naming its digest), keeping none of its history. An ungradable
+standing grade carries no reward, so it is kept or regraded by the policy
+alone. A target outside the runs is written by graders only: its grades are
+kept as they are.
 """
 
 from __future__ import annotations
@@ -73,12 +85,16 @@ def as_attempt(document: GradeDocument) -> Attempt:
     )
 
 
-def triage(job: RunJob, standing: GradeDocument | None, policy: Regrade) -> RunJob:
+def triage(
+    job: RunJob, standing: GradeDocument | None, policy: Regrade, distrust: str | None = None
+) -> RunJob:
     """``job`` with the decision about ``standing`` (the grade at its target,
-    ``None`` when there is none) under ``policy``; see the module docstring.
-    Pure."""
+    ``None`` when there is none) under ``policy``; ``distrust`` is why the
+    standing grade is not to be trusted (see the module docstring). Pure."""
     if standing is None:
         return job
+    if distrust is not None:
+        return dataclasses.replace(job, replaces=standing.digest, distrusted=distrust)
     blames = [item.blame.value for item in standing.refusals]
     if not selects(policy, standing.gradable, blames):
         return dataclasses.replace(job, standing=standing)
@@ -91,8 +107,40 @@ def triage(job: RunJob, standing: GradeDocument | None, policy: Regrade) -> RunJ
     )
 
 
+def distrust(job: RunJob, standing: GradeDocument) -> str | None:
+    """Why the gradable grade standing in ``job``'s own directory is not to
+    be trusted (``None``: it is): it must record the run's evidence file
+    with the sha256 it has now, and fold to what it states. Reads the task
+    spec and hashes the evidence (an evidence directory: the files the grade
+    records under it)."""
+    from ..codes import Ungradable
+    from ..readers import Evidence
+    from ..trust import judge
+    from .reading import load_spec, reader_and_evidence, relative_to_run
+
+    try:
+        _, where = reader_and_evidence(job, load_spec(job))
+        location = Evidence(url=job.inside(where), storage_options=job.settings.storage_options)
+        if location.is_dir():
+            inside = where.rstrip("/") + "/"
+            names = [item.path for item in standing.evidence if item.path.startswith(inside)]
+            if not names:
+                return f"it records no reading of {where}"
+            for name in names:
+                location.read_bytes(name[len(inside) :])
+        else:
+            location.read_bytes()
+    except Ungradable as error:
+        return f"its evidence cannot be read now ({error.code}: {error.why})"
+    return judge(standing, [relative_to_run(job, item) for item in location.digests])
+
+
 def triaged(jobs: Iterable[RunJob], policy: Regrade) -> Iterator[RunJob]:
     """Each job with its decision, looking up the grade at its target as it
     goes (lazily: memory holds the jobs being looked at, not the sweep)."""
     for job in jobs:
-        yield triage(job, stored_grade_or_none(job.target), policy)
+        standing = stored_grade_or_none(job.target)
+        why = None
+        if standing is not None and standing.gradable and job.in_place:
+            why = distrust(job, standing)
+        yield triage(job, standing, policy, why)

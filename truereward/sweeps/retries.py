@@ -22,12 +22,14 @@ report`` does) and keeps the first lines and the tally.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
 from .record import AttemptNote, RefusalNote, RunRecord, RunState
+from .summary import keep_first
 
 __all__ = [
     "AttemptLine",
@@ -145,6 +147,10 @@ def _line(record: RunRecord) -> RetriedRun:
     )
 
 
+def _run_of(line: RetriedRun) -> str:
+    return line.run
+
+
 def retried_runs(
     records: Iterable[RunRecord], tally: RetriesTally, keep: RetryFilter = RetryFilter()
 ) -> Iterator[RetriedRun]:
@@ -166,8 +172,7 @@ def retried_runs(
         tally.listed += 1
         if line.still_refused:
             tally.listed_still_refused += 1
-            if len(tally.examples) < tally.EXAMPLES:
-                tally.examples.append(line.run)
+            keep_first(tally.examples, line.run, tally.EXAMPLES)
         yield line
 
 
@@ -191,8 +196,10 @@ class RetriesListing:
     def add(self, record: RunRecord) -> None:
         """Count one record, and keep its line if it is listed and there is room."""
         for line in retried_runs((record,), self.tally, self.keep):
-            if len(self.runs) < self.limit:
-                self.runs.append(line)
+            # The lines of the smallest run ids, whatever order runs arrive in.
+            if len(self.runs) < self.limit or (self.runs and line.run < self.runs[-1].run):
+                bisect.insort(self.runs, line, key=_run_of)
+                del self.runs[self.limit :]
 
     @property
     def more(self) -> int:

@@ -10,12 +10,13 @@
   were retried, and how many of those ended gradable.
 - ``schemes``: documents per reward scheme (rewards of different schemes
   are not the same quantity: look here before reading the distribution).
-- ``unreadable_runs``: the first 20 unreadable runs (in the order read) with
-  the reason; ``unreadable`` counts them all.
-- ``retried_runs``: the first 20 retried runs (``attempts.retried`` counts
-  them all); ``grader_refused``: the runs that stand refused with every
+- ``unreadable_runs``: the first 20 unreadable runs (by run id) with the
+  reason; ``unreadable`` counts them all.
+- ``retried_runs``: the first 20 retried runs by run id (``attempts.retried``
+  counts them all); ``grader_refused``: the runs that stand refused with every
   refusal the grader's (the ones ``regrade: grader-refusals`` grades
-  again), and ``grader_refused_runs`` the first 20 of them.
+  again), and ``grader_refused_runs`` the first 20 of them by run id. The
+  runs named do not depend on the order runs arrive in.
 
 :func:`summarize` is a pure function over an iterable of records (or grade
 documents), in one pass. Memory does not grow with the number of runs: the
@@ -27,8 +28,9 @@ time (for a flow that summarises as runs are graded).
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -142,6 +144,24 @@ class SweepSummary(BaseModel):
         return self
 
 
+T = TypeVar("T", str, UnreadableRun)
+
+
+def _run_of(item: str | UnreadableRun) -> str:
+    return item if isinstance(item, str) else item.run
+
+
+def keep_first(kept: list[T], item: T, limit: int = EXAMPLES) -> None:
+    """Keep in ``kept`` the ``limit`` items of the smallest run ids seen, in
+    id order: the same runs whatever order they arrive in (a sweep read in
+    name order keeps its first ones; a flow adds runs as they finish)."""
+    run = _run_of(item)
+    if len(kept) >= limit and run >= _run_of(kept[-1]):
+        return
+    bisect.insort(kept, item, key=_run_of)
+    del kept[limit:]
+
+
 def as_record(item: RunRecord | GradeDocument, position: int = 0) -> RunRecord:
     """A record from a record or a :class:`~truereward.GradeDocument` (run
     id: the document's, else ``#<position>``)."""
@@ -176,8 +196,7 @@ class SummaryBuilder:
         self._runs += 1
         if record.state is RunState.UNREADABLE:
             self._unreadable += 1
-            if len(self._examples) < EXAMPLES:
-                self._examples.append(UnreadableRun(run=record.run, why=record.problem or ""))
+            keep_first(self._examples, UnreadableRun(run=record.run, why=record.problem or ""))
             return
         if record.reward is not None:
             self._rewards.add(record.reward)
@@ -202,12 +221,10 @@ class SummaryBuilder:
         if record.retried:
             self._retried += 1
             self._recovered += record.graded
-            if len(self._retried_runs) < EXAMPLES:
-                self._retried_runs.append(record.run)
+            keep_first(self._retried_runs, record.run)
         if record.grader_refused:
             self._grader_refused += 1
-            if len(self._grader_refused_runs) < EXAMPLES:
-                self._grader_refused_runs.append(record.run)
+            keep_first(self._grader_refused_runs, record.run)
 
     def result(self) -> SweepSummary:
         """The summary of the runs added so far."""
