@@ -71,15 +71,18 @@ def readme_blocks(text: str) -> list[Block]:
         heading = re.match(r"#{1,6} (.+)", line)
         if heading:
             section = heading.group(1).strip()
-        fence = re.match(r"```(\S*)\s*$", line)
+        fence = re.match(r"( *)(```|~~~)\s*(\S*)", line)
         if fence:
+            # Only the fences this reader knows, so that no block goes unseen.
+            assert fence.group(1) == "", f"README.md:{index + 1}: an indented fence"
+            assert fence.group(2) == "```", f"README.md:{index + 1}: a ~~~ fence"
             end = next(
                 (i for i in range(index + 1, len(lines)) if lines[i].rstrip() == "```"), None
             )
             assert end is not None, f"README.md:{index + 1}: a fence that is never closed"
             places[section] = places.get(section, 0) + 1
             body = "".join(lines[index + 1 : end])
-            found.append(Block(section, places[section], fence.group(1), body, index + 1))
+            found.append(Block(section, places[section], fence.group(3), body, index + 1))
             index = end
         index += 1
     return found
@@ -501,6 +504,10 @@ def test_the_fences_are_read_as_blocks() -> None:
     ]
     with pytest.raises(AssertionError, match="never closed"):
         readme_blocks("```bash\nls\n")
+    with pytest.raises(AssertionError, match="an indented fence"):
+        readme_blocks("- a list:\n\n  ```bash\n  ls\n  ```\n")
+    with pytest.raises(AssertionError, match="a ~~~ fence"):
+        readme_blocks("~~~bash\nls\n~~~\n")
 
 
 def test_a_claim_that_does_not_hold_fails_and_one_that_holds_is_counted() -> None:
