@@ -477,6 +477,35 @@ def run_block(block: Block, plan: Plan, tmp: Path, request: pytest.FixtureReques
 # --- the tests --------------------------------------------------------------------------------
 
 
+def plan_params() -> list[Any]:
+    """Every plan, the slow ones first (longest timeout first), each followed
+    by a quick one: pytest-xdist hands each worker consecutive tests two at a
+    time, so the slow blocks start on different workers (this is the
+    module's first test)."""
+    slow = sorted(
+        (key for key, plan in PLANS.items() if plan.slow), key=lambda k: -PLANS[k].timeout
+    )
+    quick = [key for key, plan in PLANS.items() if not plan.slow]
+    order = [key for pair in zip(slow, quick, strict=False) for key in pair]
+    order += [key for key in (*slow, *quick) if key not in order]
+    return [
+        pytest.param(
+            key, id=f"{key[0]}-{key[1]}", marks=[pytest.mark.slow] if PLANS[key].slow else []
+        )
+        for key in order
+    ]
+
+
+@pytest.mark.parametrize("key", plan_params())
+def test_the_block_runs_as_written(
+    key: tuple[str, int], tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    assert VENV_BIN.is_dir(), "the README's install command makes .venv"
+    blocks = {block.key: block for block in readme_blocks(README.read_text())}
+    assert key in blocks, f"the README has no block {key} any more"
+    run_block(blocks[key], PLANS[key], tmp_path, request)
+
+
 def test_every_block_has_a_plan_and_every_plan_a_block() -> None:
     blocks = readme_blocks(README.read_text())
     unknown = [
@@ -522,23 +551,6 @@ def test_a_substitution_that_no_longer_applies_fails() -> None:
     assert substituted("a 4200 b 4200", (sub,), {"port": "1"}) == "a 1 b 1"
     with pytest.raises(AssertionError, match="1 times, not 2"):
         substituted("a 4200", (sub,), {"port": "1"})
-
-
-def plan_params() -> list[Any]:
-    return [
-        pytest.param(key, id=f"{key[0]}-{key[1]}", marks=[pytest.mark.slow] if plan.slow else [])
-        for key, plan in PLANS.items()
-    ]
-
-
-@pytest.mark.parametrize("key", plan_params())
-def test_the_block_runs_as_written(
-    key: tuple[str, int], tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
-    assert VENV_BIN.is_dir(), "the README's install command makes .venv"
-    blocks = {block.key: block for block in readme_blocks(README.read_text())}
-    assert key in blocks, f"the README has no block {key} any more"
-    run_block(blocks[key], PLANS[key], tmp_path, request)
 
 
 def test_the_flow_docstring_examples_publish_under_out() -> None:
