@@ -12,4 +12,8 @@ if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
   .venv/bin/python -m pip install --quiet --upgrade pip
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${TRUEREWARD_EXTRAS:+[$TRUEREWARD_EXTRAS]}"
+# Nothing to do when the venv already holds this clone, current, with every
+# requirement of the extras (infra/venv_current.py says how that is decided).
+if ! .venv/bin/python infra/venv_current.py "$root" "${TRUEREWARD_EXTRAS:-}"; then
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${TRUEREWARD_EXTRAS:+[$TRUEREWARD_EXTRAS]}"
+fi

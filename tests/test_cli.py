@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -250,3 +251,32 @@ def test_console_script_is_installed():
     script = Path(sys.executable).parent / "truereward"
     result = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=False)
     assert result.returncode == 0 and result.stdout.startswith("truereward ")
+
+
+@pytest.mark.parametrize("args", [["schema", "grade"], ["codes"], ["schema", "row"]])
+def test_a_closed_output_pipe_ends_the_command_quietly_with_141(args):
+    # What `truereward schema grade | head` meets when head is gone before the
+    # last write; the read end is closed up front, so every write fails.
+    script = Path(sys.executable).parent / "truereward"
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [str(script), *args], stdout=write_end, stderr=subprocess.PIPE, check=False
+        )
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (141, b"")
+
+
+def test_schema_into_head_prints_the_start_and_no_error():
+    script = Path(sys.executable).parent / "truereward"
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", f"'{script}' schema grade | head -n 3"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    # 141 when head left before the last write, 0 when the pipe took it all.
+    assert done.returncode in (0, 141) and done.stderr == ""
+    assert done.stdout.splitlines() == json.dumps(load("grade"), indent=2).splitlines()[:3]

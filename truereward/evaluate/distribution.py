@@ -40,17 +40,20 @@ def mean_of_counts(counts: Mapping[float, int]) -> float | None:
     is none. Exact summation (``math.fsum``); when the total would overflow,
     each value is divided by the count first, which cannot overflow (a
     weighted mean is bounded by the largest value). The result is clamped to
-    [min, max] against rounding."""
+    [min, max] against rounding. Values are summed in ascending order, so
+    whether a sum overflows on the way, and with it the mean, does not
+    depend on the order they came in."""
     total = sum(counts.values())
     if total == 0:
         return None
+    items = sorted(counts.items())
     try:
-        mean = math.fsum(value * count for value, count in counts.items()) / total
+        mean = math.fsum(value * count for value, count in items) / total
     except OverflowError:
         mean = math.inf
     if not math.isfinite(mean):
-        mean = math.fsum((value / total) * count for value, count in counts.items())
-    present = [value for value, count in counts.items() if count]
+        mean = math.fsum((value / total) * count for value, count in items)
+    present = [value for value, count in items if count]
     return min(max(mean, min(present)), max(present))
 
 
