@@ -8,4 +8,6 @@ TRUEREWARD_EXTRAS=dev source "$(dirname "$0")/venv.sh"
 # other tests still run.
 bash infra/chromium.sh || echo "infra/test.sh: no chromium: the browser test will fail" >&2
 export PREFECT_SERVER_ANALYTICS_ENABLED=false DO_NOT_TRACK=1
+# Property tests draw the same examples every time (tests/conftest.py).
+export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
 exec .venv/bin/python -m pytest -n 2 "$@"

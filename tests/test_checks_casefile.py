@@ -127,6 +127,7 @@ def test_any_chunk_size_reads_the_same(cases, chunk, joiner, array):
 
 
 @given(st.binary(max_size=200), st.integers(1, 32))
+@example(b"\xef\xbb\xbf", 1)  # a byte-order mark split across 1-byte reads (found once)
 def test_garbage_never_raises_and_chunking_does_not_matter(data, chunk):
     whole = read(data)
     original = casefile.CHUNK

@@ -75,6 +75,13 @@ def read_chunks(stream: BinaryIO) -> Iterator[Chunk]:
     looking at the lines beyond counting the blank ones, so that splitting
     a large file costs the reading process almost nothing."""
     head = stream.read(CHUNK)
+    # A stream may hand out fewer bytes than asked: read on until a BOM split
+    # across reads can be told from a start that is not one.
+    while head and len(head) < len(codecs.BOM_UTF8) and codecs.BOM_UTF8.startswith(head):
+        more = stream.read(CHUNK)
+        if not more:
+            break
+        head += more
     if head.startswith(codecs.BOM_UTF8):
         head = head[len(codecs.BOM_UTF8) :]
     start = head.lstrip(_WHITESPACE)
