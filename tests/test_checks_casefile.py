@@ -7,7 +7,7 @@ import io
 import json
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from truereward.checks import casefile
