@@ -134,7 +134,9 @@ def test_a_symlink_out_of_the_evidence_is_never_followed(workspace, tmp_path):
         # the run planted the link: its case fails (never a refusal it could hide behind)
         assert rows[case_id].verdict == "fail", rows[case_id].why
         assert path in rows[case_id].why and "not read" in rows[case_id].why
-    assert rows["inside"].verdict == "pass"  # a symlink that stays inside is fine
+    # Evidence is read without following a final symlink, even one that
+    # stays inside: the case fails, saying so.
+    assert rows["inside"].verdict == "fail" and "a symlink" in rows["inside"].why
 
 
 def test_missing_workspace_is_evidence_missing(tmp_path):

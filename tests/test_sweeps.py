@@ -493,8 +493,8 @@ def test_a_planted_fifo_or_an_oversized_grade_is_unreadable_not_a_hang(tmp_path,
     (root / "big" / "grade.json").write_bytes(b" " * (size + 1))
     records = {record.run: record for record in SweepSource(str(root)).records()}
     assert records["ok"].state is RunState.GRADABLE
-    assert records["fifo"].problem == "grade.json: cannot read: not a regular file"
-    assert "larger than" in (records["big"].problem or "")
+    assert records["fifo"].problem == "grade.json: cannot read: a FIFO, not a regular file"
+    assert "more than the" in (records["big"].problem or "")
 
 
 grade_fields = st.fixed_dictionaries(

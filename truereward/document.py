@@ -21,6 +21,7 @@ is a no-op). Timestamps go in ``run`` when the caller has them.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from functools import cached_property
@@ -212,12 +213,16 @@ class GradeDocument(Fold):
 
 
 def digest_file(path: str | Path, *, name: str | None = None) -> EvidenceDigest:
-    """The digest of one local evidence file, read in chunks. ``name`` is the
-    path written into the document (default: ``path`` as given)."""
+    """The digest of one local evidence file, read in chunks (a regular file
+    only, never through a final symlink: :mod:`truereward.safefile`; an
+    ``OSError`` otherwise). ``name`` is the path written into the document
+    (default: ``path`` as given)."""
+    from . import safefile
+
     sha = hashlib.sha256()
     size = 0
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
+    with safefile.opened(str(path)) as fd:
+        while chunk := os.read(fd, safefile.CHUNK):
             sha.update(chunk)
             size += len(chunk)
     return trusted(

@@ -76,8 +76,10 @@ def load_document(path: Path) -> tuple[GradeDocument, bytes]:
     cannot be."""
     from pydantic import ValidationError
 
+    from . import safefile
+
     try:
-        data = path.read_bytes()
+        data = safefile.read_regular(str(path))
     except OSError as error:
         raise Unreadable(f"{path}: {error.strerror or error}") from error
     try:
@@ -93,10 +95,14 @@ def load_document(path: Path) -> tuple[GradeDocument, bytes]:
 
 
 def _read_optional(path: Path) -> bytes | None:
+    from . import safefile
+
     try:
-        return path.read_bytes()
+        return safefile.read_regular(str(path))
     except FileNotFoundError:
         return None
+    except OSError as error:  # a FIFO, a directory, a symlink: not a file of ours
+        return f"<{error.strerror}>".encode()
 
 
 def _check_rewards(document: GradeDocument, directory: Path) -> list[Disagreement]:

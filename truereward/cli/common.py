@@ -82,15 +82,17 @@ def read_bytes(path: str) -> bytes:
         raise CliError(f"{path}: cannot read: {error.strerror or error}") from None
 
 
-def load_rows(path: str) -> list[CaseResult]:
+def load_rows(path: str, data: bytes | None = None) -> list[CaseResult]:
     """Rows from a JSONL file (one CaseResult row per line; blank lines are
-    skipped). Every bad line is reported (up to 10) with its line number and
-    field, and none of the file is used."""
+    skipped), or from its bytes ``data`` already read. Every bad line is
+    reported (up to 10) with its line number and field, and none of the
+    file is used."""
     from pydantic import ValidationError
 
     from ..cases import CaseResult
 
-    data = read_bytes(path)
+    if data is None:
+        data = read_bytes(path)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

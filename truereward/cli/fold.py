@@ -11,9 +11,10 @@ is already published there, 4 when the target cannot be written.
 from __future__ import annotations
 
 import argparse
+import hashlib
 from typing import Any
 
-from .common import CliError, load_case_set, load_rows
+from .common import CliError, load_case_set, load_rows, read_bytes
 from .target_args import add_publish_arguments, publication, publish_and_report, run_info
 
 
@@ -44,16 +45,25 @@ def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from ..codes import UnknownCode
-    from ..document import digest_file, grade_document
+    from ..document import EvidenceDigest, digest_file, grade_document
     from ..folding import UnknownScheme
 
-    rows = load_rows(args.rows)
+    data = read_bytes(args.rows)
+    rows = load_rows(args.rows, data)
     case_set = load_case_set(args.case_set) if args.case_set else None
-    # The rows file is evidence too: what ties the grade to what it was
-    # read from (truereward.trust), unless the rows came on standard input.
+    # The rows are evidence too, digested from the bytes folded (a FIFO or
+    # process substitution cannot be read twice): what ties the grade to
+    # what it was read from (truereward.trust); not when they came on stdin.
     read = [*([] if args.rows == "-" else [args.rows]), *args.evidence]
+    evidence = []
+    if args.rows != "-":
+        evidence.append(
+            EvidenceDigest(path=args.rows, sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+        )
     try:
-        evidence = [digest_file(path) for path in dict.fromkeys(read)]
+        evidence += [
+            digest_file(path) for path in dict.fromkeys(args.evidence) if path != args.rows
+        ]
     except OSError as error:
         raise CliError(f"{error.filename}: cannot read evidence: {error.strerror}") from None
     try:

@@ -120,7 +120,9 @@ def load_spec(job: RunJob) -> TaskSpec:
     source = job.settings.case_set
     if not isinstance(source, str):
         return source
-    location = Evidence(url=job.inside(source), storage_options=job.settings.storage_options)
+    location = Evidence(
+        url=job.inside(source), storage_options=job.settings.storage_options, root=job.url
+    )
     try:
         data = location.read_bytes()
     except Ungradable as error:
@@ -171,7 +173,9 @@ def _read(job: RunJob, digests: list[EvidenceDigest]) -> tuple[TaskSpec, list[Ca
     settings = job.settings
     spec = load_spec(job)
     reader, where = reader_and_evidence(job, spec)
-    evidence = Evidence(url=job.inside(where), storage_options=settings.storage_options)
+    evidence = Evidence(
+        url=job.inside(where), storage_options=settings.storage_options, root=job.url
+    )
     try:
         reading = read_with_evidence(reader, evidence, spec, **settings.options)
     finally:

@@ -16,7 +16,6 @@ lost.
 
 from __future__ import annotations
 
-import errno
 import os
 
 from pydantic import ValidationError
@@ -34,29 +33,15 @@ MAX_STORED_BYTES = 64 << 20
 
 
 def _read_local(directory: str) -> bytes | None:
+    """The bytes of ``directory/grade.json``; ``None`` when there is none,
+    or it is not a regular file (a symlink, a FIFO, a directory is never a
+    grade of ours), or it is too large to be one."""
+    from .. import safefile
+
     try:
-        fd = os.open(
-            os.path.join(directory, GRADE),
-            os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK,
-        )
-    except FileNotFoundError:
+        return safefile.read_regular(os.path.join(directory, GRADE), limit=MAX_STORED_BYTES)
+    except (FileNotFoundError, NotADirectoryError, safefile.NotAFile, safefile.TooLarge):
         return None
-    except NotADirectoryError:
-        return None
-    except OSError as error:
-        if error.errno == errno.ELOOP:  # a symlink is never our grade
-            return None
-        raise
-    try:
-        size = os.fstat(fd).st_size
-        if size > MAX_STORED_BYTES:
-            return None
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def standing_bytes(target: Target) -> bytes | None:

@@ -120,7 +120,9 @@ def distrust(job: RunJob, standing: GradeDocument) -> str | None:
 
     try:
         _, where = reader_and_evidence(job, load_spec(job))
-        location = Evidence(url=job.inside(where), storage_options=job.settings.storage_options)
+        location = Evidence(
+            url=job.inside(where), storage_options=job.settings.storage_options, root=job.url
+        )
         if location.is_dir():
             inside = where.rstrip("/") + "/"
             names = [item.path for item in standing.evidence if item.path.startswith(inside)]

@@ -14,12 +14,18 @@ cut:
   its process;
 - temporary files of ours (``.truereward.*.tmp``) left by a killed publisher
   are removed under that lock;
+- anything planted under one of our names that is not a regular file or a
+  symlink (a directory named ``reward.txt``, a FIFO named ``grade.json``)
+  is renamed aside (``.set-aside.<name>.<hex>``), never opened, never
+  deleted, so it cannot make publishing fail or hang;
+- the target directory must not be a symlink (:class:`PublishError`);
 - existing symlinks among our names are replaced, never written through
   (files are opened with ``O_NOFOLLOW``).
 
 The order of operations keeps the set consistent at every instant:
-``reward.txt`` and ``reward.json`` are removed before a new ``grade.json`` is
-put in place (so no reward can stand beside a grade it does not belong to),
+``reward.txt``, ``reward.json`` and the CTRF view are removed before a new
+``grade.json`` is put in place (so no reward, and no report of an older
+grade, can stand beside a grade it does not belong to),
 then ``grade.json``, the CTRF view (``ctrf.json``, or ``grade-ctrf.json``
 when ``ctrf.json`` is the evidence) and ``reward.json``, and ``reward.txt``
 last. The conflict check comes before any of it: a conflicting publish
@@ -34,12 +40,13 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .. import safefile
 from ..document import GradeDocument
-from ..files import GRADE, REWARD_FILES, REWARD_TXT, render
+from ..files import GRADE, NAMES, REWARD_FILES, REWARD_TXT, render
 from .decide import Decision, decide, sha256_hex
 from .errors import PublishConflict, PublishError
 from .result import PublishResult
@@ -49,6 +56,8 @@ __all__ = ["TEMP_PATTERN", "publish_local"]
 #: Names of our temporary files; anything matching in a target directory is
 #: ours and stale once we hold the directory lock.
 TEMP_PATTERN = re.compile(r"^\.truereward\..+\.tmp$")
+#: What something planted under one of our names is renamed to (a prefix).
+SET_ASIDE_PREFIX = ".set-aside."
 
 #: The largest existing file read back for comparison; anything larger cannot
 #: be a grade we wrote, and compares as different.
@@ -91,8 +100,16 @@ def _ensure_directory(path: Path) -> None:
 
 @contextmanager
 def _locked_directory(path: Path) -> Iterator[int]:
-    """An fd on ``path``, exclusively flock-ed for the duration."""
-    dir_fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    """An fd on ``path``, exclusively flock-ed for the duration. The target
+    directory itself must not be a symlink: nothing is written through one."""
+    try:
+        dir_fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.ENOTDIR) and path.is_symlink():
+            raise PublishError(
+                f"{path}: the target directory is a symlink; nothing is written through one"
+            ) from None
+        raise
     try:
         fcntl.flock(dir_fd, fcntl.LOCK_EX)
         yield dir_fd
@@ -102,27 +119,39 @@ def _locked_directory(path: Path) -> Iterator[int]:
 
 def _read(dir_fd: int, name: str) -> bytes | object | None:
     """The bytes of regular file ``name``; ``None`` when absent; ``_ABSENT``
-    when the name is taken by a symlink (which we replace, never follow)."""
+    when the name is taken by anything else (a symlink, which we replace and
+    never follow; a FIFO, which is never opened for reading;
+    :func:`_set_aside_squatters` has moved directories and devices away).
+    A file too large to be ours compares different from any body of ours."""
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+        return safefile.read_regular(name, limit=_READ_LIMIT, dir_fd=dir_fd)
     except FileNotFoundError:
         return None
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            return _ABSENT
-        raise
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise PublishError(f"{name} exists and is not a regular file")
-        if info.st_size > _READ_LIMIT:
-            return b"\0"  # compares different from any body of ours
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    except safefile.NotAFile:
+        return _ABSENT
+    except safefile.TooLarge:
+        return b"\0"
+
+
+def _set_aside_squatters(dir_fd: int, names: Iterable[str]) -> list[str]:
+    """Move aside anything under one of our ``names``, or under our
+    temporary-file pattern, that is neither a regular file nor a symlink (a
+    directory, a FIFO, a device planted there), so publishing can go on; it
+    is renamed, never deleted: nothing that stood there is lost."""
+    moved = []
+    for name in [*names, *(entry for entry in os.listdir(dir_fd) if TEMP_PATTERN.match(entry))]:
+        try:
+            mode = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+        except FileNotFoundError:
+            continue
+        if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+            continue
+        aside = f"{SET_ASIDE_PREFIX}{name.lstrip('.')}.{secrets.token_hex(4)}"
+        os.replace(name, aside, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        moved.append(aside)
+    if moved:
+        _fsync_dir(dir_fd)
+    return moved
 
 
 def _write_temp(dir_fd: int, name: str, data: bytes) -> str:
@@ -178,7 +207,7 @@ def _remove(dir_fd: int, name: str) -> bool:
 
 def _remove_stale_temps(dir_fd: int) -> None:
     for entry in os.listdir(dir_fd):
-        if TEMP_PATTERN.match(entry):
+        if TEMP_PATTERN.match(entry):  # regular files or symlinks: squatters were moved aside
             _remove(dir_fd, entry)
 
 
@@ -221,6 +250,7 @@ def publish_local(
     try:
         _ensure_directory(path)
         with _locked_directory(path) as dir_fd:
+            _set_aside_squatters(dir_fd, NAMES)
             _remove_stale_temps(dir_fd)
             existing = _read(dir_fd, GRADE)
             decision = decide(existing if isinstance(existing, bytes) else None, ours, replaces)
@@ -237,7 +267,11 @@ def publish_local(
                 written, removed = _repair(dir_fd, bodies)
                 return PublishResult(str(path), digest, decision, tuple(written), tuple(removed))
 
-            removed = [name for name in REWARD_FILES if _remove(dir_fd, name)]
+            # The reward files, and our CTRF view of the grade being replaced,
+            # go first: a publish killed after grade.json then shows an
+            # incomplete set, never an older grade's files beside a new grade.
+            view = document.publication.ctrf
+            removed = [name for name in (*REWARD_FILES, view) if _remove(dir_fd, name)]
             if removed:
                 _fsync_dir(dir_fd)
             if decision is Decision.CREATE:

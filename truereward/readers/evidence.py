@@ -7,10 +7,19 @@ limit, and records its sha256 and size for the grade document. Failures
 become refusals, never crashes:
 
 - the file does not exist: ``EVIDENCE_MISSING`` (the run left nothing);
-- it exists but is larger than ``max_bytes``, is a directory, or cannot be
-  decoded where text is required: ``EVIDENCE_MALFORMED`` (the run's);
+- it exists but is larger than ``max_bytes``, is not a regular file (a
+  directory, a FIFO, a device such as ``/dev/zero``), is a **symlink**
+  (evidence is read without following links: a link to another run's report
+  or to ``/etc/shadow`` is never read, and leaves no digest), resolves
+  **outside the run** (``root``: the run directory, when the evidence
+  belongs to one; a symlinked directory on the way out is refused too), or
+  cannot be decoded where text is required: ``EVIDENCE_MALFORMED``, the
+  run's doing;
 - an I/O error, a store that does not answer, fsspec missing for a URL:
   ``EVIDENCE_UNREADABLE`` (the grader's side, retried by default).
+
+Local files are read through :mod:`truereward.safefile`: never blocking on
+a FIFO, in chunks (no buffer sized by the limit), up to ``max_bytes``.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import safefile
 from ..codes import Ungradable
 from ..document import EvidenceDigest
 
@@ -27,18 +37,21 @@ __all__ = ["DEFAULT_MAX_BYTES", "Evidence"]
 
 #: The largest evidence file read, by default: far above any real test
 #: report, far below what would hurt the grader.
-DEFAULT_MAX_BYTES = 64 << 20
+DEFAULT_MAX_BYTES = safefile.LIMIT
 
 
 @dataclass
 class Evidence:
     """One evidence location. ``url`` is a local path or an fsspec URL;
-    ``name`` is how the document names it (default: ``url``)."""
+    ``name`` is how the document names it (default: ``url``); ``root`` is
+    the run directory it belongs to, when it does (a local path that
+    resolves outside it is refused)."""
 
     url: str
     storage_options: dict[str, Any] = field(default_factory=dict)
     max_bytes: int = DEFAULT_MAX_BYTES
     name: str | None = None
+    root: str | None = None
     #: Digests of every file read through this object, in reading order.
     digests: list[EvidenceDigest] = field(default_factory=list)
 
@@ -59,10 +72,11 @@ class Evidence:
         return self._local_path(relative) if self.is_local else self._remote_path(relative)
 
     def exists(self, relative: str | None = None) -> bool:
-        """Whether the file (or directory) exists. I/O errors are
+        """Whether the file (or directory) exists (a symlink counts as
+        existing: reading it is refused). I/O errors are
         ``EVIDENCE_UNREADABLE``."""
         if self.is_local:
-            return os.path.exists(self._local_path(relative))
+            return os.path.lexists(self._local_path(relative))
         fs, path = self._fs(relative)
         try:
             return bool(fs.exists(path))
@@ -72,10 +86,12 @@ class Evidence:
             ) from error
 
     def is_dir(self, relative: str | None = None) -> bool:
-        """Whether the location is a directory. I/O errors are
+        """Whether the location is a directory, and not a symlink to one
+        (:meth:`check_inside` refuses those). I/O errors are
         ``EVIDENCE_UNREADABLE``."""
         if self.is_local:
-            return os.path.isdir(self._local_path(relative))
+            where = self._local_path(relative)
+            return os.path.isdir(where) and not os.path.islink(where)
         fs, path = self._fs(relative)
         try:
             return bool(fs.isdir(path))
@@ -116,17 +132,34 @@ class Evidence:
             f"{where}: {size} bytes is more than the {self.max_bytes} bytes a report may have",
         )
 
+    def refuse_outside(self, where: str) -> None:
+        """``EVIDENCE_MALFORMED`` when the local path ``where`` leads out of
+        the run directory (``root``) through a symlinked directory."""
+        if self.root is None or not self.is_local:
+            return
+        root = self.root.split("://", 1)[1] if "://" in self.root else self.root
+        if os.path.lexists(where) and not safefile.inside(os.path.dirname(where), root):
+            raise Ungradable(
+                "EVIDENCE_MALFORMED",
+                f"{where}: resolves outside the run directory (through a symlink): "
+                "evidence must be the run's own",
+            )
+
     def _read_local(self, where: str) -> bytes:
+        self.refuse_outside(where)
         try:
-            with open(where, "rb") as handle:
-                size = os.fstat(handle.fileno()).st_size
-                if size > self.max_bytes:
-                    raise self._too_big(where, size)
-                data = handle.read(self.max_bytes + 1)
+            return safefile.read_regular(where, limit=self.max_bytes)
         except FileNotFoundError:
             raise Ungradable("EVIDENCE_MISSING", f"{where}: no such file") from None
-        except IsADirectoryError:
-            raise Ungradable("EVIDENCE_MALFORMED", f"{where}: a directory, not a file") from None
+        except safefile.NotAFile as error:
+            why = (
+                "a symlink: evidence is read without following links"
+                if error.kind == "a symlink"
+                else f"{error.kind}, not a file"
+            )
+            raise Ungradable("EVIDENCE_MALFORMED", f"{where}: {why}") from None
+        except safefile.TooLarge as error:
+            raise self._too_big(where, error.size) from None
         except NotADirectoryError:
             raise Ungradable(
                 "EVIDENCE_MALFORMED", f"{where}: a file stands where a directory should be"
@@ -135,9 +168,6 @@ class Evidence:
             raise Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error.strerror}") from None
         except OSError as error:
             raise Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error.strerror or error}") from None
-        if len(data) > self.max_bytes:  # it grew while being read
-            raise self._too_big(where, len(data))
-        return data
 
     def _fs(self, relative: str | None) -> tuple[Any, str]:
         try:

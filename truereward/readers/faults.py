@@ -104,6 +104,7 @@ def _beside(evidence: Evidence, relative: str) -> Evidence:
         url=posixpath.join(parent, relative),
         storage_options=dict(evidence.storage_options),
         max_bytes=evidence.max_bytes,
+        root=evidence.root,
     )
 
 

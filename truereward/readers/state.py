@@ -251,6 +251,12 @@ class StateReader:
                 "EVIDENCE_MISSING",
                 f"{evidence.describe()}: the end state the run left is not there",
             )
+        if evidence.is_local and os.path.islink(evidence.describe()):
+            raise Ungradable(
+                "EVIDENCE_MALFORMED",
+                f"{evidence.describe()}: a symlink: the end state is read without following links",
+            )
+        evidence.refuse_outside(evidence.describe())
         if not evidence.is_dir():
             raise Ungradable(
                 "EVIDENCE_MALFORMED", f"{evidence.describe()}: the end state must be a directory"

@@ -20,7 +20,6 @@ document, never the sweep.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -171,29 +170,12 @@ class SweepSource:
 
 
 def _read_local(path: str) -> bytes:
-    # Non-blocking open, so a FIFO planted as grade.json cannot hang the
-    # reader; only a regular file of bounded size is read (raw descriptor
-    # reads: no buffered file object per run).
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError("not a regular file")
-        if info.st_size > MAX_GRADE_BYTES:
-            raise OSError(f"larger than {MAX_GRADE_BYTES} bytes")
-        chunks = []
-        remaining = MAX_GRADE_BYTES + 1
-        while remaining > 0:
-            chunk = os.read(descriptor, min(max(info.st_size, 1 << 16), remaining))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        if remaining <= 0:
-            raise OSError(f"larger than {MAX_GRADE_BYTES} bytes")
-        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-    finally:
-        os.close(descriptor)
+    # Non-blocking and without following a final symlink, so a FIFO or a
+    # link planted as grade.json can neither hang the reader nor point it
+    # elsewhere; only a regular file of bounded size is read.
+    from .. import safefile
+
+    return safefile.read_regular(path, limit=MAX_GRADE_BYTES)
 
 
 def paired_records(

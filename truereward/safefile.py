@@ -1,0 +1,122 @@
+"""Reading a local file that may be hostile: the one way the package opens
+evidence, task specs, stored grades and the files of a logs directory.
+
+Runs we grade are not trusted: where a report should be there may be a FIFO
+(reading it would wait for a writer forever), ``/dev/zero`` (it never
+ends), a directory, or a symlink to another run's passing report or to
+``/etc/shadow``. So a file is
+
+- opened **without following a final symlink** (``O_NOFOLLOW``: a symlink
+  is refused, never read through) and **without blocking**
+  (``O_NONBLOCK``: opening a FIFO returns at once);
+- checked to be a **regular file** (``fstat``) before a byte is read:
+  anything else is refused with :class:`NotAFile` saying what it is;
+- read in chunks of :data:`CHUNK` bytes, never into a buffer sized by the
+  limit, up to ``limit`` bytes (default :data:`LIMIT`, 64 MiB: far above
+  any real report, far below what would hurt the grader): a larger file is
+  :class:`TooLarge`, however it grew while being read.
+
+:func:`inside` tells whether a path resolves inside a directory (a run's
+evidence must not lead out of the run through a symlinked directory).
+
+Errors are ``OSError`` subclasses, so callers that map I/O errors keep
+working: :class:`NotAFile` and :class:`TooLarge` are the run's doing,
+``FileNotFoundError`` is an absent file, any other ``OSError`` an I/O
+failure.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["CHUNK", "LIMIT", "NotAFile", "TooLarge", "inside", "opened", "read_regular"]
+
+#: The largest file read by default.
+LIMIT = 64 << 20
+#: Bytes read at a time.
+CHUNK = 1 << 20
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class NotAFile(OSError):
+    """The path is not a regular file: ``kind`` says what it is (``a
+    symlink``, ``a directory``, ``a FIFO``, ``a character device``...)."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        super().__init__(errno.EINVAL, f"{kind}, not a regular file", path)
+        self.kind = kind
+
+
+class TooLarge(OSError):
+    """The file is larger than the limit it was read under."""
+
+    def __init__(self, path: str, size: int, limit: int) -> None:
+        super().__init__(errno.EFBIG, f"{size} bytes is more than the {limit} bytes allowed", path)
+        self.size = size
+        self.limit = limit
+
+
+def _kind(mode: int) -> str:
+    for test, kind in _KINDS:
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+@contextmanager
+def opened(path: str, *, dir_fd: int | None = None) -> Iterator[int]:
+    """A descriptor on the regular file ``path`` (relative to ``dir_fd``
+    when given), opened without following a final symlink and without
+    blocking; :class:`NotAFile` for anything else. Closed on exit."""
+    try:
+        fd = os.open(
+            path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd
+        )
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise NotAFile(path, "a symlink") from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotAFile(path, _kind(mode))
+        os.set_blocking(fd, True)  # a regular file: reads may block as usual
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def read_regular(path: str, *, limit: int = LIMIT, dir_fd: int | None = None) -> bytes:
+    """The bytes of the regular file ``path`` (module docstring):
+    :class:`NotAFile`, :class:`TooLarge`, ``FileNotFoundError`` or another
+    ``OSError``."""
+    with opened(path, dir_fd=dir_fd) as fd:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise TooLarge(path, size, limit)
+        chunks = []
+        total = 0
+        while chunk := os.read(fd, min(CHUNK, limit + 1 - total) or 1):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:  # it grew while being read
+                raise TooLarge(path, total, limit)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def inside(path: str, root: str) -> bool:
+    """Whether ``path`` resolves (symlinks followed) to ``root`` or a path
+    under it."""
+    resolved, base = os.path.realpath(path), os.path.realpath(root)
+    return resolved == base or resolved.startswith(base.rstrip(os.sep) + os.sep)
