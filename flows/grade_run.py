@@ -51,7 +51,7 @@ from prefect.states import Completed, Failed
 
 from truereward.grading.chunks import chunk_size_for, chunked
 from truereward.grading.markdown import render_result, render_runs
-from truereward.grading.plan import plan_runs
+from truereward.grading.plan import plan_sweep
 from truereward.grading.progress import retry_delays
 from truereward.grading.report import GradeRunReport, GradeRunResult, PublishFailed
 from truereward.grading.request import REGRADE_POLICIES, GradeRequest
@@ -87,8 +87,9 @@ class CannotGrade(Exception):
     """The request cannot be graded at all; the message says why."""
 
 
-def _plan(request: GradeRequest) -> tuple[list[Any], Target | None]:
-    """The runs and the target block's target, or :class:`CannotGrade`."""
+def _plan(request: GradeRequest) -> tuple[list[Any], list[tuple[str, str]], Target | None]:
+    """The runs, the entries that are not, and the target block's target,
+    or :class:`CannotGrade`."""
     from truereward.sweeps.source import SweepNotFound
 
     try:
@@ -96,7 +97,8 @@ def _plan(request: GradeRequest) -> tuple[list[Any], Target | None]:
     except (ValueError, RuntimeError) as error:  # no such block, or no API to load it from
         raise CannotGrade(f"target_block {request.target_block!r}: {error}") from None
     try:
-        return plan_runs(request, target), target
+        jobs, skipped = plan_sweep(request, target)
+        return jobs, skipped, target
     except SweepNotFound as error:
         raise CannotGrade(f"sweep: {error}") from None
 
@@ -112,7 +114,7 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
     """Grade the runs ``request`` names (module docstring)."""
     logger = get_run_logger()
     try:
-        jobs, target = _plan(request)
+        jobs, skipped, target = _plan(request)
     except CannotGrade as error:
         logger.error("cannot grade: %s", error)
         # The reason is in the state's name too: `prefect deployment run
@@ -134,6 +136,9 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
         publish,
     )
     report = GradeRunReport()
+    for entry, why in skipped:
+        report.skip(entry, why)
+        logger.warning("not graded: %r: %s", entry, why)
     with task_runner_for(request) as runner:
         grade_chunks(
             chunked(triaged(jobs, request.regrade), size),

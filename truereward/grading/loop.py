@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from ..target import Target
 from .chunks import chunked
-from .plan import plan_runs
+from .plan import plan_sweep
 from .progress import read_chunk, retry_delays
 from .report import GradeRunReport, GradeRunResult
 from .request import GradeRequest
@@ -39,7 +39,10 @@ def grade_request(
     :class:`~truereward.sweeps.SweepNotFound` for a sweep that does not exist."""
     report = GradeRunReport()
     delays = retry_delays(request.retry_delay_seconds, request.max_attempts)
-    jobs = triaged(plan_runs(request, target), request.regrade)
+    planned, skipped = plan_sweep(request, target)
+    for entry, why in skipped:
+        report.skip(entry, why)
+    jobs = triaged(planned, request.regrade)
     for chunk in chunked(jobs, 1):
         for reading in read_chunk(chunk, request.max_attempts, delays, sleep):
             report.add(publish_graded(fold_reading(reading)))

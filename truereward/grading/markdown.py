@@ -65,5 +65,8 @@ def render_result(result: GradeRunResult, title: str = "grade-run") -> str:
         lines += [f"| {cell(item.run)} | {cell(item.why)} |" for item in result.failures]
         if result.failed > len(result.failures):
             lines.append(f"\n… and {result.failed - len(result.failures)} more.")
+    if result.not_graded:
+        lines += ["", "## Not graded (not runs)", "", "| entry | why |", "|---|---|"]
+        lines += [f"| {cell(item.entry)} | {cell(item.why)} |" for item in result.not_graded]
     lines += ["", render_summary(result.summary, title="Sweep summary")]
     return "\n".join(lines)

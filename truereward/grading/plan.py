@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .. import urls
 from ..target import Target
 from .request import GradeRequest, run_id_of
 
@@ -20,15 +21,11 @@ if TYPE_CHECKING:
     from ..document import Attempt, GradeDocument
     from ..taskspec import TaskSpec
 
-__all__ = ["DEFAULT_TARGET", "GradeSettings", "RunJob", "plan_runs"]
+__all__ = ["DEFAULT_TARGET", "GradeSettings", "RunJob", "plan_runs", "plan_sweep"]
 
 #: Where a run's grade goes when the request names no target: the run's own
 #: verifier logs (where a Harbor verifier's files go).
 DEFAULT_TARGET = "logs/verifier"
-
-
-def _join(base: str, *parts: str) -> str:
-    return "/".join([base.rstrip("/") or base, *parts]) if base else "/".join(parts)
 
 
 @dataclass(frozen=True)
@@ -90,14 +87,14 @@ class RunJob:
         base = self.settings.target
         if base is None:
             return Target(
-                url=_join(self.url, DEFAULT_TARGET),
+                url=urls.join(self.url, DEFAULT_TARGET),
                 storage_options=dict(self.settings.storage_options),
             )
         return base.child(self.run)
 
     def inside(self, relative: str) -> str:
         """The URL of ``relative`` inside the run directory."""
-        return _join(self.url, relative)
+        return urls.join(self.url, relative)
 
 
 def settings_for(request: GradeRequest, target: Target | None = None) -> GradeSettings:
@@ -123,23 +120,50 @@ def settings_for(request: GradeRequest, target: Target | None = None) -> GradeSe
 
 
 def plan_runs(request: GradeRequest, target: Target | None = None) -> list[RunJob]:
-    """One job per run of ``request``, sorted by run id for a sweep, in the
-    given order for a list of runs. A sweep that does not exist raises
-    :class:`~truereward.sweeps.SweepNotFound`; run directories whose names
-    cannot be run ids (control characters...) are not runs and are left out."""
+    """The jobs of :func:`plan_sweep` (the entries that are not runs left
+    out)."""
+    return plan_sweep(request, target)[0]
+
+
+def plan_sweep(
+    request: GradeRequest, target: Target | None = None
+) -> tuple[list[RunJob], list[tuple[str, str]]]:
+    """One job per run of ``request`` (sorted by run id for a sweep, in the
+    given order for a list of runs), and every entry that is not graded,
+    with why: an entry of the sweep that is not a run (a symlink, a name
+    starting with ``.``: :meth:`~truereward.sweeps.SweepSource.scan`), a
+    directory whose name cannot be a run id (``...``, a backslash, a
+    newline, surrounding whitespace), a listed run that is a symlink. A
+    sweep that does not exist raises :class:`~truereward.sweeps.SweepNotFound`."""
+    import os
+
     settings = settings_for(request, target)
+    skipped: list[tuple[str, str]] = []
     if request.runs is not None:
-        return [RunJob(run=run_id_of(url), url=url, settings=settings) for url in request.runs]
+        jobs = []
+        for url in request.runs:
+            local = (
+                url.removeprefix("file://")
+                if "://" not in url or url.startswith("file://")
+                else None
+            )
+            if local is not None and os.path.islink(local.rstrip("/")):
+                skipped.append((url, "a symlink: a run is a real directory"))
+                continue
+            jobs.append(RunJob(run=run_id_of(url), url=url, settings=settings))
+        return jobs, skipped
     from ..sweeps.source import SweepSource
 
     sweep = request.sweep
     if sweep is None:  # the request's own validation makes this unreachable
         raise ValueError("the request names neither a sweep nor runs")
+    names, skipped = SweepSource(sweep, request.storage_options).scan()
     jobs = []
-    for name in SweepSource(sweep, request.storage_options).run_names():
+    for name in names:
         try:
             run_id_of(name)
-        except ValueError:
+        except ValueError as error:
+            skipped.append((name, f"not a run id: {error}"))
             continue
-        jobs.append(RunJob(run=name, url=_join(sweep, name), settings=settings))
-    return jobs
+        jobs.append(RunJob(run=name, url=urls.join(sweep, name), settings=settings))
+    return jobs, sorted(skipped)

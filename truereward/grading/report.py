@@ -23,6 +23,8 @@ as it comes and builds a :class:`GradeRunResult`:
   whose grade was not published (a conflict, a failure, or no grade made);
 - ``failures``: those runs, and why;
 - ``runs``: one line per run for the table artifact;
+- ``not_graded``: every entry of the sweep that was not graded, with why
+  (a symlink, a hidden entry, a name that cannot be a run id);
 - ``retry_lines``: the first :data:`RETRY_LINES` retried or grader-refused
   runs attempt by attempt (:mod:`truereward.sweeps.retries`), for the HTML
   sweep report, and ``retry_tally`` the counts over all of them.
@@ -53,6 +55,7 @@ __all__ = [
     "TABLE_LIMIT",
     "GradeRunReport",
     "GradeRunResult",
+    "NotGraded",
     "PublishFailed",
     "RunFailure",
     "RunLine",
@@ -109,6 +112,17 @@ class RunLine(BaseModel):
         }
 
 
+class NotGraded(BaseModel):
+    """An entry of the sweep (or a listed run) that was not graded, and why:
+    it is not a run (a symlink, a name starting with ``.``), or its name
+    cannot be a run id."""
+
+    model_config = _FROZEN
+
+    entry: str
+    why: str
+
+
 class RunFailure(BaseModel):
     """A run whose grade could not be published."""
 
@@ -139,6 +153,7 @@ class GradeRunResult(BaseModel):
     runs: list[RunLine]
     retry_lines: list[RetriedRun] = Field(default_factory=list)
     retry_tally: RetriesTally = Field(default_factory=RetriesTally)
+    not_graded: list[NotGraded] = Field(default_factory=list)
 
     @property
     def state_name(self) -> str:
@@ -177,6 +192,8 @@ class GradeRunResult(BaseModel):
             parts.append(kept)
         if self.failed:
             parts.append(f"{self.failed} not published")
+        if self.not_graded:
+            parts.append(f"{len(self.not_graded)} entries not graded (not runs)")
         return "; ".join(parts)
 
 
@@ -213,8 +230,14 @@ class GradeRunReport:
         self._graded = self._regraded = self._retried = self._distrusted = 0
         self._failed = 0
         self._failures: list[RunFailure] = []
+        self._not_graded: list[NotGraded] = []
         self._notable: list[RunLine] = []
         self._plain: list[RunLine] = []
+
+    def skip(self, entry: str, why: str) -> None:
+        """Name an entry that is not graded (see :class:`NotGraded`)."""
+        if len(self._not_graded) < FAILURE_LIMIT:
+            self._not_graded.append(NotGraded(entry=entry, why=why))
 
     def add(self, published: PublishedRun) -> None:
         """Count one run."""
@@ -265,6 +288,7 @@ class GradeRunReport:
         return GradeRunResult(
             summary=self._summary.result(),
             retry_lines=list(self._retries.runs),
+            not_graded=list(self._not_graded),
             retry_tally=dataclasses.replace(self._retries.tally),
             published=dict(sorted(self._published.items())),
             graded=self._graded,

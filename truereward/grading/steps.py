@@ -132,6 +132,22 @@ def is_transient(error: PublishError) -> bool:
     return not isinstance(cause, PermissionError | NotADirectoryError | FileExistsError)
 
 
+def _stays_in_the_run(job: RunJob) -> None:
+    """A run publishing into its own directory must not be led out of it
+    through a symlink (``logs`` linked to ``/etc``): nothing is written
+    outside the run. :class:`~truereward.PublishError` naming the link."""
+    from .. import safefile, urls
+
+    target = job.target
+    if job.in_place and target.is_local and urls.is_local(job.url):
+        run = urls.local_path(job.url)
+        if not safefile.inside(target.path, run):
+            raise PublishError(
+                f"{target.path}: leads out of the run directory through a symlink; "
+                "nothing is written outside the run"
+            )
+
+
 def publish_graded(graded: GradedRun) -> PublishedRun:
     """Publish ``graded`` at its run's target (see the module docstring)."""
     job, document = graded.job, graded.document
@@ -141,6 +157,7 @@ def publish_graded(graded: GradedRun) -> PublishedRun:
     if not graded.stored:
         made = (document.run.attempt if document.run is not None else 1) - job.after
     try:
+        _stays_in_the_run(job)
         # A regrade replaces exactly the grade it found; anything else creates.
         result = publish(document, job.target, replaces=job.replaces if regraded else None)
     except PublishError as error:

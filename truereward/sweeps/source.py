@@ -1,7 +1,8 @@
 """Where a sweep's grades are: a directory or an fsspec URL.
 
 A sweep is a directory (or an object-store prefix) whose immediate
-subdirectories are its runs, each holding the run's published
+subdirectories are its runs (real directories: a symlinked entry is not a
+run, and :meth:`SweepSource.scan` says so), each holding the run's published
 ``grade.json``: ``<sweep>/<run id>/grade.json``, the layout the publisher
 writes under a target. A sweep graded in place (the ``grade-run`` flow's
 default target, each run's own ``logs/verifier/``) is read too: a run
@@ -91,39 +92,60 @@ class SweepSource:
     def run_names(self) -> list[str]:
         """The run ids (subdirectory names), sorted. :class:`SweepNotFound`
         when the location is missing or not a directory."""
+        return self.scan()[0]
+
+    def scan(self) -> tuple[list[str], list[tuple[str, str]]]:
+        """The runs (sorted) and the entries that are not runs, each with
+        why (sorted): a symlink (a run is a real directory, never reached
+        through a link: it could lead anywhere, and grades are written
+        inside runs), a name starting with ``.``, a device or FIFO. Plain
+        files beside the runs (a sweep report, a README) are neither.
+        :class:`SweepNotFound` when the location is missing or not a
+        directory."""
         if self._local is not None:
-            return self._local_names(self._local)
+            return self._local_scan(self._local)
         try:
             entries = self._fs.ls(self._root, detail=True)
         except FileNotFoundError:
             raise SweepNotFound(f"{self.url}: no such sweep") from None
         except OSError as error:
             raise SweepNotFound(f"{self.url}: cannot list: {error}") from None
-        names = []
+        names: set[str] = set()
+        skipped: list[tuple[str, str]] = []
         for entry in entries:
             if entry.get("type") != "directory":
                 continue
             name = str(entry["name"]).rstrip("/").rsplit("/", 1)[-1]
-            if name and not name.startswith("."):
-                names.append(name)
-        if not names and not self._fs.isdir(self._root):
+            if name.startswith("."):
+                skipped.append((name, "its name starts with '.'"))
+            elif name:
+                names.add(name)
+        if not names and not skipped and not self._fs.isdir(self._root):
             raise SweepNotFound(f"{self.url}: no such sweep")
-        return sorted(set(names))
+        return sorted(names), sorted(skipped)
 
-    def _local_names(self, path: str) -> list[str]:
+    def _local_scan(self, path: str) -> tuple[list[str], list[tuple[str, str]]]:
+        names: list[str] = []
+        skipped: list[tuple[str, str]] = []
         try:
             with os.scandir(path) as entries:
-                return sorted(
-                    entry.name
-                    for entry in entries
-                    if not entry.name.startswith(".") and entry.is_dir()
-                )
+                for entry in entries:
+                    if entry.is_symlink():
+                        skipped.append((entry.name, "a symlink: a run is a real directory"))
+                    elif not entry.is_dir(follow_symlinks=False):
+                        if not entry.is_file(follow_symlinks=False):
+                            skipped.append((entry.name, "not a directory (a device or FIFO)"))
+                    elif entry.name.startswith("."):
+                        skipped.append((entry.name, "its name starts with '.'"))
+                    else:
+                        names.append(entry.name)
         except FileNotFoundError:
             raise SweepNotFound(f"{self.url}: no such directory") from None
         except NotADirectoryError:
             raise SweepNotFound(f"{self.url}: not a directory") from None
         except OSError as error:
             raise SweepNotFound(f"{self.url}: cannot list: {error.strerror or error}") from None
+        return sorted(names), sorted(skipped)
 
     def read(self, run: str) -> bytes:
         """The bytes of ``run``'s grade.json (``<run>/grade.json``, else
