@@ -16,6 +16,12 @@ An **outage** answers ``503 SlowDown`` to every request whose path
 contains a given text, for as long as it is set (:meth:`FaultProxy.outage`),
 whatever the schedule: the store is down for part of a bucket.
 
+A **late write** (:meth:`FaultProxy.hold`) takes the ``PUT`` requests whose
+path contains a given text, drops the client's connection at once (the
+client gives up on them) and keeps them; :meth:`FaultProxy.release` sends
+them to the server later, which applies them: a delayed request that lands
+after newer writes.
+
 It also counts requests by method, for request-count benchmarks.
 """
 
@@ -117,6 +123,9 @@ class FaultProxy:
     #: Paths containing this text get 503 while it is set (None: no outage).
     down: str | None = None
     refused: int = 0
+    #: PUTs whose path contains this text are held (None: none).
+    holding: str | None = None
+    held: list[bytes] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._server = socket.create_server(("127.0.0.1", 0))
@@ -143,6 +152,22 @@ class FaultProxy:
         (``None`` ends the outage)."""
         with self._lock:
             self.down = path_part
+
+    def hold(self, path_part: str | None) -> None:
+        """Hold every PUT whose path contains ``path_part`` (``None``: stop)."""
+        with self._lock:
+            self.holding = path_part
+
+    def release(self) -> int:
+        """Send the held requests to the server, in the order they came;
+        returns how many."""
+        with self._lock:
+            held, self.held = self.held, []
+        for request in held:
+            with socket.create_connection(self.upstream) as server:
+                server.sendall(request)
+                _read_message(server, bytearray())
+        return len(held)
 
     def close(self) -> None:
         self._running = False
@@ -174,6 +199,18 @@ class FaultProxy:
                     if self.down is not None and self.down in path.decode("latin-1"):
                         fault = "503"
                         self.refused += 1
+                    if (
+                        self.holding is not None
+                        and method == "PUT"
+                        and self.holding in path.decode("latin-1")
+                    ):
+                        self.held.append(_with_connection_close(head) + body)
+                        fault = "held"
+                if fault == "held":
+                    client.setsockopt(
+                        socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"
+                    )
+                    return
                 if fault == "reset":
                     client.setsockopt(
                         socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"

@@ -63,8 +63,8 @@ class HookedStore(FsspecStore):
     def replace(self, name: str, data: bytes, etag: str) -> None:
         self._around("replace", name, lambda: super(HookedStore, self).replace(name, data, etag))
 
-    def put(self, name: str, data: bytes) -> None:
-        self._around("put", name, lambda: super(HookedStore, self).put(name, data))
+    def put(self, name: str, data: bytes, grade: str | None = None) -> None:
+        self._around("put", name, lambda: super(HookedStore, self).put(name, data, grade))
 
     def delete(self, name: str, etag: str) -> None:
         self._around("delete", name, lambda: super(HookedStore, self).delete(name, etag))

@@ -116,12 +116,13 @@ def test_request_counts_of_fresh_republish_and_ungradable(row, proxy, s3_client,
         counts[label] = dict(proxy.methods)
         assert_consistent(s3_client, bucket, prefix)
     # A fresh gradable run is four PUTs and the settling HEAD; a
-    # republish is the refused create and one listing; a fresh refusal lists
+    # republish is the refused create, one listing and a HEAD of each reward
+    # object (does its metadata name this grade?); a fresh refusal lists
     # first (stale reward objects must go before anything is written) and
     # settles.
     assert counts == {
         "fresh": {"PUT": 4, "HEAD": 1},
-        "republish": {"PUT": 1, "GET": 1},
+        "republish": {"PUT": 1, "GET": 1, "HEAD": 2},
         "ungradable": {"GET": 2, "PUT": 2},
     }
 

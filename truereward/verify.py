@@ -13,9 +13,10 @@ still holding the bytes it read.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .ctrfreport import ctrf
 from .document import GradeDocument
@@ -23,7 +24,18 @@ from .files import CTRF, GRADE, PREVIOUS_GRADE, REWARD_JSON, REWARD_TXT, reward_
 from .folding import Fold, fold_prepared
 from .strictjson import StrictJSONError, loads
 
-__all__ = ["Disagreement", "Unreadable", "verify_document", "verify_published"]
+if TYPE_CHECKING:
+    from .target import Target
+
+__all__ = [
+    "Disagreement",
+    "Unreadable",
+    "repair_target",
+    "verify_document",
+    "verify_published",
+    "verify_set",
+    "verify_target",
+]
 
 
 class Unreadable(Exception):
@@ -74,7 +86,6 @@ def _plain(value: Any) -> Any:
 def load_document(path: Path) -> tuple[GradeDocument, bytes]:
     """Read and validate a stored ``grade.json``; :class:`Unreadable` if it
     cannot be."""
-    from pydantic import ValidationError
 
     from . import safefile
 
@@ -82,33 +93,46 @@ def load_document(path: Path) -> tuple[GradeDocument, bytes]:
         data = safefile.read_regular(str(path))
     except OSError as error:
         raise Unreadable(f"{path}: {error.strerror or error}") from error
+    return _parse(str(path), data), data
+
+
+def _parse(where: str, data: bytes) -> GradeDocument:
+    from pydantic import ValidationError
+
+    from .errors import describe
+
     try:
-        return GradeDocument.from_bytes(data), data
+        return GradeDocument.from_bytes(data)
     except StrictJSONError as error:
-        raise Unreadable(f"{path}: {error}") from error
+        raise Unreadable(f"{where}: {error}") from error
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in item['loc']) or '(document)'}: {item['msg']}"
-            for item in error.errors()[:5]
-        )
-        raise Unreadable(f"{path}: not a grade document: {problems}") from error
+        raise Unreadable(
+            f"{where}: not a grade document: {describe(error, whole='(document)')}"
+        ) from error
 
 
-def _read_optional(path: Path) -> bytes | None:
+#: A published set read by name: the bytes of one file, ``None`` when absent.
+Files = Callable[[str], "bytes | None"]
+
+
+def _local_files(directory: Path) -> Files:
     from . import safefile
 
-    try:
-        return safefile.read_regular(str(path))
-    except FileNotFoundError:
-        return None
-    except OSError as error:  # a FIFO, a directory, a symlink: not a file of ours
-        return f"<{error.strerror}>".encode()
+    def read(name: str) -> bytes | None:
+        try:
+            return safefile.read_regular(str(directory / name))
+        except FileNotFoundError:
+            return None
+        except OSError as error:  # a FIFO, a directory, a symlink: not a file of ours
+            return f"<{error.strerror}>".encode()
+
+    return read
 
 
-def _check_rewards(document: GradeDocument, directory: Path) -> list[Disagreement]:
+def _check_rewards(document: GradeDocument, read: Files) -> list[Disagreement]:
     found = []
-    text = _read_optional(directory / REWARD_TXT)
-    data = _read_optional(directory / REWARD_JSON)
+    text = read(REWARD_TXT)
+    data = read(REWARD_JSON)
     if not document.gradable:
         if text is not None:
             found.append(Disagreement(REWARD_TXT, "present", "absent (the grade is ungradable)"))
@@ -136,21 +160,7 @@ def _check_rewards(document: GradeDocument, directory: Path) -> list[Disagreemen
     return found
 
 
-def verify_published(target: str | Path) -> tuple[GradeDocument, list[Disagreement]]:
-    """Verify a published grade: ``target`` is a directory holding
-    ``grade.json`` (its siblings are checked too) or a ``grade.json`` path
-    (only the document is checked). Returns the document and the
-    disagreements (empty when consistent); :class:`Unreadable` when the
-    document cannot be read."""
-    path = Path(target)
-    directory = path if path.is_dir() else None
-    if directory is not None and not (path / GRADE).exists() and (path / PREVIOUS_GRADE).exists():
-        raise Unreadable(
-            f"{path}: no {GRADE}: a grading session began here and did not publish (it was "
-            f"killed, or stopped by a timeout), so there is no grade; {PREVIOUS_GRADE} is the "
-            "grade that stood before it, set aside"
-        )
-    document, data = load_document(path / GRADE if directory else path)
+def _check_document(document: GradeDocument, data: bytes) -> list[Disagreement]:
     found = verify_document(document)
     if data != document.to_bytes():
         # Same content in other bytes: its sha256 (the grade's name, and what
@@ -162,21 +172,119 @@ def verify_published(target: str | Path) -> tuple[GradeDocument, list[Disagreeme
                 "sorted keys, 2-space indent, UTF-8, one final newline",
             )
         )
+    return found
+
+
+def verify_set(document: GradeDocument, data: bytes, read: Files) -> list[Disagreement]:
+    """The files beside ``grade.json`` (``data`` its bytes) against the
+    grade: the reward files present exactly when it is gradable and saying
+    its figures, its CTRF view under the name it says, and a ``ctrf.json``
+    it was read from still holding the bytes it read."""
+    found = _check_rewards(document, read)
+    found += _check_view(document, data, read)
+    if document.publication.ctrf != CTRF:
+        found += _check_kept_evidence(document, read)
+    return found
+
+
+def verify_published(target: str | Path) -> tuple[GradeDocument, list[Disagreement]]:
+    """Verify a published grade: ``target`` is a directory holding
+    ``grade.json`` (its siblings are checked too) or a ``grade.json`` path
+    (only the document is checked). Returns the document and the
+    disagreements (empty when consistent); :class:`Unreadable` when the
+    document cannot be read."""
+    path = Path(target)
+    directory = path if path.is_dir() else None
+    if directory is not None and not (path / GRADE).exists() and (path / PREVIOUS_GRADE).exists():
+        raise Unreadable(_unfinished(str(path)))
+    document, data = load_document(path / GRADE if directory else path)
+    found = _check_document(document, data)
     if directory is None:
         return document, found
-    found += _check_rewards(document, directory)
-    found += _check_view(document, data, directory)
-    if document.publication.ctrf != CTRF:
-        found += _check_kept_evidence(document, directory)
+    return document, found + verify_set(document, data, _local_files(directory))
+
+
+def _unfinished(where: str) -> str:
+    return (
+        f"{where}: no {GRADE}: a grading session began here and did not publish (it was "
+        f"killed, or stopped by a timeout), so there is no grade; {PREVIOUS_GRADE} is the "
+        "grade that stood before it, set aside"
+    )
+
+
+def verify_target(target: Target) -> tuple[GradeDocument, list[Disagreement]]:
+    """:func:`verify_published` for any target: a local directory, or an
+    object-store prefix, where each object after ``grade.json`` must also
+    name that grade in its metadata (a superseded publisher's late write of
+    the same bytes is found that way)."""
+    if target.is_local:
+        return verify_published(target.path)
+    from .publishing import PublishError, open_store
+
+    try:
+        store = open_store(target)
+        data = store.read(GRADE)
+        if data is None:
+            if store.read(PREVIOUS_GRADE) is not None:
+                raise Unreadable(_unfinished(target.url))
+            raise Unreadable(f"{target.url}/{GRADE}: no such object")
+    except PublishError as error:
+        raise Unreadable(str(error)) from error
+    document = _parse(f"{target.url}/{GRADE}", data)
+    found = _check_document(document, data) + verify_set(document, data, store.read)
+    if store.has_metadata:
+        digest = hashlib.sha256(data).hexdigest()
+        for name in (document.publication.ctrf, REWARD_JSON, REWARD_TXT):
+            present = store.etag(name) is not None
+            named = store.grade_of(name) if present else None
+            if present and named != digest:
+                found.append(
+                    Disagreement(
+                        name,
+                        f"metadata names grade {named}" if named else "no grade in its metadata",
+                        f"grade {digest}",
+                    )
+                )
     return document, found
 
 
-def _check_view(document: GradeDocument, data: bytes, directory: Path) -> list[Disagreement]:
+def repair_target(target: Target) -> list[str]:
+    """Make the files beside the ``grade.json`` that stands at ``target``
+    agree with it: the standing grade is published again, which rewrites
+    what is missing or stray (reward files beside a refusal, an older
+    grade's CTRF view, a late write whose metadata names another grade).
+    Returns what was written or removed; :class:`Unreadable` when no grade
+    stands there to repair from."""
+    from .publishing import PublishError, publish
+
+    if target.is_local:
+        document, _ = load_document(Path(target.path) / GRADE)
+    else:
+        from .publishing import open_store
+
+        try:
+            data = open_store(target).read(GRADE)
+        except PublishError as error:
+            raise Unreadable(str(error)) from error
+        if data is None:
+            raise Unreadable(f"{target.url}/{GRADE}: no such object")
+        document = _parse(f"{target.url}/{GRADE}", data)
+    try:
+        result = publish(document, target)
+    except PublishError as error:
+        raise Unreadable(f"{target.url}: cannot repair: {error}") from error
+    return [
+        *(f"wrote {name}" for name in result.written),
+        *(f"removed {name}" for name in result.removed),
+    ]
+
+
+def _check_view(document: GradeDocument, data: bytes, read: Files) -> list[Disagreement]:
     """Our CTRF view, under the name the document says."""
     name = document.publication.ctrf
     expected = ctrf(document)
     expected["extra"]["truereward"]["grade_sha256"] = hashlib.sha256(data).hexdigest()
-    stored = _read_optional(directory / name)
+    stored = read(name)
     if stored is None:
         return [Disagreement(name, "absent", "the CTRF report of grade.json")]
     try:
@@ -188,7 +296,7 @@ def _check_view(document: GradeDocument, data: bytes, directory: Path) -> list[D
     return []
 
 
-def _check_kept_evidence(document: GradeDocument, directory: Path) -> list[Disagreement]:
+def _check_kept_evidence(document: GradeDocument, read: Files) -> list[Disagreement]:
     """The ``ctrf.json`` left beside a grade read from it: still the bytes
     the grade read (one of its evidence digests). A ``ctrf.json`` the grade
     was not read from (another tool's report, beside a pytest session's
@@ -200,7 +308,7 @@ def _check_kept_evidence(document: GradeDocument, directory: Path) -> list[Disag
     }
     if not recorded:
         return []
-    data = _read_optional(directory / CTRF)
+    data = read(CTRF)
     if data is None:
         return [Disagreement(CTRF, "absent", "the evidence the grade was read from")]
     if hashlib.sha256(data).hexdigest() not in recorded:

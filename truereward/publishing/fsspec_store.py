@@ -27,6 +27,9 @@ __all__ = ["CONDITIONAL_PROTOCOLS", "FsspecStore"]
 CONDITIONAL_PROTOCOLS = frozenset({"memory"})
 
 _LOCK = threading.RLock()
+#: Grade digests of memory:// objects (the filesystem keeps no metadata of
+#: its own), by path; it lives as long as the filesystem, in this process.
+_GRADES: dict[str, str] = {}
 
 
 class FsspecStore:
@@ -36,7 +39,11 @@ class FsspecStore:
     def __init__(self, url: str, options: dict[str, Any], *, unconditional: bool) -> None:
         import fsspec
 
-        protocol = url.split("://", 1)[0].lower()
+        from .. import urls
+
+        protocol = urls.protocol(url)
+        #: memory:// keeps the grade digests beside the objects; others none.
+        self.has_metadata = protocol in CONDITIONAL_PROTOCOLS
         if protocol not in CONDITIONAL_PROTOCOLS and not unconditional:
             raise PublishError(
                 f"{url}: the {protocol}:// backend cannot write conditionally, so a racing "
@@ -97,9 +104,18 @@ class FsspecStore:
                 raise PreconditionFailed(name)
             self._write(name, data)
 
-    def put(self, name: str, data: bytes) -> None:
+    def put(self, name: str, data: bytes, grade: str | None = None) -> None:
         with _LOCK:
             self._write(name, data)
+            if self.has_metadata:
+                if grade:
+                    _GRADES[self._path(name)] = grade
+                else:
+                    _GRADES.pop(self._path(name), None)
+
+    def grade_of(self, name: str) -> str | None:
+        with _LOCK:
+            return _GRADES.get(self._path(name)) if self._read(name) is not None else None
 
     def delete(self, name: str, etag: str) -> None:
         with _LOCK:
@@ -108,6 +124,7 @@ class FsspecStore:
                 return
             if md5_hex(current) != etag:
                 raise PreconditionFailed(name)
+            _GRADES.pop(self._path(name), None)
             try:
                 self.fs.rm_file(self._path(name))
             except FileNotFoundError:

@@ -29,8 +29,16 @@ filesystems). :func:`publish_objects` is the protocol, the same for all:
    (replace), the one step that decides a race; then ``ctrf.json``,
    ``reward.json`` and ``reward.txt`` last.
 4. SAME: nothing is written, except what an interrupted earlier publish left
-   unfinished (objects whose ETag is not the MD5 of their expected body, or
-   reward objects beside an ungradable grade).
+   unfinished, or a superseded publisher's late write left behind: objects
+   whose ETag is not the MD5 of their expected body, reward objects beside
+   an ungradable grade, and reward objects of the right bytes whose metadata
+   names another grade (one HEAD each of ``reward.txt`` and ``reward.json``:
+   a republish costs the refused PUT, a listing and those HEADs).
+
+Every object after ``grade.json`` carries, in its metadata
+(``x-amz-meta-truereward-grade`` on S3), the sha256 of the grade it belongs
+to: a reader of ``reward.txt`` alone can check it names the ``grade.json``
+that stands, and ``truereward verify`` does.
 5. Settle: the files after ``grade.json`` are plain PUTs, so a publisher
    that replaced our grade (naming it in ``replaces``) while we were still
    writing can see our late ``ctrf.json`` or reward objects land beside its
@@ -69,6 +77,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+from collections.abc import Collection
 from typing import Protocol
 
 from ..document import GradeDocument
@@ -96,6 +105,8 @@ class Store(Protocol):
 
     #: Where, for messages (``s3://bucket/prefix/run``).
     location: str
+    #: Whether objects carry metadata (the digest of their grade).
+    has_metadata: bool
 
     def etags(self) -> dict[str, str]:
         """ETag (unquoted) of each of the four names present."""
@@ -112,8 +123,13 @@ class Store(Protocol):
     def replace(self, name: str, data: bytes, etag: str) -> None:
         """Write only if the object's ETag is ``etag``; else PreconditionFailed."""
 
-    def put(self, name: str, data: bytes) -> None:
-        """Write unconditionally."""
+    def put(self, name: str, data: bytes, grade: str | None = None) -> None:
+        """Write unconditionally; ``grade``: the sha256 of the grade the
+        object belongs to, kept in its metadata where the store has any."""
+
+    def grade_of(self, name: str) -> str | None:
+        """The grade digest in the object's metadata (``None``: absent, or
+        written without one, or the store keeps no metadata)."""
 
     def delete(self, name: str, etag: str) -> None:
         """Delete only if the ETag is ``etag``; absent is fine."""
@@ -153,8 +169,33 @@ def _owned(listed: dict[str, str], bodies: dict[str, bytes]) -> dict[str, str]:
     return {name: tag for name, tag in listed.items() if name in bodies or name in REWARD_FILES}
 
 
-def _repair(store: Store, bodies: dict[str, bytes], listed: dict[str, str]) -> PublishResult:
+def stale_metadata(store: Store, bodies: dict[str, bytes], listed: dict[str, str]) -> set[str]:
+    """The reward objects whose bytes are this grade's but whose metadata
+    names another grade (a superseded publisher's late write of the same
+    value): one HEAD each. The CTRF view needs none: its bytes name their
+    grade, so its ETag tells."""
+    if not store.has_metadata:
+        return set()
+    digest = sha256_hex(bodies[GRADE])
+    return {
+        name
+        for name in REWARD_FILES
+        if name in bodies
+        and listed.get(name) == md5_hex(bodies[name])
+        and store.grade_of(name) != digest
+    }
+
+
+def _repair(
+    store: Store,
+    bodies: dict[str, bytes],
+    listed: dict[str, str],
+    stale: Collection[str] = (),
+) -> PublishResult:
+    """Make the objects ``listed`` agree with ``bodies`` (the grade that
+    stands); ``stale`` are written again whatever their bytes."""
     listed = _owned(listed, bodies)
+    digest = sha256_hex(bodies[GRADE])
     written: list[str] = []
     removed: list[str] = []
     if REWARD_TXT not in bodies:
@@ -163,8 +204,8 @@ def _repair(store: Store, bodies: dict[str, bytes], listed: dict[str, str]) -> P
                 store.delete(name, listed[name])
                 removed.append(name)
     for name in bodies:
-        if name != GRADE and listed.get(name) != md5_hex(bodies[name]):
-            store.put(name, bodies[name])
+        if name != GRADE and (name in stale or listed.get(name) != md5_hex(bodies[name])):
+            store.put(name, bodies[name], digest)
             written.append(name)
     return PublishResult(
         store.location, sha256_hex(bodies[GRADE]), Decision.SAME, tuple(written), tuple(removed)
@@ -198,7 +239,7 @@ def publish_objects(
             replaces=replaces,
         )
     if decision is Decision.SAME:
-        repaired = _repair(store, bodies, listed)
+        repaired = _repair(store, bodies, listed, stale_metadata(store, bodies, listed))
         if repaired.written or repaired.removed:
             _settle(store, bodies)
         return repaired
@@ -313,8 +354,9 @@ def _created(store: Store, grade: bytes) -> bool:
 def _write_rest(store: Store, bodies: dict[str, bytes]) -> tuple[str, ...]:
     """After ``grade.json``: the other files of the set, ``reward.txt`` last."""
     written = [GRADE]
+    digest = sha256_hex(bodies[GRADE])
     for name in bodies:  # render's order: the CTRF view, reward.json, reward.txt last
         if name != GRADE:
-            store.put(name, bodies[name])
+            store.put(name, bodies[name], digest)
             written.append(name)
     return tuple(written)

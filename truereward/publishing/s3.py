@@ -24,6 +24,8 @@ __all__ = ["S3Store"]
 T = TypeVar("T")
 
 _CONTENT_TYPES = {".json": "application/json", ".txt": "text/plain; charset=utf-8"}
+#: The metadata key naming an object's grade (``x-amz-meta-truereward-grade``).
+GRADE_KEY = "truereward-grade"
 _PRECONDITION_CODES = {"PreconditionFailed", "ConditionalRequestConflict", "412", "409"}
 
 
@@ -42,6 +44,8 @@ def _error_code(error: BaseException) -> str | None:
 
 class S3Store:
     """The objects of one grade under ``s3://bucket/prefix``."""
+
+    has_metadata = True
 
     def __init__(self, url: str, options: dict[str, Any]) -> None:
         import s3fs
@@ -124,14 +128,16 @@ class S3Store:
             return None
         return data
 
-    def _put(self, name: str, data: bytes, **conditions: str) -> None:
+    def _put(self, name: str, data: bytes, grade: str | None = None, **conditions: str) -> None:
         suffix = name[name.rfind(".") :]
+        extra: dict[str, Any] = {"Metadata": {GRADE_KEY: grade}} if grade else {}
         try:
             self._call(
                 name,
                 "put_object",
                 Body=data,
                 ContentType=_CONTENT_TYPES.get(suffix, "application/octet-stream"),
+                **extra,
                 **conditions,
             )
         except FileNotFoundError as error:  # If-Match on a key that is gone
@@ -145,8 +151,19 @@ class S3Store:
     def replace(self, name: str, data: bytes, etag: str) -> None:
         self._put(name, data, IfMatch=f'"{etag}"')
 
-    def put(self, name: str, data: bytes) -> None:
-        self._put(name, data)
+    def put(self, name: str, data: bytes, grade: str | None = None) -> None:
+        self._put(name, data, grade)
+
+    def grade_of(self, name: str) -> str | None:
+        try:
+            head = self._guard(
+                f"looking at {name}",
+                lambda: self.fs.call_s3("head_object", Bucket=self.bucket, Key=self.prefix + name),
+            )
+        except FileNotFoundError:
+            return None
+        found = (head.get("Metadata") or {}).get(GRADE_KEY)
+        return str(found) if found else None
 
     def delete(self, name: str, etag: str) -> None:
         try:
