@@ -276,3 +276,30 @@ def test_a_listed_run_that_is_a_symlink_is_not_graded(tmp_path: Path) -> None:
     )
     assert [item.entry for item in result.not_graded] == [str(tmp_path / "link")]
     assert [line.run for line in result.runs] == ["ok"]
+
+
+def test_a_small_report_is_read_under_a_small_address_space(tmp_path: Path, outside: Path) -> None:
+    """No read sizes its buffer by the limit: under a 100 MB address space
+    (``ulimit -v 100000``) a 1 KiB report is graded, not refused with a
+    MemoryError."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "task.json").write_text(json.dumps({"cases": CASES}))
+    (run / "ctrf.json").write_bytes(outside.read_bytes())
+    code = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (100_000 * 1024, 100_000 * 1024))\n"
+        "import truereward\n"
+        "spec = truereward.TaskSpec.load(sys.argv[2])\n"
+        "doc = truereward.grade_evidence('ctrf', sys.argv[1], spec)\n"
+        "print(doc.gradable, doc.reward)\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", code, str(run / "ctrf.json"), str(run / "task.json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.split() == ["True", "1.0"]
