@@ -188,7 +188,7 @@ class GradeDocument(Fold):
 
     @cached_property
     def _bytes(self) -> bytes:
-        return canonical_bytes(self.model_dump(mode="json"))
+        return canonical_bytes(self.model_dump(mode="json"), finite=True)
 
     def to_bytes(self) -> bytes:
         """The canonical ``grade.json`` bytes (sorted keys, 2-space indent,
@@ -238,7 +238,7 @@ def digest_file(path: str | Path, *, name: str | None = None) -> EvidenceDigest:
 def _row_order(row: CaseResult) -> tuple[str, bytes]:
     # Rows that share an id are ordered by their content, so the document
     # never depends on which one arrived first.
-    return (row.id, canonical_bytes(row.to_row(), indent=None))
+    return (row.id, canonical_bytes(row.to_row(), indent=None, finite=True))
 
 
 def grade_document(

@@ -98,10 +98,10 @@ def render(document: GradeDocument) -> dict[str, bytes]:
     (``reward.txt`` last)."""
     bodies = {
         GRADE: document.to_bytes(),
-        document.publication.ctrf: canonical_bytes(ctrf(document)),
+        document.publication.ctrf: canonical_bytes(ctrf(document), finite=True),
     }
     if document.gradable:
-        bodies[REWARD_JSON] = canonical_bytes(reward_json(document))
+        bodies[REWARD_JSON] = canonical_bytes(reward_json(document), finite=True)
         bodies[REWARD_TXT] = reward_txt(document)
     return bodies
 

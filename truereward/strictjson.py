@@ -10,6 +10,7 @@ same value always gives the same bytes (and the same sha256).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 __all__ = ["StrictJSONError", "canonical_bytes", "loads"]
@@ -81,9 +82,32 @@ _DECODER = json.JSONDecoder(
 )
 
 
-def canonical_bytes(value: Any, *, indent: int | None = 2) -> bytes:
+def canonical_bytes(value: Any, *, indent: int | None = 2, finite: bool = False) -> bytes:
     """The canonical encoding of a JSON value: sorted keys, UTF-8 without
-    escaping, no NaN (``ValueError`` if one is present), a final newline."""
+    escaping, no NaN (``ValueError`` if one is present), a final newline;
+    two-space indent, or none (``indent=None``: the compact form).
+
+    The bytes are those of the standard library's ``json.dumps`` with these
+    settings (they name published grades, so they never change). With
+    ``finite`` the caller vouches that every float is finite (the value was
+    dumped from validated, immutable models: documents, their views), and
+    orjson makes the bytes about 20 times faster: it writes the same bytes
+    except for floats below 1e-4 (``1e-07``, which it writes ``1e-7``),
+    which are then handed to it already written as Python does; anything it
+    refuses (an integer beyond 64 bits, a key that is not a string) takes
+    the standard library's path. (orjson writes a NaN as ``null`` rather
+    than refusing it, hence the vouching.)"""
+    if finite and _orjson is not None and indent in (2, None):
+        options = _SORTED | (_INDENT if indent == 2 else 0)
+        try:
+            out = _orjson.dumps(value, option=options)
+            if _SMALL_FLOAT.search(out):
+                # Perhaps a float written otherwise than Python does: write
+                # those floats as Python does, and let orjson do the rest.
+                out = _orjson.dumps(_as_python_writes_floats(value), option=options)
+            return bytes(out) + b"\n"
+        except (TypeError, _orjson.JSONEncodeError):
+            pass  # the standard library says what is wrong, or encodes it
     text = json.dumps(
         value,
         sort_keys=True,
@@ -93,3 +117,36 @@ def canonical_bytes(value: Any, *, indent: int | None = 2) -> bytes:
         separators=(",", ": ") if indent is not None else (",", ":"),
     )
     return (text + "\n").encode("utf-8")
+
+
+def _as_python_writes_floats(value: Any) -> Any:
+    """``value`` with every float that orjson would write otherwise (a
+    negative exponent) replaced by Python's own text of it; a NaN or an
+    infinity is a ``ValueError``, as ``allow_nan=False`` makes it."""
+    if isinstance(value, dict):
+        return {key: _as_python_writes_floats(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_as_python_writes_floats(item) for item in value]
+    if type(value) is float:
+        text = repr(value)
+        if "e-" in text:
+            return _orjson.Fragment(text.encode("ascii"))
+        if value != value or value in (_INF, -_INF):
+            raise ValueError(f"Out of range float values are not JSON compliant: {text}")
+    return value
+
+
+_INF = float("inf")
+#: What a float below 1e-4 looks like in orjson's output (``1e-7``,
+#: ``0.00001``), where Python writes ``1e-07`` and ``1e-05``; a string that
+#: happens to look so only costs the slower, exact path.
+_SMALL_FLOAT = re.compile(rb"e-\d|0\.0000\d")
+
+try:  # orjson is a dependency; the standard library path stays for any other setup
+    import orjson as _orjson
+
+    _SORTED = _orjson.OPT_SORT_KEYS
+    _INDENT = _orjson.OPT_INDENT_2
+except ImportError:  # pragma: no cover - orjson is installed with truereward
+    _orjson = None  # type: ignore[assignment]
+    _SORTED = _INDENT = 0

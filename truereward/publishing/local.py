@@ -27,8 +27,10 @@ The order of operations keeps the set consistent at every instant:
 ``grade.json`` is put in place (so no reward, and no report of an older
 grade, can stand beside a grade it does not belong to),
 then ``grade.json``, the CTRF view (``ctrf.json``, or ``grade-ctrf.json``
-when ``ctrf.json`` is the evidence) and ``reward.json``, and ``reward.txt``
-last. The conflict check comes before any of it: a conflicting publish
+when ``ctrf.json`` is the evidence) and ``reward.json`` (each fsynced, then
+one fsync of the directory), and ``reward.txt`` last (fsynced, and the
+directory again): a fresh gradable grade costs four file fsyncs and two
+directory fsyncs. The conflict check comes before any of it: a conflicting publish
 touches nothing.
 """
 
@@ -286,12 +288,14 @@ def publish_local(
                     )
             else:
                 _replace(dir_fd, GRADE, ours)
-            _fsync_dir(dir_fd)
             written = [GRADE]
             for name in bodies:  # the CTRF view and reward.json; reward.txt last
                 if name not in (GRADE, REWARD_TXT):
                     _replace(dir_fd, name, bodies[name])
                     written.append(name)
+            # One directory fsync for the three: each file is whole (written
+            # and fsynced before its rename); what must be durable before
+            # reward.txt appears is all of them, not their order.
             _fsync_dir(dir_fd)
             if REWARD_TXT in bodies:
                 _replace(dir_fd, REWARD_TXT, bodies[REWARD_TXT])

@@ -1,0 +1,51 @@
+"""Canonical bytes: orjson's fast path writes exactly what the standard
+library writes, for every finite JSON value (these bytes name grades)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from truereward.strictjson import canonical_bytes
+
+
+def reference(value: Any, indent: int | None) -> bytes:
+    text = json.dumps(
+        value,
+        sort_keys=True,
+        ensure_ascii=False,
+        allow_nan=False,
+        indent=indent,
+        separators=(",", ": ") if indent is not None else (",", ":"),
+    )
+    return (text + "\n").encode("utf-8")
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: st.lists(children, max_size=5)
+    | st.dictionaries(st.text(max_size=8), children, max_size=5),
+    max_leaves=30,
+)
+
+
+@given(json_values, st.sampled_from([2, None]))
+@example({"a": 1e-07, "b": 1e-05, "c": 0.0001, "d": "e-5 0.00001"}, 2)
+@example([5e-324, -0.0, 1e16, 1e-4, 9.9e-05, 123456789.0], None)
+@example({"\U0001f600": "\u2028\x7f\x00", "b": [], "c": {}}, 2)
+def test_the_fast_path_writes_the_standard_librarys_bytes(value: Any, indent: int | None) -> None:
+    assert canonical_bytes(value, indent=indent, finite=True) == reference(value, indent)
+    assert canonical_bytes(value, indent=indent) == reference(value, indent)
+
+
+def test_a_nan_is_refused_unless_vouched_for() -> None:
+    with pytest.raises(ValueError, match="JSON compliant"):
+        canonical_bytes({"a": float("nan")})
