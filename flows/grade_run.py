@@ -47,18 +47,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from prefect import State, flow, get_run_logger
+from prefect.context import FlowRunContext
 from prefect.states import Completed, Failed
+from prefect.tasks import exponential_backoff
 
 from truereward.grading.chunks import chunk_size_for, chunked
 from truereward.grading.markdown import render_result, render_runs
 from truereward.grading.plan import plan_sweep
-from truereward.grading.progress import retry_delays
 from truereward.grading.report import GradeRunReport, GradeRunResult, PublishFailed
 from truereward.grading.request import REGRADE_POLICIES, GradeRequest
 from truereward.grading.triage import triaged
 from truereward.prefect.artifacts import create_artifacts, flow_run_name
 from truereward.prefect.pipeline import grade_chunks
-from truereward.prefect.runner import task_runner_for
+from truereward.prefect.runner import RequestedTaskRunner, runner_name, task_runner_for
 from truereward.prefect.tasks import fold, publish, read
 from truereward.target import Target
 
@@ -76,11 +77,9 @@ def _not_started(why: str, limit: int = 160) -> str:
 def _target(request: GradeRequest) -> Target | None:
     if request.target_block is None:
         return None
-    from truereward.prefect.block import TargetBlock
+    from truereward.prefect.block import load_target
 
-    block: Any = TargetBlock.load(request.target_block)
-    target: Target = block.target()
-    return target
+    return load_target(request.target_block)
 
 
 class CannotGrade(Exception):
@@ -107,6 +106,7 @@ def _plan(request: GradeRequest) -> tuple[list[Any], list[tuple[str, str]], Targ
     name="grade-run",
     description="Grade every run of a sweep: read, fold and publish each run's grade.",
     flow_run_name=flow_run_name,
+    task_runner=RequestedTaskRunner(),
     validate_parameters=True,
     persist_result=False,
 )
@@ -121,17 +121,25 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
         # --watch` prints the final state's name, not its message.
         return Failed(name=_not_started(str(error)), message=f"cannot grade: {error}")
     size = request.chunk_size or chunk_size_for(len(jobs), request.concurrency)
+    context = FlowRunContext.get()
+    configured = context.task_runner if context is not None else RequestedTaskRunner()
+    chosen = isinstance(configured, RequestedTaskRunner)
     logger.info(
         "grading %d runs in chunks of %d, %d chunks at a time, on %s (regrade: %s)",
         len(jobs),
         size,
         request.concurrency,
-        request.task_runner,
+        request.task_runner if chosen else runner_name(configured),
         request.regrade,
     )
-    delays = retry_delays(request.retry_delay_seconds, request.max_attempts)
+    retries = request.max_attempts - 1
     steps = (
-        read.with_options(retries=request.max_attempts - 1, retry_delay_seconds=delays or 0),
+        read.with_options(
+            retries=retries,
+            retry_delay_seconds=exponential_backoff(request.retry_delay_seconds)(retries)
+            if retries
+            else 0,
+        ),
         fold,
         publish,
     )
@@ -139,13 +147,15 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
     for entry, why in skipped:
         report.skip(entry, why)
         logger.warning("not graded: %r: %s", entry, why)
-    with task_runner_for(request) as runner:
+    work = chunked(triaged(jobs, request.regrade), size)
+    tags = ("truereward", f"sweep:{request.sweep_label or 'runs'}")
+    if chosen:
+        with task_runner_for(request) as runner:
+            grade_chunks(work, runner, concurrency=request.concurrency, steps=steps,
+                         report=report, tags=tags)  # fmt: skip
+    else:  # the caller's own runner, started by Prefect for this flow run
         grade_chunks(
-            chunked(triaged(jobs, request.regrade), size),
-            runner,
-            concurrency=request.concurrency,
-            steps=steps,
-            report=report,
+            work, configured, concurrency=request.concurrency, steps=steps, report=report, tags=tags
         )
     result = report.result()
     page = _write_page(result, request, target, logger)

@@ -31,8 +31,9 @@ json_values = st.recursive(
     | st.integers(-(2**70), 2**70)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
-    lambda children: st.lists(children, max_size=5)
-    | st.dictionaries(st.text(max_size=8), children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
+    ),
     max_leaves=30,
 )
 

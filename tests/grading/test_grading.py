@@ -145,8 +145,8 @@ def test_garbage_requests_are_refused_cleanly_and_never_pass_the_model_alone(
 
 
 def test_the_sweep_name_is_recorded_when_it_is_a_valid_segment() -> None:
-    assert GradeRequest(sweep="s3://bucket/nightly-42/").sweep_name == "nightly-42"
-    assert GradeRequest(runs=["a/r1"]).sweep_name is None
+    assert GradeRequest(sweep="s3://bucket/nightly-42/").sweep_label == "nightly-42"
+    assert GradeRequest(runs=["a/r1"]).sweep_label is None
 
 
 # --- plans and chunks ----------------------------------------------------------------------

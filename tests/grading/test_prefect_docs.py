@@ -26,7 +26,7 @@ def test_the_example_request_is_valid() -> None:
     example = re.search(r"```json\n(.*?)```", section, re.S)
     assert example is not None
     request = GradeRequest.model_validate(json.loads(example.group(1)))
-    assert request.max_attempts == 4 and request.sweep_name == "nightly-2026-11-30"
+    assert request.max_attempts == 4 and request.sweep_label == "nightly-2026-11-30"
 
 
 def test_the_sample_sweep_headline_is_the_documented_one(tmp_path: Path) -> None:

@@ -102,8 +102,17 @@ def settings_for(request: GradeRequest, target: Target | None = None) -> GradeSe
     overrides ``request.target``."""
     from ..taskspec import TaskSpec
 
+    reading = dict(request.storage_options)
     if target is None and request.target is not None:
         target = Target(url=request.target, storage_options=dict(request.storage_options))
+    elif (
+        target is not None
+        and request.sweep is not None
+        and urls.protocol(request.sweep) == target.protocol != "file"
+    ):
+        # The sweep lies on the target's store: read it with the target's
+        # options (its credentials, from a block).
+        reading = {**target.options(), **reading}
     return GradeSettings(
         scheme=request.scheme,
         case_set=request.case_set
@@ -112,8 +121,8 @@ def settings_for(request: GradeRequest, target: Target | None = None) -> GradeSe
         reader=request.reader,
         evidence=request.evidence,
         options=dict(request.options),
-        storage_options=dict(request.storage_options),
-        sweep=request.sweep_name,
+        storage_options=reading,
+        sweep=request.sweep_label,
         target=target,
         reward_keys=tuple(request.reward_keys),
     )
@@ -157,7 +166,7 @@ def plan_sweep(
     sweep = request.sweep
     if sweep is None:  # the request's own validation makes this unreachable
         raise ValueError("the request names neither a sweep nor runs")
-    names, skipped = SweepSource(sweep, request.storage_options).scan()
+    names, skipped = SweepSource(sweep, settings.storage_options).scan()
     jobs = []
     for name in names:
         try:

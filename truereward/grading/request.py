@@ -12,7 +12,9 @@ Fields:
 
 - ``sweep``: URL (or path) of a directory whose immediate subdirectories are
   runs (entries starting with ``.`` are skipped); or ``runs``: a list of run
-  URLs. A run's id is its directory name.
+  URLs. A run's id is its directory name. ``sweep_name``: the sweep's name
+  recorded in each document (default: the last segment of ``sweep``; a
+  shard, given as ``runs``, names its sweep here).
 - ``reader``: the reader's name; default: the one the run's task spec names.
 - ``evidence``: path of the evidence inside a run; default: the task spec's,
   else the reader's ``default_evidence``.
@@ -51,7 +53,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from ..document import RewardKey
 from ..folding import DEFAULT_SCHEME, scheme_names
@@ -138,6 +140,11 @@ class GradeRequest(BaseModel):
     )
     runs: Annotated[list[Text], Field(min_length=1)] | None = Field(
         default=None, description="run directories (paths or URLs)"
+    )
+    sweep_name: Annotated[str, AfterValidator(check_segment)] | None = Field(
+        default=None,
+        description="the sweep's name recorded in each document; default: the last "
+        "segment of sweep (a shard of a sweep, given as runs, names its sweep here)",
     )
     reader: Text | None = Field(
         default=None,
@@ -233,10 +240,12 @@ class GradeRequest(BaseModel):
         return self
 
     @property
-    def sweep_name(self) -> str | None:
-        """The sweep's name (the last segment of ``sweep``), recorded in each
-        document; ``None`` for a list of runs or a name that is not a valid
-        segment."""
+    def sweep_label(self) -> str | None:
+        """The sweep's name recorded in each document: ``sweep_name``, else
+        the last segment of ``sweep``; ``None`` for a list of runs without a
+        ``sweep_name``, or a name that is not a valid segment."""
+        if self.sweep_name is not None:
+            return self.sweep_name
         if self.sweep is None:
             return None
         try:

@@ -78,7 +78,7 @@ def write_sweep_report(
         result.summary,
         result.retry_lines,
         result.retry_tally,
-        title=f"grade-run {request.sweep_name or f'({len(request.runs or ())} runs)'}",
+        title=f"grade-run {request.sweep_label or f'({len(request.runs or ())} runs)'}",
         sweep=request.sweep or ", ".join((request.runs or [])[:3]),
         regrade=[deployment_command(again, deployment), local_command(again)],
     )

@@ -61,7 +61,7 @@ def artifact_key(request: GradeRequest, target: Target | None, part: str) -> str
     where = request.sweep if request.sweep is not None else "\n".join(request.runs or ())
     aimed = target.url if target is not None else (request.target or "(each run's logs)")
     digest = hashlib.sha256(f"{where}\n{aimed}".encode()).hexdigest()[:8]
-    return f"grade-run-{_slug(request.sweep_name or 'runs') or 'sweep'}-{digest}-{part}"
+    return f"grade-run-{_slug(request.sweep_label or 'runs') or 'sweep'}-{digest}-{part}"
 
 
 def flow_run_name() -> str:
@@ -76,7 +76,7 @@ def flow_run_name() -> str:
         )
     except ValueError:
         return "grade-run-bad-request"
-    name = f"grade-run-{_slug(request.sweep_name or f'{len(request.runs or ())}-runs')}"
+    name = f"grade-run-{_slug(request.sweep_label or f'{len(request.runs or ())}-runs')}"
     return name if request.regrade == "none" else f"{name}-regrade-{request.regrade}"
 
 
@@ -144,7 +144,7 @@ def create_artifacts(
 ) -> None:
     """Create the artifacts of ``result`` (module docstring) for the current
     flow run; ``page`` is where the HTML sweep report was written."""
-    title = f"grade-run {request.sweep_name or f'({len(request.runs or ())} runs)'}"
+    title = f"grade-run {request.sweep_label or f'({len(request.runs or ())} runs)'}"
     create_table_artifact(
         table=[line.cells() for line in result.runs],
         key=artifact_key(request, target, "runs"),

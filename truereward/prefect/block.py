@@ -1,15 +1,23 @@
-"""A Prefect block for a publish target: ``TargetBlock``.
+"""A Prefect block for a publish target: ``TargetBlock``, and loading the
+target a request names.
 
-It wraps :class:`truereward.Target` for deployments: the URL and the plain
-storage options in the clear, credentials in ``secret_options`` (a
-``SecretDict``: masked in the UI, the API and logs). Register the block
-type once, save a block, and name it in a request::
+``TargetBlock`` wraps :class:`truereward.Target` for deployments: the URL
+and the plain storage options in the clear, credentials in
+``secret_options`` (a ``SecretDict``: masked in the UI, the API and logs),
+or taken from a prefect-aws ``AwsCredentials`` block the team already has
+(``credentials_block``). Register the block type once, save a block, and
+name it in a request::
 
     prefect block register -m truereward.prefect.block
     TargetBlock(url="s3://grades/nightly",
                 storage_options={"endpoint_url": "http://minio:9000"},
                 secret_options={"key": "...", "secret": "..."}).save("nightly")
     # request: {"sweep": "s3://runs/nightly", "target_block": "nightly"}
+
+A request's ``target_block`` may also name a prefect-aws ``S3Bucket`` block
+(``s3-bucket/NAME``): see :mod:`truereward.prefect.aws`. When the sweep is on
+the target's store (both ``s3://``), the target's options (its credentials)
+are used to read the runs too.
 
 Secret-looking names (``key``, ``secret``, ``token``, ``*_key``,
 ``*password*``...) are refused among the plain ``storage_options``, so a
@@ -22,34 +30,56 @@ from typing import Any, ClassVar
 
 from prefect.blocks.core import Block
 from prefect.types import SecretDict
-from pydantic import Field, field_validator
+from pydantic import Field, HttpUrl, field_validator
 
 from ..target import Target, secret_option_paths
 
-__all__ = ["TargetBlock"]
+__all__ = ["TargetBlock", "load_target"]
+
+#: The slug of our block type (``truereward-target/NAME``).
+SLUG = "truereward-target"
 
 
 class TargetBlock(Block):
-    """Where truereward publishes grades: a URL, storage options, and the
-    credentials to reach it (kept secret)."""
+    """Where truereward publishes grades: a local path or an fsspec URL, its
+    storage options, and the credentials to reach it, kept secret."""
 
-    _block_type_name: ClassVar[str] = "truereward target"
-    _block_type_slug: ClassVar[str] = "truereward-target"
+    _block_type_name: ClassVar[str] = "Truereward Target"
+    _block_type_slug: ClassVar[str] = SLUG
     _description: ClassVar[str] = (
-        "Where truereward publishes grades: a local path or fsspec URL "
+        "Where truereward publishes grades: a local path or an fsspec URL "
         "(s3://bucket/prefix, ...), its storage options, and credentials kept secret."
     )
+    _documentation_url: ClassVar[HttpUrl | None] = HttpUrl(
+        "https://example.invalid/truereward/docs/prefect.md#the-target-block"
+    )
 
-    url: str = Field(min_length=1, description="a local path or an fsspec URL")
+    url: str = Field(
+        min_length=1,
+        title="URL",
+        description="A local path or an fsspec URL (s3://bucket/prefix) runs publish under.",
+    )
     storage_options: dict[str, Any] = Field(
-        default_factory=dict, description="fsspec options without secrets"
+        default_factory=dict,
+        title="Storage options",
+        description="fsspec options without secrets (endpoint_url, client_kwargs, ...).",
     )
     secret_options: SecretDict = Field(
         default_factory=lambda: SecretDict({}),
-        description="fsspec options that are secrets (key, secret, token...)",
+        title="Secret options",
+        description="fsspec options that are secrets (key, secret, token, ...).",
+    )
+    credentials_block: str | None = Field(
+        default=None,
+        title="Credentials block",
+        description="The name of a prefect-aws AwsCredentials block to take credentials from "
+        "(aws-credentials/NAME), instead of secret_options.",
     )
     unconditional: bool = Field(
-        default=False, description="allow a backend that cannot write conditionally"
+        default=False,
+        title="Unconditional",
+        description="Allow a backend that cannot write conditionally (a racing publisher "
+        "could overwrite a grade).",
     )
 
     @field_validator("storage_options")
@@ -62,8 +92,28 @@ class TargetBlock(Block):
 
     def target(self) -> Target:
         """The :class:`truereward.Target` this block describes."""
-        return Target(
-            url=self.url,
-            storage_options={**self.storage_options, **self.secret_options.get_secret_value()},
-            unconditional=self.unconditional,
-        )
+        options = {**self.storage_options, **self.secret_options.get_secret_value()}
+        if self.credentials_block is not None:
+            from .aws import options_of_credentials
+
+            credentials = Block.load(_slugged(self.credentials_block, "aws-credentials"))
+            options = {**options, **options_of_credentials(credentials)}
+        return Target(url=self.url, storage_options=options, unconditional=self.unconditional)
+
+
+def _slugged(name: str, default_slug: str) -> str:
+    return name if "/" in name else f"{default_slug}/{name}"
+
+
+def load_target(name: str) -> Target:
+    """The target a request's ``target_block`` names: a ``TargetBlock``
+    (``NAME`` or ``truereward-target/NAME``) or a prefect-aws ``S3Bucket``
+    (``s3-bucket/NAME``). ``ValueError`` for a block of another kind."""
+    block: Any = Block.load(_slugged(name, SLUG))
+    if isinstance(block, TargetBlock):
+        return block.target()
+    if type(block).__name__ == "S3Bucket":
+        from .aws import target_of_bucket
+
+        return target_of_bucket(block)
+    raise ValueError(f"block {name!r} is a {type(block).__name__}, not a target")

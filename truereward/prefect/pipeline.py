@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from prefect import Task
+from prefect import tags as prefect_tags
 from prefect.client.schemas.objects import TaskRunResult
 from prefect.futures import PrefectFuture
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
@@ -75,25 +76,35 @@ def grade_chunks(
     concurrency: int,
     steps: tuple[Task[Any, Any], Task[Any, Any], Task[Any, Any]],
     report: GradeRunReport,
+    tags: Iterable[str] = (),
 ) -> None:
     """Run ``steps`` (the read, fold and publish tasks) over every chunk on
-    the started ``runner``, adding each run's outcome to ``report``."""
+    the started ``runner``, adding each run's outcome to ``report``. Every
+    task run carries ``tags`` (the sweep), and ``run:<id>`` for a chunk of
+    one run, so a tag concurrency limit (``prefect concurrency-limit create
+    sweep:nightly 8``) bounds a sweep's task runs across flow runs."""
     done: queue.Queue[tuple[int, Chunk, PrefectFuture[Any]]] = queue.Queue()
     pending: Iterator[Chunk] = iter(chunks)
     parameter = ("chunk", "readings", "grades")
     wrap = quote if isinstance(runner, ThreadPoolTaskRunner) else (lambda value: value)
 
+    shared = tuple(tags)
+
     def submit(
         step: int, chunk: Chunk, argument: Any, upstream: PrefectFuture[Any] | None = None
     ) -> None:
         name = parameter[step]
-        future = runner.submit(
-            steps[step],
-            {name: wrap(argument)},
-            dependencies=(
-                {name: {TaskRunResult(id=upstream.task_run_id)}} if upstream is not None else None
-            ),
-        )
+        labels = (*shared, f"run:{chunk.jobs[0].run}") if len(chunk) == 1 else shared
+        with prefect_tags(*labels):
+            future = runner.submit(
+                steps[step],
+                {name: wrap(argument)},
+                dependencies=(
+                    {name: {TaskRunResult(id=upstream.task_run_id)}}
+                    if upstream is not None
+                    else None
+                ),
+            )
         future.add_done_callback(lambda finished: done.put((step, chunk, finished)))
 
     def start_next() -> bool:

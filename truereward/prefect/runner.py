@@ -1,4 +1,10 @@
-"""The task runner a request asks for.
+"""The task runner a request asks for, unless the flow was given one.
+
+``grade_run.with_options(task_runner=DaskTaskRunner(address=...))`` is
+honoured: the flow is declared with a :class:`RequestedTaskRunner`, a marker
+that means "the request says"; any other task runner a caller put on the
+flow is the one its task runs go to, and the request's ``task_runner`` is
+the default, not the only way.
 
 - ``threads`` (default): Prefect's ``ThreadPoolTaskRunner`` with
   ``concurrency`` workers (Prefect's own default is unbounded).
@@ -20,7 +26,20 @@ from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from ..grading.request import GradeRequest
 
-__all__ = ["task_runner_for"]
+__all__ = ["RequestedTaskRunner", "runner_name", "task_runner_for"]
+
+
+class RequestedTaskRunner(ThreadPoolTaskRunner[Any]):
+    """The flow's own task runner when nobody chose one: the request's
+    ``task_runner`` decides (:func:`task_runner_for`). Never used itself."""
+
+
+def runner_name(runner: TaskRunner[Any]) -> str:
+    """How the log names a task runner: ``threads``, ``dask``, or its class."""
+    if isinstance(runner, ThreadPoolTaskRunner):
+        return "threads"
+    name = type(runner).__name__
+    return "dask" if name == "DaskTaskRunner" else name
 
 
 def task_runner_for(request: GradeRequest) -> TaskRunner[Any]:

@@ -1,0 +1,65 @@
+"""prefect-aws blocks a team already has, as truereward targets.
+
+Accepted, never required (prefect-aws is imported only when one is used):
+
+- an ``S3Bucket`` block (``s3-bucket/NAME`` as a request's
+  ``target_block``): grades go to ``s3://<bucket_name>/<bucket_folder>``
+  with the block's credentials;
+- an ``AwsCredentials`` (or ``MinIOCredentials``) block, named by a
+  :class:`~truereward.prefect.block.TargetBlock`'s ``credentials_block``:
+  its keys, session token, region and endpoint become the target's s3fs
+  options.
+
+The conversion reads the blocks' fields; it never calls prefect-aws to make
+a client (our publisher needs s3fs's conditional writes, which
+``S3Bucket`` cannot do).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..target import Target
+
+__all__ = ["options_of_credentials", "target_of_bucket"]
+
+
+def _secret(value: Any) -> Any:
+    reveal = getattr(value, "get_secret_value", None)
+    return reveal() if callable(reveal) else value
+
+
+def options_of_credentials(credentials: Any) -> dict[str, Any]:
+    """s3fs storage options from an ``AwsCredentials`` or
+    ``MinIOCredentials`` block (only the fields it sets)."""
+    options: dict[str, Any] = {}
+    key = getattr(credentials, "aws_access_key_id", None) or getattr(
+        credentials, "minio_root_user", None
+    )
+    secret = _secret(
+        getattr(credentials, "aws_secret_access_key", None)
+        or getattr(credentials, "minio_root_password", None)
+    )
+    if key:
+        options["key"] = key
+    if secret:
+        options["secret"] = secret
+    token = _secret(getattr(credentials, "aws_session_token", None))
+    if token:
+        options["token"] = token
+    region = getattr(credentials, "region_name", None)
+    if region:
+        options["client_kwargs"] = {"region_name": region}
+    parameters = getattr(credentials, "aws_client_parameters", None)
+    endpoint = getattr(parameters, "endpoint_url", None) if parameters is not None else None
+    if endpoint:
+        options["endpoint_url"] = str(endpoint)
+    return options
+
+
+def target_of_bucket(bucket: Any) -> Target:
+    """The target of an ``S3Bucket`` block: its bucket and folder, its
+    credentials' options."""
+    folder = str(getattr(bucket, "bucket_folder", "") or "").strip("/")
+    url = f"s3://{bucket.bucket_name}" + (f"/{folder}" if folder else "")
+    return Target(url=url, storage_options=options_of_credentials(bucket.credentials))
