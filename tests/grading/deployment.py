@@ -61,16 +61,19 @@ def deployed(prefect_api: str, tmp_path_factory: pytest.TempPathFactory) -> dict
         env, "--no-prompt", "deploy", "--prefect-file", "infra/prefect.yaml", "--name", "local"
     )
     assert deploy.returncode == 0, deploy.stdout + deploy.stderr
+    # `--name local` deploys both flows' local deployments.
+    for name in ("grade-run/local", "grade-sweep/local"):
+        assert name in deploy.stdout, deploy.stdout
     return env
 
 
 @contextlib.contextmanager
-def worker(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+def worker(env: dict[str, str], log: Path, *more: str) -> Iterator[subprocess.Popen[bytes]]:
     """A process worker on the pool, started in the project root, in a
     process group of its own (so it can be killed with its flow runs)."""
     with open(log, "ab") as output:
         process = subprocess.Popen(
-            [PREFECT, "worker", "start", "--pool", POOL],
+            [PREFECT, "worker", "start", "--pool", POOL, *more],
             cwd=ROOT,
             env=env,
             stdout=output,
@@ -99,9 +102,13 @@ def kill_tree(pid: int) -> None:
 
 
 def run_deployment(
-    env: dict[str, str], request: dict[str, Any], *, watch: bool = True
+    env: dict[str, str],
+    request: dict[str, Any],
+    *,
+    watch: bool = True,
+    deployment: str = "grade-run/local",
 ) -> subprocess.CompletedProcess[str]:
-    args = ["deployment", "run", "grade-run/local", "-p", f"request={json.dumps(request)}"]
+    args = ["deployment", "run", deployment, "-p", f"request={json.dumps(request)}"]
     if watch:
         args += ["--watch", "--watch-timeout", "240"]
     return prefect(env, *args)

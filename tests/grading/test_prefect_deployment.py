@@ -44,6 +44,10 @@ def test_deployed_grade_run_end_to_end(
     a_sweep_that_cannot_be_graded_says_why_and_a_bad_request_names_its_field(
         deployed, tmp_path / "not-started"
     )
+    a_sweep_sharded_over_two_workers_grades_every_run_once(deployed, tmp_path / "shards")
+    a_worker_killed_mid_shard_then_the_parent_again_completes_the_sweep(
+        deployed, tmp_path / "shard-restart"
+    )
 
 
 def grades_the_sweep_and_refuses_a_bad_request(deployed: dict[str, str], tmp_path: Path) -> None:
@@ -297,3 +301,70 @@ def a_sweep_that_cannot_be_graded_says_why_and_a_bad_request_names_its_field(
     neither = run_deployment(deployed, {"target": str(tmp_path)}, watch=False)
     assert neither.returncode != 0
     assert "'sweep' is a required property" in neither.stdout + neither.stderr
+
+
+def flow_runs_named(env: dict[str, str], prefix: str) -> list[Any]:
+    """The flow runs whose names start with ``prefix``."""
+    from prefect.client.orchestration import get_client
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    settings = temporary_settings(updates={PREFECT_API_URL: env["PREFECT_API_URL"]})
+    with settings, get_client(sync_client=True) as client:
+        runs = client.read_flow_runs(limit=200)
+    return [run for run in runs if run.name.startswith(prefix)]
+
+
+def a_sweep_sharded_over_two_workers_grades_every_run_once(
+    deployed: dict[str, str], tmp_path: Path
+) -> None:
+    """grade-sweep/local with 4 shards and two process workers: a 2,000-run
+    sweep, each run graded once, each shard a flow run of its own."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    runs = {f"r{index:04d}": "pass" if index % 10 else "fail" for index in range(2000)}
+    sweep = make_sweep(tmp_path / "big", runs, cases=2)
+    out = tmp_path / "out"
+    request = {"sweep": str(sweep), "target": str(out), "shards": 4}
+    with worker(deployed, tmp_path / "w1.log"), worker(deployed, tmp_path / "w2.log"):
+        ran = run_deployment(deployed, request, deployment="grade-sweep/local")
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+    assert "Flow run finished successfully in 'Graded'." in ran.stdout  # failing runs are graded
+    grades = sorted(path.parent.name for path in out.glob("*/grade.json"))
+    assert grades == sorted(runs)  # every run once: one directory, one grade, each
+    for path in out.glob("*/grade.json"):
+        assert json.loads(path.read_text())["run"]["attempt"] == 1
+    shards = flow_runs_named(deployed, "grade-run-big-shard-")
+    assert sorted(run.name for run in shards) == [f"grade-run-big-shard-{i}" for i in range(4)]
+    assert all(run.state is not None and run.state.is_completed() for run in shards)
+    # The documents name the sweep, as if it had been graded whole.
+    assert json.loads((out / "r0001" / "grade.json").read_text())["run"]["sweep"] == "big"
+
+
+def a_worker_killed_mid_shard_then_the_parent_again_completes_the_sweep(
+    deployed: dict[str, str], tmp_path: Path
+) -> None:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    runs = {f"s{index:03d}": ("slow", 0.05) for index in range(240)}
+    sweep = make_sweep(tmp_path / "slow", runs, cases=2)
+    out = tmp_path / "out"
+    request = {"sweep": str(sweep), "target": str(out), "shards": 4, "concurrency": 1,
+               "chunk_size": 1}  # fmt: skip
+    with worker(deployed, tmp_path / "w1.log"):
+        with worker(deployed, tmp_path / "w2.log"):
+            started = run_deployment(deployed, request, watch=False, deployment="grade-sweep/local")
+            assert started.returncode == 0, started.stdout + started.stderr
+            deadline = time.monotonic() + 180
+            while len(list(out.glob("*/reward.txt"))) < 20:
+                assert time.monotonic() < deadline, "the shards published nothing"
+                time.sleep(0.2)
+            # The second worker and its flow runs die here, mid-shard.
+        time.sleep(2.0)
+    done = {path.parent.name: path.read_bytes() for path in out.glob("*/grade.json")}
+    assert 20 <= len(done) < len(runs)
+    with worker(deployed, tmp_path / "w3.log"), worker(deployed, tmp_path / "w4.log"):
+        again = run_deployment(deployed, request, deployment="grade-sweep/local")
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert "Graded" in again.stdout
+    graded = {path.parent.name for path in out.glob("*/grade.json")}
+    assert graded == set(runs)  # nothing lost
+    for run, data in done.items():  # nothing graded twice
+        assert (out / run / "grade.json").read_bytes() == data, run

@@ -65,8 +65,8 @@ def artifact_key(request: GradeRequest, target: Target | None, part: str) -> str
 
 
 def flow_run_name() -> str:
-    """The flow run's name: ``grade-run-<sweep>`` (``-regrade-<policy>``
-    when it grades runs again)."""
+    """The flow run's name: ``grade-run-<sweep>`` (``-shard-<n>`` for a shard
+    of ``grade-sweep``, ``-regrade-<policy>`` when it grades runs again)."""
     from prefect.runtime import flow_run
 
     value: Any = flow_run.parameters.get("request")
@@ -77,6 +77,10 @@ def flow_run_name() -> str:
     except ValueError:
         return "grade-run-bad-request"
     name = f"grade-run-{_slug(request.sweep_label or f'{len(request.runs or ())}-runs')}"
+    # A shard of grade-sweep carries its index as a tag (shard:N).
+    shard = [tag for tag in (flow_run.tags or ()) if str(tag).startswith("shard:")]
+    if shard:
+        name += f"-shard-{_slug(str(shard[0]).split(':', 1)[1])}"
     return name if request.regrade == "none" else f"{name}-regrade-{request.regrade}"
 
 

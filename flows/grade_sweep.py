@@ -1,0 +1,206 @@
+"""The ``grade-sweep`` flow: a sweep too large for one process, sharded over
+``grade-run`` flow runs on a work pool's workers.
+
+One parameter, ``request`` (:class:`truereward.grading.shards.SweepRequest`:
+a ``GradeRequest`` and ``shards``, ``shards_in_flight``, ``deployment``,
+``only_shards``). It lists the sweep once, splits its runs by run id into
+``shards`` (stably: a run always lands in the same shard for a given count)
+and starts one ``grade-run`` flow run per shard through ``run_deployment``
+on ``deployment`` (default ``grade-run/local``), at most
+``shards_in_flight`` at a time; any number of process, Docker or Kubernetes
+workers of that deployment's pool, on any number of machines, pick them up.
+Each shard is a flow run of its own (a child of this one), graded as
+``grade-run`` grades (runs already graded are kept), so a shard is the unit
+of restart: after a worker died mid-shard, running this flow again grades
+only what is missing.
+
+When every shard has ended, it summarises the whole sweep **from the
+published grades** (one :class:`~truereward.sweeps.SweepSummary`, each run
+counted once) and leaves two artifacts: the summary, and a table of the
+shards (runs, flow run, state). A shard that did not complete is named with
+its first runs, its state, and the command that grades it again
+(``only_shards``). It ends Completed (``Graded`` / ``Graded with
+refusals``), or Failed (``Shards failed: ...``) when some shard did not
+complete, or ``Not started: <why>`` when the sweep cannot be listed.
+
+Deploy beside ``grade-run`` (``infra/prefect.yaml``) and run::
+
+    prefect deployment run 'grade-sweep/local' \\
+        -p request='{"sweep": "samples/sweep", "target": "out/graded", "shards": 4}' --watch
+"""
+
+# No "from __future__ import annotations": Prefect reads the annotation of
+# ``request`` at run time to validate it.
+
+import asyncio
+import json
+import shlex
+from typing import Any
+
+from prefect import State, flow, get_run_logger
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.deployments import run_deployment
+from prefect.states import Completed, Failed
+
+from truereward.grading.plan import plan_sweep
+from truereward.grading.shards import SweepRequest, shard_requests
+from truereward.prefect.artifacts import artifact_key
+from truereward.sweeps.markdown import render_summary
+from truereward.sweeps.source import SweepNotFound, SweepSource
+from truereward.sweeps.summary import SweepSummary, summarize
+from truereward.target import Target
+
+#: Runs of a failed shard named in the artifact (all are counted).
+NAMED_RUNS = 10
+
+
+def _target(request: SweepRequest) -> Target | None:
+    if request.target_block is not None:
+        from truereward.prefect.block import load_target
+
+        return load_target(request.target_block)
+    if request.target is not None:
+        return Target(url=request.target, storage_options=dict(request.storage_options))
+    return None
+
+
+def _summary(request: SweepRequest, target: Target | None) -> SweepSummary:
+    """The whole sweep's summary from its published grades (at the target,
+    or in each run's own logs/verifier)."""
+    if target is not None:
+        source = SweepSource(target.url, target.options())
+    else:
+        source = SweepSource(request.sweep or "", dict(request.storage_options))
+    return summarize(source.records())
+
+
+def _again(request: SweepRequest, shard: int) -> str:
+    """The command that grades shard ``shard`` again, through this
+    deployment (``grade-sweep/local`` when run without one)."""
+    from prefect.runtime import deployment
+
+    fields = request.model_dump(mode="json", exclude_defaults=True)
+    fields["only_shards"] = [shard]
+    text = json.dumps(fields, sort_keys=True, separators=(", ", ": "))
+    name = f"grade-sweep/{deployment.name}" if deployment.name else "grade-sweep/local"
+    return f"prefect deployment run '{name}' -p request={shlex.quote(text)} --watch"
+
+
+async def _run_shards(request: SweepRequest, shards: dict[int, Any], logger: Any) -> dict[int, Any]:
+    """Each shard's finished flow run, at most ``shards_in_flight`` at once."""
+    room = asyncio.Semaphore(request.shards_in_flight or len(shards) or 1)
+
+    async def one(index: int, shard: Any) -> Any:
+        async with room:
+            logger.info("shard %d: %d runs on %s", index, len(shard.runs or ()), request.deployment)
+            return await run_deployment(
+                name=request.deployment,
+                parameters={"request": shard.model_dump(mode="json", exclude_defaults=True)},
+                tags=["truereward", f"sweep:{shard.sweep_label or 'runs'}", f"shard:{index}"],
+                poll_interval=1,
+                timeout=None,
+            )
+
+    finished = await asyncio.gather(*(one(index, shard) for index, shard in shards.items()))
+    return dict(zip(shards, finished, strict=True))
+
+
+def _shard_rows(shards: dict[int, Any], runs: dict[int, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for index, shard in shards.items():
+        run = runs[index]
+        state = run.state
+        rows.append(
+            {
+                "shard": index,
+                "runs": len(shard.runs or ()),
+                "flow run": run.name,
+                "state": state.name if state is not None else "unknown",
+                "message": (state.message or "") if state is not None else "",
+            }
+        )
+    return rows
+
+
+def _name() -> str:
+    from prefect.runtime import flow_run
+
+    value: Any = flow_run.parameters.get("request")
+    try:
+        request = value if isinstance(value, SweepRequest) else SweepRequest.model_validate(value)
+    except ValueError:
+        return "grade-sweep-bad-request"
+    return f"grade-sweep-{request.sweep_label or 'runs'}"
+
+
+@flow(
+    name="grade-sweep",
+    description="Grade a sweep in shards, one grade-run flow run per shard on a work pool.",
+    flow_run_name=_name,
+    validate_parameters=True,
+    persist_result=False,
+)
+async def grade_sweep(request: SweepRequest) -> State[SweepSummary]:
+    """Grade the sweep ``request`` names, shard by shard (module docstring)."""
+    logger = get_run_logger()
+    try:
+        target = _target(request)
+        jobs, skipped = plan_sweep(request, target)
+    except (SweepNotFound, ValueError, RuntimeError) as error:
+        logger.error("cannot grade: %s", error)
+        return Failed(name=f"Not started: {str(error)[:140]}", message=f"cannot grade: {error}")
+    for entry, why in skipped:
+        logger.warning("not graded: %r: %s", entry, why)
+    shards = shard_requests(request, jobs, request.shards)
+    if request.only_shards is not None:
+        shards = {index: shard for index, shard in shards.items() if index in request.only_shards}
+    logger.info("%d runs in %d shards; grading shards %s", len(jobs), request.shards, list(shards))
+    runs = await _run_shards(request, shards, logger)
+    summary = _summary(request, target)
+    rows = _shard_rows(shards, runs)
+    failed = [
+        index for index, run in runs.items() if run.state is None or not run.state.is_completed()
+    ]
+    title = f"grade-sweep {request.sweep_label or ''}".strip()
+    lines = [f"# {title}", "", f"{len(jobs)} runs in {request.shards} shards.", ""]
+    lines += ["| shard | runs | flow run | state |", "|---:|---:|---|---|"]
+    lines += [f"| {r['shard']} | {r['runs']} | {r['flow run']} | {r['state']} |" for r in rows]
+    for index in failed:
+        named = [url.rstrip("/").rsplit("/", 1)[-1] for url in shards[index].runs or ()]
+        more = f" and {len(named) - NAMED_RUNS} more" if len(named) > NAMED_RUNS else ""
+        lines += [
+            "",
+            f"## Shard {index} did not complete ({rows[list(shards).index(index)]['state']})",
+            "",
+            f"Runs: {', '.join(named[:NAMED_RUNS])}{more}. To grade it again (what it "
+            "graded is kept):",
+            "",
+            "```bash",
+            _again(request, index),
+            "```",
+        ]
+    if skipped:
+        lines += ["", "## Not graded (not runs)", ""]
+        lines += [f"- `{entry}`: {why}" for entry, why in skipped]
+    lines += ["", render_summary(summary, title="Sweep summary (from the published grades)")]
+    create_markdown_artifact(
+        markdown="\n".join(lines),
+        key=artifact_key(request, target, "sweep-summary"),
+        description=f"{title}: {summary.runs} runs, {summary.gradable} gradable",
+    )
+    create_table_artifact(
+        table=rows,
+        key=artifact_key(request, target, "shards"),
+        description=f"{title}: the shards",
+    )
+    headline = (
+        f"{summary.runs} runs: {summary.gradable} gradable, {summary.ungradable} refused, "
+        f"{summary.unreadable} without a grade; {len(shards)} shards"
+    )
+    if failed:
+        return Failed(
+            name=f"Shards failed: {', '.join(str(index) for index in failed)}",
+            message=headline,
+        )
+    name = "Graded" if summary.gradable == summary.runs else "Graded with refusals"
+    return Completed(name=name, message=headline, data=summary)
