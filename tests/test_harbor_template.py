@@ -19,6 +19,7 @@ pytest-timeout in one session, and the ``flaky`` package.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -161,10 +162,8 @@ def verify_as_harbor_does(
     try:
         output, _ = process.communicate(timeout=120)
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):  # it ended, and all it started
             os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         process.wait()
     return Trial(root=root, returncode=process.returncode, output=output)
 
@@ -210,6 +209,88 @@ def plant(logs: Path) -> bytes:
     forged = forged_grade(logs)
     (logs / "reward.txt").write_text("1\n")
     return forged
+
+
+# --- the sample is Harbor's template -----------------------------------------------------------
+
+
+def harbor_package() -> Path:
+    """Where Harbor 0.26 is installed (its venv, ``tests/harbor.py``)."""
+    done = subprocess.run(
+        [
+            str(harbor_python()),
+            "-I",
+            "-c",
+            "import harbor, os; print(os.path.dirname(harbor.__file__))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    return Path(done.stdout.strip())
+
+
+def commands(script: str) -> list[str]:
+    """A shell script's lines that are not comments or blank, each ``"${VAR:-default}..."``
+    written as its default."""
+    plain = re.sub(r'"\$\{[A-Z_]+:-([^}]*)\}([^"]*)"', r"\1\2", script)
+    return [line for line in plain.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_test_sh_is_harbors_template_but_for_its_pytest_line() -> None:
+    template = harbor_package() / "cli" / "template-task" / "pytest-tests" / "test.sh"
+    theirs, ours = (
+        commands(template.read_text()),
+        commands((SAMPLE / "tests" / "test.sh").read_text()),
+    )
+    assert len(theirs) == len(ours), ours
+    changed = [(line, mine) for line, mine in zip(theirs, ours, strict=True) if line != mine]
+    assert len(changed) == 1, changed
+    ((line, mine),) = changed
+    assert line == "if pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA; then"
+    # Every word of Harbor's line is kept, the plugin is named, and a failed session
+    # ends the script before the template's `echo 0`.
+    assert set(line.removesuffix("; then").split()) <= set(mine.split())
+    assert "-p truereward.plugin" in mine and "--ctrf /logs/verifier/ctrf.json" in mine
+    assert re.search(r"--grade-exit-ungradable [1-9]", mine)
+    assert mine.endswith(" || exit; then")
+
+
+def test_harbor_loads_the_sample_task() -> None:
+    script = (
+        "import json, sys\n"
+        "from harbor.models.task.task import Task\n"
+        "task = Task(sys.argv[1])\n"
+        "print(json.dumps({'test': str(task.paths.discovered_test_path),"
+        " 'verifier_timeout_sec': task.config.verifier.timeout_sec}))\n"
+    )
+    done = subprocess.run(
+        [str(harbor_python()), "-I", "-c", script, str(SAMPLE)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout.splitlines()[-1])
+    assert loaded == {"test": str(SAMPLE / "tests" / "test.sh"), "verifier_timeout_sec": 900.0}
+
+
+def test_the_dockerfile_pins_harbors_versions_and_this_truereward() -> None:
+    pinned = dockerfile_pins()
+    assert set(pinned) == {
+        "pytest",
+        "pytest-json-ctrf",
+        "pytest-rerunfailures",
+        "pytest-timeout",
+        "truereward",
+    }
+    assert pinned["truereward"] == tr.__version__
+    template = harbor_package() / "cli" / "template-task" / "pytest-tests" / "Dockerfile"
+    harbors = dict(re.findall(r"\b([A-Za-z0-9_.-]+)==([0-9][A-Za-z0-9.]*)", template.read_text()))
+    assert harbors == {"pytest": "8.4.1", "pytest-json-ctrf": "0.3.5"}
+    assert {name: pinned[name] for name in harbors} == harbors
 
 
 # --- the template, scenario by scenario -------------------------------------------------------
@@ -309,9 +390,7 @@ def test_what_the_agent_planted_never_becomes_the_reward(tmp_path: Path, pins: P
 
 
 @pytest.mark.slow
-def test_a_session_killed_by_the_thread_method_leaves_no_reward(
-    tmp_path: Path, pins: Path
-) -> None:
+def test_a_session_killed_by_the_thread_method_leaves_no_reward(tmp_path: Path, pins: Path) -> None:
     # The agent planted a forged grade and reward files, and its program hangs:
     # pytest-timeout's thread method ends the whole process (os._exit) mid-session.
     agent_output(tmp_path / "app", solved=True, changes=(HANGS_ON_EMPTY_INPUT,))
@@ -409,3 +488,194 @@ def test_pytest_json_ctrf_report_is_kept_byte_for_byte(
     assert {test["name"] for test in ours["results"]["tests"]} == set(CASE_KINDS)
     assert ours["extra"]["truereward"]["grade_sha256"]
     assert harbor_reward(trial.logs, exit_code=1)["rewards"] == {"reward": 0.0}
+
+
+# --- the plugin beside the plugins verifiers use ------------------------------------------------
+
+#: A deterministic verifier module: each case's verdict comes from verdicts.json
+#: ("pass", "fail", or "missing": the reader refuses it with EVIDENCE_MISSING).
+COMPANION_SUITE = textwrap.dedent("""
+    import json
+    from pathlib import Path
+
+    import pytest
+    from truereward import CaseResult
+    from truereward.codes import Ungradable
+    from truereward.plugin import cases
+
+    CASES = cases("task.json")
+    VERDICTS = json.loads(Path(__file__).with_name("verdicts.json").read_text())
+
+
+    def read_case(case):
+        verdict = VERDICTS[case.id]
+        if verdict == "missing":
+            raise Ungradable("EVIDENCE_MISSING", f"{case.id}: the run left no output")
+        why = "" if verdict == "pass" else f"{case.id}: wrong output"
+        return CaseResult(id=case.id, kind=case.kind, verdict=verdict, why=why)
+
+
+    @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+    def test_case(case, grade):
+        grade(case, read_case)
+""")
+
+COMPANION_CASES = {
+    "parse-dates": "fail_to_pass",
+    "parse-times": "fail_to_pass",
+    "parse-zones": "fail_to_pass",
+    "keeps-api": "pass_to_pass",
+    "keeps-cli": "pass_to_pass",
+    "keeps-docs": "pass_to_pass",
+}
+
+
+def plugin_session(
+    project: Path, logs: Path, *args: str, autoload: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """A pytest session of ``project`` with the plugin, publishing into ``logs``."""
+    env = {key: value for key, value in os.environ.items() if key != "GRADE_LOGS"}
+    if not autoload:
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    return subprocess.run(
+        [
+            *(sys.executable, "-m", "pytest", "-p", "truereward.plugin", "-o", "addopts="),
+            *args,
+            f"--grade-logs={logs}",
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+
+
+def same_grade_fields(document: GradeDocument) -> dict[str, Any]:
+    """What a grade must not change with the plugins beside ours."""
+    return {
+        "gradable": document.gradable,
+        "reward": document.reward,
+        "codes": sorted(item.code for item in document.refusals),
+        "rows": sorted((row.id, row.verdict, row.code) for row in document.detail),
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "given",
+    [
+        pytest.param({"parse-times": "fail", "keeps-cli": "fail"}, id="gradable"),
+        pytest.param({"parse-times": "fail", "keeps-docs": "missing"}, id="ungradable"),
+    ],
+)
+def test_xdist_randomly_ctrf_reruns_and_timeout_together_give_the_plain_grade(
+    tmp_path: Path, given: dict[str, str]
+) -> None:
+    project = tmp_path / "verifier"
+    project.mkdir()
+    (project / "task.json").write_text(json.dumps({"cases": COMPANION_CASES}))
+    (project / "test_grade.py").write_text(COMPANION_SUITE)
+    (project / "verdicts.json").write_text(
+        json.dumps({case: given.get(case, "pass") for case in COMPANION_CASES})
+    )
+    plain = plugin_session(project, tmp_path / "plain", autoload=False)
+    assert "plugins:" not in plain.stdout, plain.stdout  # no other plugin in that session
+    together = tmp_path / "together"
+    companions = plugin_session(
+        project,
+        together,
+        "-p",
+        "no:flaky",
+        "-p",
+        "randomly",
+        "-n",
+        "2",
+        f"--ctrf={together / 'ctrf.json'}",
+        "--reruns",
+        "2",
+        "--timeout",
+        "30",
+    )
+    for plugin in ("randomly", "xdist", "json-ctrf", "rerunfailures", "timeout"):
+        assert f"{plugin}-" in companions.stdout, companions.stdout
+    assert "Using --randomly-seed=" in companions.stdout
+    assert plain.returncode == companions.returncode == 1
+    one, other = published_in(tmp_path / "plain"), published_in(together)
+    assert same_grade_fields(one) == same_grade_fields(other)
+    assert one.gradable == ("missing" not in given.values())
+    # A failing case under --reruns 2 is a plain fail with its two earlier executions.
+    (failing,) = [row for row in other.detail if row.id == "parse-times"]
+    assert failing.verdict == "fail" and failing.code == ""
+    assert [rerun.verdict for rerun in failing.reruns] == ["fail", "fail"]
+    assert "CASE_INVALID" not in same_grade_fields(other)["codes"]
+    assert other.flaky == [] and other.publication.ctrf == "grade-ctrf.json"
+    assert json.loads((together / "ctrf.json").read_text())["reportFormat"] == "CTRF"
+
+
+def published_in(logs: Path) -> GradeDocument:
+    document, found = verify_published(logs)
+    assert found == []
+    return document
+
+
+#: A verifier module whose case tests carry the flaky package's decorator: "wobbly"
+#: fails its first execution and passes the next, "broken" always fails.
+FLAKY_SUITE = textwrap.dedent("""
+    from pathlib import Path
+
+    import pytest
+    from flaky import flaky
+    from truereward import CaseResult
+    from truereward.plugin import cases
+
+    CASES = cases("task.json")
+    RAN = Path(__file__).with_name("ran")
+
+
+    def read_case(case):
+        runs = RAN / case.id
+        runs.mkdir(parents=True, exist_ok=True)
+        count = len(list(runs.iterdir()))
+        (runs / str(count)).touch()
+        passes = case.id == "steady" or (case.id == "wobbly" and count > 0)
+        return CaseResult(
+            id=case.id,
+            kind=case.kind,
+            verdict="pass" if passes else "fail",
+            why="" if passes else f"{case.id}: execution {count + 1} failed",
+        )
+
+
+    @flaky(max_runs=3)
+    @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+    def test_case(case, grade):
+        grade(case, read_case)
+""")
+
+
+@pytest.mark.slow
+def test_the_flaky_package_gives_a_flaky_pass_and_a_plain_fail(tmp_path: Path) -> None:
+    project = tmp_path / "verifier"
+    project.mkdir()
+    kinds = {"wobbly": "fail_to_pass", "broken": "fail_to_pass", "steady": "pass_to_pass"}
+    (project / "task.json").write_text(json.dumps({"cases": kinds}))
+    (project / "test_grade.py").write_text(FLAKY_SUITE)
+    logs = tmp_path / "logs"
+    done = plugin_session(project, logs, "-p", "no:rerunfailures", "-p", "no:randomly")
+    assert "flaky-" in done.stdout and "rerunfailures" not in done.stdout, done.stdout
+    assert done.returncode == 1, done.stdout + done.stderr
+    document = published_in(logs)
+    assert document.gradable and document.reward == 0.0
+    rows = {row.id: row for row in document.detail}
+    assert rows["wobbly"].verdict == "pass"
+    assert [rerun.verdict for rerun in rows["wobbly"].reruns] == ["fail"]
+    assert rows["broken"].verdict == "fail" and rows["broken"].code == ""
+    assert [rerun.why for rerun in rows["broken"].reruns] == [
+        "broken: execution 1 failed",
+        "broken: execution 2 failed",
+    ]
+    assert rows["steady"].verdict == "pass" and rows["steady"].reruns == []
+    assert document.flaky == ["wobbly"]
+    assert document.refusals == []
