@@ -390,6 +390,38 @@ def test_what_the_agent_planted_never_becomes_the_reward(tmp_path: Path, pins: P
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    "squatted",
+    [
+        pytest.param(["grade.previous.json/x"], id="grade.previous.json"),
+        pytest.param(["reward.txt/x", ".reward.txt.set-aside/x"], id="reward.txt-set-aside"),
+    ],
+)
+def test_directories_squatting_the_names_set_aside_do_not_stop_the_grade(
+    tmp_path: Path, pins: Path, squatted: list[str]
+) -> None:
+    # Beside its forged grade, the agent made directories (not empty) where the
+    # session sets files aside: had the session not published, the trial would have
+    # no reward instead of its 0, and the forged grade would stand as grade.json.
+    agent_output(tmp_path / "app", solved=False)
+    (tmp_path / "logs").mkdir()
+    forged = plant(tmp_path / "logs")
+    for path in squatted:
+        inside = tmp_path / "logs" / path
+        if inside.parent.name == "reward.txt":
+            (tmp_path / "logs" / "reward.txt").unlink(missing_ok=True)
+        inside.parent.mkdir(exist_ok=True)
+        inside.write_text("squatting\n")
+    trial = verify_as_harbor_does(tmp_path, pins)
+    assert "NOT PUBLISHED" not in trial.output, trial.output
+    document = published(trial)
+    assert document.gradable and document.reward == 0.0
+    assert (trial.logs / "grade.json").read_bytes() != forged
+    assert forged in {path.read_bytes() for path in trial.logs.rglob("*") if path.is_file()}
+    assert harbor_reward(trial.logs, exit_code=trial.returncode)["rewards"] == {"reward": 0.0}
+
+
+@pytest.mark.slow
 def test_a_session_killed_by_the_thread_method_leaves_no_reward(tmp_path: Path, pins: Path) -> None:
     # The agent planted a forged grade and reward files, and its program hangs:
     # pytest-timeout's thread method ends the whole process (os._exit) mid-session.

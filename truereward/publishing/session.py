@@ -17,7 +17,12 @@ at all. So before any test runs, :func:`begin_session`:
 
 Anything standing under one of those names that is not a regular file (a
 directory, a FIFO, a symlink) is moved aside as well, never followed or
-opened. The directory itself must be a real directory: a symlink is refused
+opened. A directory is moved to a name nothing stands under
+(``.reward.txt.set-aside``, else ``.reward.txt.set-aside.2``, ...), and a
+directory standing as ``grade.previous.json`` (where ``rename`` could not put
+the grade) is moved aside the same way first: what the graded agent left
+under these names never stops the session from publishing its grade.
+The directory itself must be a real directory: a symlink is refused
 (:class:`~truereward.publishing.errors.PublishError`). A directory that does
 not exist yet is left for the publisher to create.
 """
@@ -41,6 +46,21 @@ def _lstat(dir_fd: int, name: str) -> os.stat_result | None:
         return None
 
 
+def _free_name(dir_fd: int, base: str) -> str:
+    """``base``, else ``base.2``, ``base.3``, ...: the first name nothing stands under."""
+    for number in range(1, 1000):
+        name = base if number == 1 else f"{base}.{number}"
+        if _lstat(dir_fd, name) is None:
+            return name
+    raise OSError(errno.EEXIST, f"no free name for {base}")
+
+
+def _move_aside(dir_fd: int, name: str) -> str:
+    aside = _free_name(dir_fd, f".{name}.set-aside")
+    os.replace(name, aside, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    return aside
+
+
 def begin_session(directory: str) -> list[str]:
     """Prepare ``directory`` for a grading session (module docstring).
     Returns what was done, one line each, for the session's log."""
@@ -59,14 +79,19 @@ def begin_session(directory: str) -> list[str]:
             if info is None:
                 continue
             if stat.S_ISDIR(info.st_mode):
-                aside = f".{name}.set-aside"
-                os.replace(name, aside, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-                done.append(f"moved the directory {name} aside to {aside}")
+                done.append(f"moved the directory {name} aside to {_move_aside(dir_fd, name)}")
             else:
                 os.unlink(name, dir_fd=dir_fd)
                 done.append(f"removed {name}")
-        if _lstat(dir_fd, GRADE) is not None:
-            # A directory squatting grade.previous.json makes this an OSError.
+        grade = _lstat(dir_fd, GRADE)
+        if grade is not None:
+            previous = _lstat(dir_fd, PREVIOUS_GRADE)
+            if previous is not None and (
+                stat.S_ISDIR(previous.st_mode) or stat.S_ISDIR(grade.st_mode)
+            ):
+                # rename() puts neither a directory over a file nor a file over a directory.
+                aside = _move_aside(dir_fd, PREVIOUS_GRADE)
+                done.append(f"moved the {PREVIOUS_GRADE} that stood aside to {aside}")
             os.replace(GRADE, PREVIOUS_GRADE, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
             done.append(f"set the standing {GRADE} aside as {PREVIOUS_GRADE}")
         if done:
