@@ -395,21 +395,24 @@ def test_what_the_agent_planted_never_becomes_the_reward(tmp_path: Path, pins: P
     [
         pytest.param(["grade.previous.json/x"], id="grade.previous.json"),
         pytest.param(["reward.txt/x", ".reward.txt.set-aside/x"], id="reward.txt-set-aside"),
+        pytest.param(["grade-ctrf.json/x"], id="grade-ctrf.json"),
+        pytest.param(["ctrf.json/x"], id="ctrf.json"),
     ],
 )
 def test_directories_squatting_the_names_set_aside_do_not_stop_the_grade(
     tmp_path: Path, pins: Path, squatted: list[str]
 ) -> None:
-    # Beside its forged grade, the agent made directories (not empty) where the
-    # session sets files aside: had the session not published, the trial would have
-    # no reward instead of its 0, and the forged grade would stand as grade.json.
+    # Beside its forged grade, the agent made directories (not empty) under names the
+    # session sets files aside to or writes: had the session not published, the trial
+    # would have no reward instead of its 0 (and Harbor would leave it out of its
+    # mean), and the forged grade could stand as grade.json.
     agent_output(tmp_path / "app", solved=False)
     (tmp_path / "logs").mkdir()
     forged = plant(tmp_path / "logs")
     for path in squatted:
         inside = tmp_path / "logs" / path
-        if inside.parent.name == "reward.txt":
-            (tmp_path / "logs" / "reward.txt").unlink(missing_ok=True)
+        if inside.parent.is_file():
+            inside.parent.unlink()
         inside.parent.mkdir(exist_ok=True)
         inside.write_text("squatting\n")
     trial = verify_as_harbor_does(tmp_path, pins)

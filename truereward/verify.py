@@ -28,7 +28,8 @@ __all__ = ["Disagreement", "Unreadable", "verify_document", "verify_published"]
 
 class Unreadable(Exception):
     """The grade could not be read at all (missing, not strict JSON, not a
-    grade document, or folded under a scheme this process does not know)."""
+    grade document, or folded under a scheme this process does not know), or
+    a file beside it could not be read to be checked (a directory)."""
 
 
 @dataclass(frozen=True)
@@ -93,10 +94,14 @@ def load_document(path: Path) -> tuple[GradeDocument, bytes]:
 
 
 def _read_optional(path: Path) -> bytes | None:
+    """The file's bytes, ``None`` when nothing stands there; :class:`Unreadable`
+    when something stands there that cannot be read (a directory, no permission)."""
     try:
         return path.read_bytes()
     except FileNotFoundError:
         return None
+    except OSError as error:
+        raise Unreadable(f"{path}: {error.strerror or error}") from error
 
 
 def _check_rewards(document: GradeDocument, directory: Path) -> list[Disagreement]:

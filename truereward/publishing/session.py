@@ -15,13 +15,17 @@ at all. So before any test runs, :func:`begin_session`:
   grade, and ``truereward verify`` says that a session began and did not
   publish when it finds it without a ``grade.json``.
 
-Anything standing under one of those names that is not a regular file (a
-directory, a FIFO, a symlink) is moved aside as well, never followed or
-opened. A directory is moved to a name nothing stands under
-(``.reward.txt.set-aside``, else ``.reward.txt.set-aside.2``, ...), and a
-directory standing as ``grade.previous.json`` (where ``rename`` could not put
-the grade) is moved aside the same way first: what the graded agent left
-under these names never stops the session from publishing its grade.
+Nothing standing under these names is followed or opened. A reward file
+that is a directory is moved aside to a name nothing stands under
+(``.reward.txt.set-aside``, else ``.reward.txt.set-aside.2``, ...); a
+directory standing as ``grade.previous.json`` (where ``rename`` could not
+put the grade) is moved aside the same way first; a ``ctrf.json`` or
+``grade-ctrf.json`` that is not a regular file (a directory, a symlink, a
+FIFO) is moved aside too, so neither pytest-json-ctrf nor the publisher
+writes through it or fails on it (a regular one is left, to be replaced).
+What the graded agent left under these names never stops the session from
+publishing its grade.
+
 The directory itself must be a real directory: a symlink is refused
 (:class:`~truereward.publishing.errors.PublishError`). A directory that does
 not exist yet is left for the publisher to create.
@@ -33,7 +37,7 @@ import errno
 import os
 import stat
 
-from ..files import GRADE, PREVIOUS_GRADE, REWARD_FILES
+from ..files import CTRF, GRADE, GRADE_CTRF, PREVIOUS_GRADE, REWARD_FILES
 from .errors import PublishError
 
 __all__ = ["begin_session"]
@@ -83,6 +87,11 @@ def begin_session(directory: str) -> list[str]:
             else:
                 os.unlink(name, dir_fd=dir_fd)
                 done.append(f"removed {name}")
+        for name in (CTRF, GRADE_CTRF):
+            info = _lstat(dir_fd, name)
+            if info is not None and not stat.S_ISREG(info.st_mode):
+                aside = _move_aside(dir_fd, name)
+                done.append(f"moved {name}, not a regular file, aside to {aside}")
         grade = _lstat(dir_fd, GRADE)
         if grade is not None:
             previous = _lstat(dir_fd, PREVIOUS_GRADE)
