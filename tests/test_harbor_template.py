@@ -293,6 +293,16 @@ def test_the_dockerfile_pins_harbors_versions_and_this_truereward() -> None:
     assert {name: pinned[name] for name in harbors} == harbors
 
 
+def test_the_doc_shows_the_pytest_line_and_the_pins_as_they_are() -> None:
+    doc = (ROOT / "docs" / "harbor.md").read_text()
+    (line,) = [
+        line for line in commands((SAMPLE / "tests" / "test.sh").read_text()) if "pytest" in line
+    ]
+    assert f"```bash\n{line}\n```" in doc
+    shown = dict(re.findall(r"`([A-Za-z0-9_.-]+)==([0-9][A-Za-z0-9.]*)`", doc))
+    assert shown == dockerfile_pins()
+
+
 # --- the template, scenario by scenario -------------------------------------------------------
 
 
