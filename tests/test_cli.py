@@ -231,6 +231,18 @@ def test_verify_names_a_grade_rewritten_in_other_bytes(row, tmp_path, capsys):
     assert "grade.json: stored 'bytes not in canonical form'" in out
 
 
+def test_verify_says_which_file_beside_the_grade_it_cannot_read(row, tmp_path, capsys):
+    rows = write_rows(tmp_path / "rows.jsonl", [row("a")])
+    logs = tmp_path / "l"
+    assert main(["fold", str(rows), "--logs", str(logs)]) == 0
+    capsys.readouterr()
+    (logs / "ctrf.json").unlink()
+    (logs / "ctrf.json").mkdir()  # a directory where the CTRF view should be
+    assert main(["verify", str(logs)]) == 2
+    err = capsys.readouterr().err
+    assert f"{logs / 'ctrf.json'}: Is a directory" in err and "internal error" not in err
+
+
 def test_schema_prints_the_shipped_schemas(capsys):
     assert main(["schema", "grade"]) == 0
     assert json.loads(capsys.readouterr().out) == load("grade")
