@@ -124,9 +124,19 @@ def _local_files(directory: Path) -> Files:
         except FileNotFoundError:
             return None
         except OSError as error:  # a FIFO, a directory, a symlink: not a file of ours
-            return f"<{error.strerror}>".encode()
+            raise NotOurs(name, error.strerror or str(error)) from None
 
     return read
+
+
+class NotOurs(Exception):
+    """Something stands under one of our names that is not a file we could
+    have written (a directory, a FIFO, a symlink, an unreadable file)."""
+
+    def __init__(self, name: str, what: str) -> None:
+        super().__init__(f"{name}: {what}")
+        self.name = name
+        self.what = what
 
 
 def _check_rewards(document: GradeDocument, read: Files) -> list[Disagreement]:
@@ -180,11 +190,23 @@ def verify_set(document: GradeDocument, data: bytes, read: Files) -> list[Disagr
     grade: the reward files present exactly when it is gradable and saying
     its figures, its CTRF view under the name it says, and a ``ctrf.json``
     it was read from still holding the bytes it read."""
-    found = _check_rewards(document, read)
-    found += _check_view(document, data, read)
+    found = []
+    checks = [_check_rewards, _check_view_of(data)]
     if document.publication.ctrf != CTRF:
-        found += _check_kept_evidence(document, read)
+        checks.append(_check_kept_evidence)
+    for check in checks:
+        try:
+            found += check(document, read)
+        except NotOurs as error:
+            found.append(Disagreement(error.name, error.what, "a file of this grade"))
     return found
+
+
+def _check_view_of(data: bytes) -> Callable[[GradeDocument, Files], list[Disagreement]]:
+    def check(document: GradeDocument, read: Files) -> list[Disagreement]:
+        return _check_view(document, data, read)
+
+    return check
 
 
 def verify_published(target: str | Path) -> tuple[GradeDocument, list[Disagreement]]:
