@@ -140,6 +140,13 @@ def test_a_child_returning_a_non_report_is_an_error():
         evaluate_sync(composite, None)
 
 
+def test_tiny_weights_keep_their_mean():
+    # Two subnormal weights: their products with the scores would underflow;
+    # rescaled by a power of two first, the mean is the mean.
+    assert weighted_mean([(0.5, 5e-324), (1.0, 5e-324)]) == 0.75
+    assert weighted_mean([(0.0, 1e-320), (1.0, 3e-320)]) == 0.75
+
+
 def test_the_weighted_mean_does_not_overflow():
     composite = CompositeEvaluator(
         [

@@ -31,22 +31,29 @@ def load_yaml(path: Path) -> Any:
 def test_prefect_yaml_deploys_grade_run_local_on_a_process_pool_without_absolute_paths() -> None:
     text = (INFRA / "prefect.yaml").read_text()
     config = load_yaml(INFRA / "prefect.yaml")
-    deployments = {item["name"]: item for item in config["deployments"]}
-    assert {"local", "docker", "kubernetes"} <= set(deployments)
-    local = deployments["local"]
-    assert local["entrypoint"] == "flows/grade_run.py:grade_run"
-    assert local["work_pool"]["name"] == "truereward-process"
-    assert local["enforce_parameter_schema"] is True
+    flows = {"flows/grade_run.py": "grade_run", "flows/grade_sweep.py": "grade_sweep"}
+    deployments = {
+        (item["entrypoint"].partition(":")[0], item["name"]): item for item in config["deployments"]
+    }
+    assert {("flows/grade_run.py", name) for name in ("local", "docker", "kubernetes")} <= set(
+        deployments
+    )
+    assert ("flows/grade_sweep.py", "local") in deployments
+    for flow_file in flows:
+        local = deployments[(flow_file, "local")]
+        assert local["work_pool"]["name"] == "truereward-process"
+        assert local["enforce_parameter_schema"] is True
     for item in config["deployments"]:
         file, _, attribute = item["entrypoint"].partition(":")
-        assert (ROOT / file).is_file() and attribute == "grade_run"
+        assert (ROOT / file).is_file() and attribute == flows[file]
         for step in item.get("pull", []):
             for options in step.values():
                 assert not str(options.get("directory", ".")).startswith("/")
     assert not re.search(r"(?m)^[^#]*[\s'\"]/[A-Za-z]", text), "an absolute path in prefect.yaml"
     from flows.grade_run import grade_run
+    from flows.grade_sweep import grade_sweep
 
-    assert grade_run.name == "grade-run"
+    assert (grade_run.name, grade_sweep.name) == ("grade-run", "grade-sweep")
 
 
 def test_work_pool_templates_define_every_variable_they_use() -> None:

@@ -6,9 +6,9 @@ neither, or only one, makes the composite raise :class:`EvaluationError`,
 and so does a component that raises. Nothing is ever taken as a silent 0.
 
 - **Score**: the weighted mean of the component scores,
-  ``sum(w_i * s_i) / sum(w_i)``, computed so it cannot overflow (the weights
-  are divided by the largest weight first) and clamped to [0, 1] against
-  rounding. A weight of 0 means 1.
+  ``sum(w_i * s_i) / sum(w_i)``, the weights first rescaled by a power of two
+  (exact) so neither tiny nor huge weights lose the mean, and clamped to
+  [0, 1] against rounding. A weight of 0 means 1.
 - **Verdict**: every ``required`` component must pass, under every policy.
   Then the pass policy: ``all`` (every component passes), ``any`` (at least
   one passes) or ``at_least`` (at least ``minimum_passed`` pass).
@@ -79,24 +79,26 @@ class Component(Generic[T]):
 
 def weighted_mean(pairs: Sequence[tuple[float, float]]) -> float:
     """``sum(w * v) / sum(w)`` over ``(value, weight)`` pairs (finite
-    values, finite weights > 0), exactly summed (``math.fsum``). It cannot
-    overflow: when a sum would, the weights are scaled by the largest and
-    each value is multiplied by its share of the total, so no partial sum
-    exceeds the largest value in magnitude. Clamped to [min, max] of the
-    values against rounding. ``ValueError`` when there is no pair."""
+    values, finite weights > 0), exactly summed (``math.fsum``). Weights and
+    values are first rescaled by powers of two, so that the largest of each
+    lies in [0.5, 1): a power-of-two scaling is exact, so the mean is the
+    same, but neither tiny weights (two weights of ``5e-324`` over 0.5 and
+    1.0 give 0.75, not the 0.5 their underflowing products would) nor huge
+    weights or values (no product or sum overflows) lose it. Clamped to
+    [min, max] of the values against rounding. ``ValueError`` when there is
+    no pair."""
     if not pairs:
         raise ValueError("a weighted mean needs at least one value")
-    try:
-        mean = math.fsum(value * weight for value, weight in pairs) / math.fsum(
-            weight for _, weight in pairs
-        )
-    except OverflowError:
-        mean = math.nan
-    if not math.isfinite(mean):
-        largest = max(weight for _, weight in pairs)
-        scaled = [(value, weight / largest) for value, weight in pairs]
-        total = math.fsum(weight for _, weight in scaled)
-        mean = math.fsum(value * (weight / total) for value, weight in scaled)
+    _, weight_exponent = math.frexp(max(weight for _, weight in pairs))
+    _, value_exponent = math.frexp(max(abs(value) for value, _ in pairs))
+    scaled = [
+        (math.ldexp(value, -value_exponent), math.ldexp(weight, -weight_exponent))
+        for value, weight in pairs
+    ]
+    scaled_mean = math.fsum(value * weight for value, weight in scaled) / math.fsum(
+        weight for _, weight in scaled
+    )
+    mean = math.ldexp(scaled_mean, value_exponent)
     low = min(value for value, _ in pairs)
     high = max(value for value, _ in pairs)
     return min(max(mean, low), high)

@@ -65,7 +65,9 @@ def _check_text(value: str, what: str, *, empty_ok: bool, slash_ok: bool) -> str
 
 
 def _namespace(value: str) -> str:
-    return _check_text(value, "namespace", empty_ok=True, slash_ok=True)
+    # No "/" here either: str() is namespace/name, and "a/b" + "c" must not
+    # read as "a" + "b/c" (two metrics would print the same).
+    return _check_text(value, "namespace", empty_ok=True, slash_ok=False)
 
 
 def _name(value: str) -> str:
@@ -108,7 +110,9 @@ class Metric(BaseModel):
 
     - ``name``: required; no ``/``, no control characters, no surrounding
       whitespace, at most 256 characters.
-    - ``namespace``: optional (``""``), same rules but ``/`` is allowed.
+    - ``namespace``: optional (``""``), the same rules (no ``/``: ``str()``
+      joins ``namespace/name``, so a slash in either could make two metrics
+      print alike).
     - ``unit``: of the raw measurement (``"ms"``), optional.
     - ``direction``: of the raw measurement, optional.
     - ``parameters``: structured configuration that is part of the identity
