@@ -22,7 +22,7 @@ from truereward.evaluate import (
     Verdict,
     evaluate_sync,
 )
-from truereward.evaluate.composite import weighted_mean
+from truereward.evaluate.means import weighted_mean
 
 LARGEST = sys.float_info.max
 

@@ -270,8 +270,8 @@ def test_failed_ids_per_kind_sorted(row):
             row("a"),
         ]
     )
-    assert result.failed.fail_to_pass == ["b", "z"]
-    assert result.failed.pass_to_pass == ["h"]
+    assert result.failed.fail_to_pass == ("b", "z")
+    assert result.failed.pass_to_pass == ("h",)
 
 
 # --- rule 7: sorted refusals -------------------------------------------------------------

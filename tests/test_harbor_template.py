@@ -338,7 +338,7 @@ def test_an_unsolved_task_is_rewarded_0(tmp_path: Path, pins: Path) -> None:
     assert failing["empty-input"].why == "expected '0 0 0', got '0 1 0' (exit 0)"
     # --reruns 2: each failing case ran three times, and is a plain fail.
     assert all(len(row.reruns) == 2 for row in failing.values())
-    assert document.flaky == []
+    assert document.flaky == ()
     trial_in_harbor = harbor_reward(trial.logs, exit_code=trial.returncode)
     assert trial_in_harbor["rewards"] == {"reward": 0.0}
 
@@ -353,7 +353,7 @@ def test_a_case_that_passes_on_a_rerun_is_a_flaky_pass(tmp_path: Path, pins: Pat
     document = published(trial)
     assert document.gradable and document.reward == 1.0
     first = next(iter(CASE_KINDS))  # the first case in the module's order
-    assert document.flaky == [first]
+    assert document.flaky == (first,)
     (row,) = [row for row in document.detail if row.id == first]
     assert row.verdict == "pass" and [rerun.verdict for rerun in row.reruns] == ["fail"]
     assert "cold start" in row.reruns[0].why
@@ -380,7 +380,7 @@ def test_a_case_that_times_out_fails_and_the_run_is_graded(tmp_path: Path, pins:
     timed_out = "timed out: Timeout (>1.0s) from pytest-timeout"
     assert row.why.startswith(timed_out) and row.code == ""
     assert [rerun.why[: len(timed_out)] for rerun in row.reruns] == [timed_out] * 2
-    assert document.refusals == []
+    assert document.refusals == ()
     assert harbor_reward(trial.logs, exit_code=1)["rewards"] == {"reward": 0.0}
 
 
@@ -655,7 +655,7 @@ def test_xdist_randomly_ctrf_reruns_and_timeout_together_give_the_plain_grade(
     assert failing.verdict == "fail" and failing.code == ""
     assert [rerun.verdict for rerun in failing.reruns] == ["fail", "fail"]
     assert "CASE_INVALID" not in same_grade_fields(other)["codes"]
-    assert other.flaky == [] and other.publication.ctrf == "grade-ctrf.json"
+    assert other.flaky == () and other.publication.ctrf == "grade-ctrf.json"
     assert json.loads((together / "ctrf.json").read_text())["reportFormat"] == "CTRF"
 
 
@@ -721,6 +721,6 @@ def test_the_flaky_package_gives_a_flaky_pass_and_a_plain_fail(tmp_path: Path) -
         "broken: execution 1 failed",
         "broken: execution 2 failed",
     ]
-    assert rows["steady"].verdict == "pass" and rows["steady"].reruns == []
-    assert document.flaky == ["wobbly"]
-    assert document.refusals == []
+    assert rows["steady"].verdict == "pass" and rows["steady"].reruns == ()
+    assert document.flaky == ("wobbly",)
+    assert document.refusals == ()

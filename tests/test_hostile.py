@@ -108,7 +108,7 @@ def test_hostile_evidence_is_refused_fast(
     assert outcome["gradable"] is False and outcome["reward"] is None
     assert [item["code"] for item in outcome["refusals"]] == ["EVIDENCE_MALFORMED"]
     document = GradeDocument.from_bytes((logs / "grade.json").read_bytes())
-    assert document.evidence == []  # nothing was read: no digest of what it pointed at
+    assert document.evidence == ()  # nothing was read: no digest of what it pointed at
     assert not (logs / "reward.txt").exists()
 
 

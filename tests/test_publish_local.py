@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from truereward import PublishConflict, PublishError, grade_document, publish
 from truereward.publishing import Decision
@@ -317,15 +318,39 @@ def test_racing_threads_have_exactly_one_winner(row, tmp_path):
     assert verify_published(tmp_path)[1] == []
 
 
-def test_a_row_changed_after_the_document_was_built_is_never_published(tmp_path):
-    from truereward import CaseResult, PublishError, grade_document, publish
+def test_a_document_cannot_be_changed_after_it_is_built_so_what_is_published_was_validated(
+    tmp_path,
+):
+    # Rows and documents are immutable all the way down (truereward.frozen),
+    # so publish need not read its own bytes back and fold them again.
+    from truereward import CaseResult, grade_document, publish
+    from truereward.verify import verify_published
 
-    changed = CaseResult(id="a", kind="fail_to_pass", verdict="pass")
-    document = grade_document([changed])
-    changed.measures["ms"] = float("nan")  # the containers of a frozen row stay mutable
-    with pytest.raises(PublishError, match=r"detail\.0\.measures\.ms: .*row changed"):
-        publish(document, tmp_path / "run")
-    assert not (tmp_path / "run").exists() or not any((tmp_path / "run").iterdir())
+    row = CaseResult(
+        id="a",
+        kind="fail_to_pass",
+        verdict="pass",
+        measures={"ms": 1.0},
+        observations=[{"name": "n", "verdict": "ok"}],
+        containment={"nested": [{"x": 1}]},
+    )
+    document = grade_document([row])
+    attempts = [
+        lambda: row.measures.__setitem__("ms", float("nan")),
+        lambda: row.measures.update(ms=2.0),
+        lambda: row.containment["nested"][0].__setitem__("x", 2),
+        lambda: document.detail.append(row),
+        lambda: document.refusals.append(None),
+        lambda: document.failed.fail_to_pass.append("a"),
+        lambda: document.cases.fail_to_pass.__setattr__("passed", 5),
+        lambda: document.detail[0].observations.append(None),
+    ]
+    for attempt in attempts:
+        with pytest.raises((TypeError, AttributeError, ValidationError)):
+            attempt()
+    publish(document, tmp_path / "run")
+    stored, found = verify_published(tmp_path / "run")
+    assert found == [] and stored == document and stored.detail[0].measures == {"ms": 1.0}
 
 
 def test_publishing_over_the_evidence_it_was_read_from_is_refused(tmp_path):

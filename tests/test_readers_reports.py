@@ -146,7 +146,7 @@ def test_a_refused_evidence_file_is_still_digested(tmp_path, reader, content):
 def test_absent_evidence_has_no_digest(tmp_path):
     document = grade_evidence("junit", str(tmp_path / "nothing.xml"), {"a::t": "fail_to_pass"})
     assert [refusal.code for refusal in document.refusals] == ["EVIDENCE_MISSING"]
-    assert document.evidence == []
+    assert document.evidence == ()
 
 
 def test_a_whole_pytest_run_folds_to_the_expected_reward(reports):

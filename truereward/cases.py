@@ -11,15 +11,22 @@ everywhere, and every validation error names the field. ``to_row()`` and
 ``from_row()`` carry it as plain JSON with the same ten keys as the rows
 written by truereward 0.4.0, so rows written by that package load unchanged.
 
-A reader or a check may attach the :class:`~truereward.evaluate.Report` it
-made of the case (``report``). It rides along for analysis and never enters
-the reward. A case whose test was run more than once in one session
+A reader or a check may attach the evaluation report it made of the case
+(``report``), as data: the JSON form of a
+:class:`~truereward.evaluate.EvaluationReport` (this module does not import
+the evaluation model; ``EvaluationReport.model_validate(row.report)`` turns
+it back into one). It rides along for analysis and never enters the
+reward. A case whose test was run more than once in one session
 (pytest-rerunfailures, ``flaky``, Surefire's reruns, a JUnit report listing
 a test again) is the row of its **last** execution; the earlier ones are its
 ``reruns``, oldest first, and a case that passed after failing is *flaky*.
 A row without a report or reruns has exactly the ten keys (no
 ``"report": null``, no ``"reruns": []``), so such rows and grade documents
 are the same bytes as before those fields existed.
+
+A record is immutable all the way down: its sequences are tuples and its
+mappings :class:`~truereward.frozen.FrozenDict` (lists and dicts are accepted
+on input and frozen), so what was validated is what is published.
 """
 
 from __future__ import annotations
@@ -31,9 +38,9 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
-    JsonValue,
     SerializerFunctionWrapHandler,
     StringConstraints,
     model_serializer,
@@ -41,7 +48,7 @@ from pydantic import (
 )
 
 from . import codes
-from .evaluate.report import Report
+from .frozen import EMPTY, FrozenJsonObject, FrozenMap, Items
 
 __all__ = [
     "CASE_ID_PATTERN",
@@ -155,6 +162,13 @@ class Rerun(BaseModel):
     why: str = ""
 
 
+def _as_data(value: Any) -> Any:
+    """An evaluation report given as its model is kept as its JSON form
+    (duck-typed: the record does not import the evaluation model)."""
+    dump = getattr(value, "model_dump", None)
+    return dump(mode="json") if callable(dump) else value
+
+
 #: The rule "a code exactly when ungradable" in JSON Schema terms.
 _CODE_RULE: dict[str, Any] = {
     "if": {"properties": {"verdict": {"const": "ungradable"}}, "required": ["verdict"]},
@@ -172,8 +186,10 @@ class CaseResult(BaseModel):
     ``observations``, ``measures`` and ``containment`` describe what the reader
     saw and measured; they never enter the reward. ``checks`` are this case's
     answers to run checks. ``duration_s`` is the time spent grading the case.
-    ``report`` is the evaluation report a reader or check attached (optional;
-    it never enters the reward, and a row without one has only the ten keys).
+    ``report`` is the evaluation report a reader or check attached, as data:
+    any JSON object (an ``EvaluationReport`` given as a model is stored as its
+    JSON form; its shape is checked where it is read as a report, not here).
+    It never enters the reward, and a row without one has only the ten keys.
     ``reruns`` are the earlier executions of the case's test, oldest first
     (the row is the last one); a passing row with a failed rerun is flaky.
     """
@@ -191,13 +207,13 @@ class CaseResult(BaseModel):
     verdict: Verdict
     code: str = ""
     why: str = ""
-    observations: list[Observation] = Field(default_factory=list)
-    measures: dict[str, float] = Field(default_factory=dict)
-    checks: list[CheckAnswer] = Field(default_factory=list)
-    containment: dict[str, JsonValue] | None = None
+    observations: Items[Observation] = ()
+    measures: FrozenMap[str, float] = EMPTY
+    checks: Items[CheckAnswer] = ()
+    containment: FrozenJsonObject | None = None
     duration_s: Annotated[float, Field(ge=0)] = 0.0
-    report: Report | None = None
-    reruns: list[Rerun] = Field(default_factory=list)
+    report: Annotated[FrozenJsonObject | None, BeforeValidator(_as_data)] = None
+    reruns: Items[Rerun] = ()
 
     @model_validator(mode="after")
     def _code_goes_with_ungradable(self) -> CaseResult:

@@ -32,7 +32,7 @@ class DeclaredCases:
     """A normalised case set: the valid declarations, the ids whose
     declarations were invalid, and the refusals saying why."""
 
-    kinds: dict[str, Kind]
+    kinds: Mapping[str, Kind]
     invalid: frozenset[str] = frozenset()
     refusals: tuple[Refusal, ...] = field(default=())
 

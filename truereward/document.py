@@ -49,10 +49,10 @@ from .folding import (
     prepare_inputs,
     validate_rows,
 )
+from .frozen import Items
 from .refusal import Refusal
 from .segments import check_segment
 from .strictjson import canonical_bytes, loads
-from .trusted import trusted
 
 __all__ = [
     "GRADER_NAME",
@@ -120,7 +120,7 @@ class Attempt(BaseModel):
     attempt: Annotated[int, Field(ge=1, strict=True)]
     gradable: bool
     reward: float | None = None
-    refusals: list[Refusal] = Field(default_factory=list)
+    refusals: Items[Refusal] = ()
     started: UTCTime | None = None
     finished: UTCTime | None = None
 
@@ -160,7 +160,7 @@ class Publication(BaseModel):
     model_config = _STRICT
 
     ctrf: Literal["ctrf.json", "grade-ctrf.json"] = "ctrf.json"
-    reward_keys: list[RewardKey] = Field(default_factory=list)
+    reward_keys: Items[RewardKey] = ()
 
 
 class GradeDocument(Fold):
@@ -180,10 +180,10 @@ class GradeDocument(Fold):
     schema_version: Literal[1] = SCHEMA_VERSION
     grader: Grader = Field(default_factory=Grader)
     inputs: FoldInputs
-    detail: list[CaseResult]
+    detail: Items[CaseResult]
     run: RunInfo | None = None
-    attempts: list[Attempt] = Field(default_factory=list)
-    evidence: list[EvidenceDigest] = Field(default_factory=list)
+    attempts: Items[Attempt] = ()
+    evidence: Items[EvidenceDigest] = ()
     publication: Publication = Field(default_factory=Publication)
 
     @cached_property
@@ -225,13 +225,8 @@ def digest_file(path: str | Path, *, name: str | None = None) -> EvidenceDigest:
         while chunk := os.read(fd, safefile.CHUNK):
             sha.update(chunk)
             size += len(chunk)
-    return trusted(
-        EvidenceDigest,
-        {
-            "path": name if name is not None else str(path),
-            "sha256": sha.hexdigest(),
-            "size": size,
-        },
+    return EvidenceDigest.model_validate(
+        {"path": name if name is not None else str(path), "sha256": sha.hexdigest(), "size": size}
     )
 
 
@@ -274,19 +269,19 @@ def grade_document(
     values["inputs"] = inputs
     values["detail"] = detail
     values["run"] = None if run is None else RunInfo.model_validate(run)
-    values["attempts"] = [Attempt.model_validate(item) for item in attempts] if attempts else []
+    values["attempts"] = [Attempt.model_validate(item) for item in attempts] if attempts else ()
     values["evidence"] = (
         sorted(
             (EvidenceDigest.model_validate(item) for item in evidence),
             key=lambda item: (item.path, item.sha256),
         )
         if evidence
-        else []
+        else ()
     )
     values["publication"] = (
         _PUBLICATION if publication is None else Publication.model_validate(publication)
     )
-    return trusted(GradeDocument, values)
+    return GradeDocument.model_validate(values)
 
 
 _ID = attrgetter("id")

@@ -13,7 +13,6 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from . import codes
-from .trusted import trusted
 
 __all__ = ["Refusal", "from_ungradable", "refusal", "sort_key"]
 
@@ -42,7 +41,7 @@ def refusal(code: str, why: str, case: str | None = None) -> Refusal:
     """A refusal under ``code`` (:class:`~truereward.codes.UnknownCode` if no
     one declared it), with the code's blame."""
     info = codes.lookup(code)
-    return trusted(Refusal, {"code": code, "blame": info.blame, "why": why, "case": case})
+    return Refusal.model_validate({"code": code, "blame": info.blame, "why": why, "case": case})
 
 
 def sort_key(item: Refusal) -> tuple[str, str, str]:

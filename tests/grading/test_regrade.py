@@ -329,7 +329,7 @@ def test_a_planted_grade_in_the_run_is_never_its_grade(tmp_path: Path) -> None:
     result = grade_request(GradeRequest(sweep=str(sweep)), sleep=no_wait)
     assert result.distrusted == 1 and "over an untrusted grade" in result.headline()
     graded = GradeDocument.from_bytes((logs / "grade.json").read_bytes())
-    assert graded.gradable and graded.reward == 0.0 and graded.attempts == []
+    assert graded.gradable and graded.reward == 0.0 and graded.attempts == ()
     assert (logs / "reward.txt").read_text() == "0.0\n"
     assert json.loads((logs / "reward.json").read_text()) == {"reward": 0.0}
     assert [item.path for item in graded.evidence] == ["rows.jsonl"]  # relative to the run

@@ -21,6 +21,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .means import weighted_mean
+
 __all__ = ["Distribution", "DistributionDelta", "ValueCounts", "mean_of_counts"]
 
 _FROZEN = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
@@ -37,24 +39,11 @@ def _finite(value: object) -> float:
 
 def mean_of_counts(counts: Mapping[float, int]) -> float | None:
     """The mean of values given as ``{value: how many}``; ``None`` when there
-    is none. Exact summation (``math.fsum``); when the total would overflow,
-    each value is divided by the count first, which cannot overflow (a
-    weighted mean is bounded by the largest value). The result is clamped to
-    [min, max] against rounding. Values are summed in ascending order, so
-    whether a sum overflows on the way, and with it the mean, does not
-    depend on the order they came in."""
-    total = sum(counts.values())
-    if total == 0:
-        return None
-    items = sorted(counts.items())
-    try:
-        mean = math.fsum(value * count for value, count in items) / total
-    except OverflowError:
-        mean = math.inf
-    if not math.isfinite(mean):
-        mean = math.fsum((value / total) * count for value, count in items)
-    present = [value for value, count in items if count]
-    return min(max(mean, min(present)), max(present))
+    is none: the :func:`~truereward.evaluate.means.weighted_mean` of the
+    values weighted by their counts (exact, and neither overflowing nor
+    underflowing, whatever the values and counts)."""
+    pairs = [(value, float(count)) for value, count in sorted(counts.items()) if count]
+    return weighted_mean(pairs) if pairs else None
 
 
 def _rank_index(numerator: int, denominator: int, n: int) -> int:

@@ -24,7 +24,7 @@ Rules, checked on construction:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Annotated, Any
 
 from pydantic import (
@@ -38,6 +38,7 @@ from pydantic import (
     model_validator,
 )
 
+from ..frozen import thaw
 from ..strictjson import canonical_bytes, loads
 from .jsondepth import MAX_DEPTH, check_json_depth
 from .metric import Metric
@@ -148,6 +149,14 @@ class Report(BaseModel):
         infinities, duplicate keys, bad UTF-8) holding a valid report
         (``pydantic.ValidationError`` otherwise)."""
         return cls.model_validate(loads(data))
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Report:
+        """The report whose JSON form is ``data``: a plain or frozen object
+        (a row's ``report`` holds it frozen: tuples and
+        :class:`~truereward.frozen.FrozenDict`). ``pydantic.ValidationError``
+        naming the field when it is not a valid report."""
+        return cls.model_validate(thaw(data))
 
     @model_serializer(mode="wrap")
     def _leave_out_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

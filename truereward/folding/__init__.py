@@ -18,7 +18,6 @@ from ..cases import CaseResult, CheckAnswer
 from ..caseset import DeclaredCases, declared_cases
 from ..codes import Ungradable
 from ..refusal import Refusal, from_ungradable, refusal, sort_key
-from ..trusted import trusted
 from .model import CaseCounts, FailedIds, Fold, FoldInputs, KindCounts, RunCheck
 from .registry import Scheme, UnknownScheme, get_scheme, register, scheme_names
 from .rules import Tally, tally
@@ -95,13 +94,12 @@ def prepare_inputs(
         kinds = declared.kinds
         given = list(declared.refusals) + given
     answers = _ANSWERS.validate_python(list(checks)) if checks else []
-    return trusted(
-        FoldInputs,
+    return FoldInputs.model_validate(
         {
             "case_set": kinds,
-            "refusals": sorted(given, key=sort_key) if given else [],
-            "checks": sorted(answers, key=_answer_order) if answers else [],
-        },
+            "refusals": sorted(given, key=sort_key) if given else (),
+            "checks": sorted(answers, key=_answer_order) if answers else (),
+        }
     )
 
 
@@ -128,7 +126,7 @@ def fold_fields(rows: list[CaseResult], inputs: FoldInputs, scheme: str | Scheme
 
 def fold_prepared(rows: list[CaseResult], inputs: FoldInputs, scheme: str | Scheme) -> Fold:
     """Fold validated rows with prepared inputs (see :func:`fold`)."""
-    return trusted(Fold, fold_fields(rows, inputs, scheme))
+    return Fold.model_validate(fold_fields(rows, inputs, scheme))
 
 
 def fold(

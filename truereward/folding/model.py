@@ -5,12 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from ..cases import CheckAnswer, Kind
+from ..frozen import FrozenMap, Items, thaw
 from ..refusal import Refusal
 
-__all__ = ["CaseCounts", "FailedIds", "Fold", "FoldInputs", "KindCounts", "RunCheck"]
+__all__ = [
+    "CaseCounts",
+    "FailedIds",
+    "Fold",
+    "FoldInputs",
+    "KindCounts",
+    "RunCheck",
+]
 
 _FROZEN = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
 
@@ -43,8 +51,8 @@ class FailedIds(BaseModel):
 
     model_config = _FROZEN
 
-    fail_to_pass: list[str]
-    pass_to_pass: list[str]
+    fail_to_pass: Items[str]
+    pass_to_pass: Items[str]
 
 
 class RunCheck(BaseModel):
@@ -89,9 +97,9 @@ class Fold(BaseModel):
     case_fraction: float | None
     cases: CaseCounts
     failed: FailedIds
-    refusals: list[Refusal]
-    checks: list[RunCheck]
-    flaky: list[str] = Field(default_factory=list)
+    refusals: Items[Refusal]
+    checks: Items[RunCheck]
+    flaky: Items[str] = ()
 
     @model_serializer(mode="wrap")
     def _leave_out_what_is_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -100,7 +108,7 @@ class Fold(BaseModel):
         # its bytes (and its digest) when read and written again.
         data: dict[str, Any] = handler(self)
         for name, empty in _OMITTED_WHEN_EMPTY.items():
-            if name in data and data[name] == empty:
+            if name in data and thaw(data[name]) == empty:
                 del data[name]
         return data
 
@@ -134,6 +142,6 @@ class FoldInputs(BaseModel):
 
     model_config = _FROZEN
 
-    case_set: dict[str, Kind] | None = None
-    refusals: list[Refusal] = Field(default_factory=list)
-    checks: list[CheckAnswer] = Field(default_factory=list)
+    case_set: FrozenMap[str, Kind] | None = None
+    refusals: Items[Refusal] = ()
+    checks: Items[CheckAnswer] = ()

@@ -30,7 +30,6 @@ from ..cases import FAIL, FAIL_TO_PASS, PASS, PASS_TO_PASS, UNGRADABLE, CaseResu
 from ..caseset import DeclaredCases
 from ..codes import RUN_CHECKS
 from ..refusal import Refusal, refusal, sort_key
-from ..trusted import trusted
 from .model import CaseCounts, FailedIds, KindCounts, RunCheck
 
 __all__ = [
@@ -143,15 +142,14 @@ def failed_run_checks(
         code = RUN_CHECKS[name]
         why = "; ".join(failing)
         checks.append(
-            trusted(
-                RunCheck,
+            RunCheck.model_validate(
                 {
                     "check": name,
                     "code": code,
                     "holds": not failing,
                     "answered": len(given),
                     "why": why,
-                },
+                }
             )
         )
         if failing:
@@ -179,15 +177,14 @@ def coverage_refusals(
 
 
 def _kind_counts(passed: int, failed: int, ungradable: int) -> KindCounts:
-    return trusted(
-        KindCounts,
+    return KindCounts.model_validate(
         {
             "total": passed + failed + ungradable,
             "graded": passed + failed,
             "passed": passed,
             "failed": failed,
             "ungradable": ungradable,
-        },
+        }
     )
 
 
@@ -242,8 +239,7 @@ def tally(
         failed = [row for row in rows if row.verdict == FAIL]
         failed_fix = sorted({row.id for row in failed if row.kind == FAIL_TO_PASS})
         failed_guard = sorted({row.id for row in failed if row.kind == PASS_TO_PASS})
-    cases = trusted(
-        CaseCounts,
+    cases = CaseCounts.model_validate(
         {
             "total": len(rows),
             "graded": graded,
@@ -253,14 +249,14 @@ def tally(
             "fail_to_pass": _kind_counts(*fix),
             "pass_to_pass": _kind_counts(*guard),
             "declared": None if declared is None else len(declared.kinds),
-        },
+        }
     )
     return Tally(
         rows=rows,
         refusals=refusals,
         checks=checks,
         cases=cases,
-        failed=trusted(FailedIds, {"fail_to_pass": failed_fix, "pass_to_pass": failed_guard}),
+        failed=FailedIds.model_validate({"fail_to_pass": failed_fix, "pass_to_pass": failed_guard}),
         guards_hold=guard[1] == 0,
         fix_rate=fix[0] / (fix[0] + fix[1]) if fix[0] + fix[1] else None,
         case_fraction=passed / graded if graded else None,

@@ -93,7 +93,9 @@ class RunReading:
             return [self.refusal]
         from ..folding import fold
 
-        return fold(list(self.rows), case_set=self.spec, scheme=self.job.settings.scheme).refusals
+        return list(
+            fold(list(self.rows), case_set=self.spec, scheme=self.job.settings.scheme).refusals
+        )
 
     def as_attempt(self, refusals: list[Refusal] | None = None) -> Attempt:
         """This reading as an earlier attempt of the run's document."""

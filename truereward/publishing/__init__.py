@@ -99,7 +99,6 @@ def publish(
     """
     if not isinstance(document, GradeDocument):
         raise TypeError(f"publish() takes a GradeDocument, got {type(document).__name__}")
-    _holds_up(document, target)
     if replaces is not None and not _DIGEST.match(replaces):
         raise ValueError(f"replaces must be a sha256 hex digest (or an ETag), got {replaces!r}")
     resolved = as_target(target, storage_options, unconditional)
@@ -113,37 +112,6 @@ def publish(
     from .objects import publish_objects
 
     return publish_objects(document, open_store(resolved), replaces=replaces)
-
-
-def _holds_up(document: GradeDocument, target: str | os.PathLike[str] | Target) -> None:
-    """Refuse to publish bytes that ``truereward verify`` would reject.
-
-    A document is built from validated, frozen rows, but the containers inside
-    a row (``measures``, ``observations``, ``checks``) can still be changed in
-    place afterwards; a NaN put there would be written as ``null``. So the
-    exact bytes to publish are read back as a grade document and folded
-    again (a small fraction of the cost of the writes that follow)."""
-    from pydantic import ValidationError
-
-    from ..verify import Unreadable, verify_document
-
-    try:
-        # Our own canonical bytes: no NaN or duplicate key can be in them, so
-        # pydantic's parser alone reads them back (from_bytes would also run
-        # the strict pre-parse, which costs more than the rest together).
-        again = GradeDocument.model_validate_json(document.to_bytes())
-        problems = [str(item) for item in verify_document(again)]
-    except ValidationError as error:
-        first = error.errors()[0]
-        problems = [f"{'.'.join(str(part) for part in first['loc'])}: {first['msg']}"]
-    except Unreadable as error:  # folded under a scheme this process does not know
-        problems = [str(error)]
-    if problems:
-        where = target.url if isinstance(target, Target) else os.fspath(target)
-        raise PublishError(
-            f"{where}: the grade does not hold up as built ({'; '.join(problems)}); "
-            "was a row changed after the document was made?"
-        )
 
 
 def _spares_evidence(document: GradeDocument, target: Target) -> None:

@@ -25,16 +25,21 @@ _IDS = {
 
 
 def generate(name: str) -> dict[str, Any]:
-    """The schema ``name`` (``row`` or ``grade``) generated from the models."""
+    """The schema ``name`` (``row`` or ``grade``) generated from the models.
+
+    A row holds its evaluation report as data (any JSON object: the record
+    does not import the evaluation model); the shipped schemas describe the
+    report's shape, from :class:`~truereward.evaluate.EvaluationReport`, so a
+    tool that checks rows against them checks the report too."""
     if name == "row":
         from ..cases import CaseResult
 
-        schema = CaseResult.model_json_schema()
+        schema = _with_report_shape(CaseResult.model_json_schema(), None)
         title = "truereward case result row"
     elif name == "grade":
         from ..document import GradeDocument
 
-        schema = GradeDocument.model_json_schema()
+        schema = _with_report_shape(GradeDocument.model_json_schema(), "CaseResult")
         title = "truereward grade document (grade.json), schema version 1"
     else:
         raise KeyError(f"unknown schema {name!r}; known: {', '.join(NAMES)}")
@@ -44,6 +49,24 @@ def generate(name: str) -> dict[str, Any]:
         **schema,
         "title": title,
     }
+
+
+def _with_report_shape(schema: dict[str, Any], row_definition: str | None) -> dict[str, Any]:
+    """``schema`` with the row's ``report`` property (in the definition
+    ``row_definition``, or at the top) described as an evaluation report."""
+    from ..evaluate import Report
+
+    report = Report.model_json_schema(ref_template="#/$defs/{model}")
+    definitions = schema.setdefault("$defs", {})
+    definitions.update(report.pop("$defs", {}))
+    if "$ref" not in report:  # a recursive model is all in $defs already
+        definitions["Report"] = report
+    row = schema if row_definition is None else definitions[row_definition]
+    row["properties"]["report"] = {
+        "anyOf": [{"$ref": "#/$defs/Report"}, {"type": "null"}],
+        "default": None,
+    }
+    return schema
 
 
 def load(name: str) -> dict[str, Any]:

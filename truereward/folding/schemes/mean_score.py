@@ -11,6 +11,7 @@ one graded row, so the mean is defined).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from ..registry import Scheme, register
 from ..rules import Tally
@@ -19,7 +20,7 @@ from ..rules import Tally
 SCORE = "score"
 
 
-def case_score(measures: dict[str, float], verdict: str) -> float:
+def case_score(measures: Mapping[str, float], verdict: str) -> float:
     """A case's score in [0, 1]: its measured score, or 1/0 by verdict."""
     measured = measures.get(SCORE)
     if measured is not None and math.isfinite(measured):

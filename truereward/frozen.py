@@ -1,0 +1,147 @@
+"""Immutable containers for the fields of our records.
+
+A frozen pydantic model refuses ``row.measures = ...`` but, by itself, not
+``row.measures["ms"] = nan``: the dicts and lists inside it stay mutable, and
+a value put there after validation would be published unchecked. So every
+container in a row, a fold or a grade document is immutable: sequences are
+tuples, mappings are :class:`FrozenDict`.
+
+- :data:`Items` is the annotation of a sequence field: ``tuple[T, ...]``
+  that also takes a list on input (strict mode alone refuses a list where
+  a tuple is declared; JSON arrays are taken either way).
+- :class:`FrozenDict` is a ``dict`` (so pydantic, ``json`` and orjson
+  serialise it as one, and it compares equal to a dict with the same items)
+  whose mutating methods raise ``TypeError``. It pickles and deep-copies
+  (Prefect and Dask move rows between processes).
+  As a field annotation, ``FrozenDict[K, V]`` validates a JSON object as
+  ``dict[K, V]`` and then freezes it (one function call per value; an empty
+  one becomes the shared :data:`EMPTY`).
+- :func:`deep_freeze` freezes nested JSON (objects to :class:`FrozenDict`,
+  arrays to tuples); :data:`FrozenJsonObject` is the field annotation for a
+  free-form JSON object (``containment``, an attached report), validated as
+  JSON (a frozen one is accepted again) and frozen at every depth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar, get_args
+
+from pydantic import GetCoreSchemaHandler, JsonValue, Strict
+from pydantic_core import CoreSchema, core_schema
+
+__all__ = [
+    "EMPTY",
+    "FrozenDict",
+    "FrozenJsonObject",
+    "FrozenMap",
+    "Items",
+    "deep_freeze",
+    "freeze",
+    "thaw",
+]
+
+K = TypeVar("K")
+V = TypeVar("V")
+T = TypeVar("T")
+
+
+class FrozenDict(dict[K, V]):
+    """A ``dict`` that cannot be changed after it is made."""
+
+    __slots__ = ()
+
+    def _immutable(self, *_: object, **__: object) -> NoReturn:
+        raise TypeError(f"{type(self).__name__} is immutable")
+
+    __setitem__ = __delitem__ = __ior__ = _immutable
+    clear = pop = popitem = setdefault = update = _immutable
+
+    def __reduce__(self) -> tuple[type[FrozenDict[K, V]], tuple[dict[K, V]]]:
+        # dict's default reduction sets the items one by one after creating
+        # an empty instance, which __setitem__ refuses.
+        return (type(self), (dict(self),))
+
+    def __copy__(self) -> FrozenDict[K, V]:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenDict[K, V]:
+        return self  # its values are immutable too where it matters (see deep_freeze)
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({dict.__repr__(self)})"
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        # Validated (and serialised) as the dict it is, then frozen.
+        args = get_args(source) or (Any, Any)
+        return core_schema.no_info_after_validator_function(
+            freeze,
+            handler.generate_schema(dict[args[0], args[1]]),  # type: ignore[valid-type]
+        )
+
+
+#: The empty frozen mapping, shared.
+EMPTY: FrozenDict[Any, Any] = FrozenDict()
+
+
+def freeze(value: Mapping[K, V]) -> FrozenDict[K, V]:
+    """``value`` as a :class:`FrozenDict` (itself when it is one)."""
+    if isinstance(value, FrozenDict):
+        return value
+    return FrozenDict(value) if value else EMPTY
+
+
+def deep_freeze(value: Any) -> Any:
+    """JSON ``value`` with every object a :class:`FrozenDict` and every array a
+    tuple, at any depth (scalars as they are)."""
+    if isinstance(value, dict):
+        return FrozenDict({key: deep_freeze(item) for key, item in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(deep_freeze(item) for item in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """The inverse of :func:`deep_freeze`: plain dicts and lists at every
+    depth."""
+    if isinstance(value, dict):
+        return {key: thaw(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [thaw(item) for item in value]
+    return value
+
+
+class _FrozenJson:
+    """Validation as a JSON object (after :func:`thaw`, so a frozen one is
+    valid input again), then :func:`deep_freeze`; serialised by inference
+    (a FrozenDict is a dict, a tuple a JSON array)."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_after_validator_function(
+            deep_freeze,
+            core_schema.no_info_before_validator_function(
+                thaw, handler.generate_schema(dict[str, JsonValue])
+            ),
+            serialization=core_schema.any_schema(),
+        )
+
+
+if TYPE_CHECKING:
+    # To a type checker a field is the read-only interface (so a list or a
+    # dict is a valid argument, and changing one in place is an error); at
+    # run time it is the immutable container.
+    Items = Sequence[T]
+    FrozenMap = Mapping[K, V]
+    FrozenJsonObject = Mapping[str, Any]
+else:
+    #: A sequence field: a tuple, given as a tuple or a list.
+    Items = Annotated[tuple[T, ...], Strict(False)]
+    #: A mapping field: a :class:`FrozenDict`, given as any dict.
+    FrozenMap = FrozenDict
+    #: A free-form JSON object, frozen at every depth.
+    FrozenJsonObject = Annotated[FrozenDict[str, Any], _FrozenJson]

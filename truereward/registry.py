@@ -1,0 +1,153 @@
+"""Named things of one kind (readers, schemes, check types, refusal codes),
+found through one entry-point group.
+
+A :class:`Registry` holds what was registered in this process and finds the
+rest through its entry-point group: the built-ins are listed in
+``pyproject.toml`` exactly like a third-party package's, so the group is the
+only list of them. Two ways an entry point maps to items:
+
+- **one item per entry point** (``expand=None``): the entry point's name is
+  the item's name, and it is loaded only when that name is asked for (a
+  reader that needs an HTTP client is not imported to grade a JUnit file);
+- **many items per entry point** (``expand`` given): each entry point loads
+  a batch (a package's declaration of its refusal codes), so every entry
+  point is loaded the first time a name is not found; one that cannot be
+  loaded is reported as a warning and skipped (its names stay unknown, and
+  anything using them is refused loudly).
+
+A name never changes meaning: registering the same item again (equal) is a
+no-op, another item under a taken name is a ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any, Generic, TypeVar
+
+__all__ = ["Registry"]
+
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    """Items of one ``kind`` by name; see the module docstring.
+
+    ``check(name, loaded)`` turns what an entry point loaded into the item
+    (raising ``TypeError`` or ``ValueError`` when it is not one); ``expand``,
+    when given, turns it into several ``(name, item)`` pairs instead.
+    ``missing(name, message)`` makes the exception raised for a name that is
+    unknown or cannot be loaded (default: ``LookupError(message)``); the
+    message names the known ones, or why loading failed. ``plural`` is the
+    kind's plural in messages (default: ``kind + "s"``).
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        group: str,
+        *,
+        check: Callable[[str, Any], T] | None = None,
+        expand: Callable[[str, Any], Iterable[tuple[str, T]]] | None = None,
+        missing: Callable[[str, str], Exception] | None = None,
+        plural: str | None = None,
+    ) -> None:
+        if (check is None) == (expand is None):
+            raise ValueError("a registry takes exactly one of check and expand")
+        self.kind = kind
+        self.group = group
+        self._check = check
+        self._expand = expand
+        self._missing = missing or _lookup_error
+        self.plural = plural or f"{kind}s"
+        self._lock = threading.RLock()
+        self._items: dict[str, T] = {}
+        self._points: dict[str, EntryPoint] | None = None
+        self._expanded = False
+
+    def _entry_points(self) -> dict[str, EntryPoint]:
+        if self._points is None:
+            self._points = {point.name: point for point in entry_points(group=self.group)}
+        return self._points
+
+    def register(self, name: str, item: T) -> T:
+        """Add ``item`` under ``name``; returns it."""
+        self.register_all({name: item})
+        return item
+
+    def register_all(self, items: Mapping[str, T]) -> None:
+        """Add every item, or none: a name taken by another item rejects the
+        whole batch with ``ValueError``."""
+        with self._lock:
+            for name, item in items.items():
+                taken = self._items.get(name)
+                if taken is not None and taken != item:
+                    raise ValueError(f"{self.kind} {name!r} is already registered differently")
+            self._items.update(items)
+
+    def find(self, name: str) -> T | None:
+        """The item named ``name``, or ``None``."""
+        with self._lock:
+            found = self._items.get(name)
+            if found is not None:
+                return found
+            if self._expand is not None:
+                self._load_every_entry_point()
+                return self._items.get(name)
+            point = self._entry_points().get(name)
+            if point is None:
+                return None
+            assert self._check is not None
+            try:
+                item = self._check(name, point.load())
+            except Exception as error:  # whatever the plug-in raised, named in the message
+                message = f"{self.kind} {name!r} ({point.value}) cannot be loaded: {error}"
+                raise self._missing(name, message) from error
+            self._items[name] = item
+            return item
+
+    def get(self, name: str) -> T:
+        """The item named ``name``; the ``missing`` exception otherwise."""
+        found = self.find(name)
+        if found is None:
+            known = ", ".join(self.names()) or "none"
+            raise self._missing(name, f"unknown {self.kind} {name!r}; known {self.plural}: {known}")
+        return found
+
+    def names(self) -> list[str]:
+        """Every name known in this process, sorted (entry points not loaded
+        yet included)."""
+        with self._lock:
+            if self._expand is not None:
+                self._load_every_entry_point()
+                return sorted(self._items)
+            return sorted({*self._items, *self._entry_points()})
+
+    def items(self) -> dict[str, T]:
+        """Every item, loading every entry point."""
+        with self._lock:
+            for name in self.names():
+                self.find(name)
+            return dict(sorted(self._items.items()))
+
+    def _load_every_entry_point(self) -> None:
+        if self._expanded:
+            return
+        self._expanded = True
+        assert self._expand is not None
+        for point in self._entry_points().values():
+            try:
+                self.register_all(dict(self._expand(point.name, point.load())))
+            except Exception as error:  # noqa: BLE001 - a plug-in must not break the rest
+                warnings.warn(
+                    f"truereward: the {self.kind} entry point {point.name!r} ({point.value}) "
+                    f"could not be loaded: {error}",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+
+
+def _lookup_error(name: str, message: str) -> Exception:
+    return LookupError(message)
