@@ -11,10 +11,12 @@ error; a worker that dies loses only the cases of its chunk.
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 import time
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +26,10 @@ import pytest
 
 from truereward import grade_evidence, read
 from truereward.check_codes import CHECK_GAVE_UP
-from truereward.checks import ScoringOptions, score_case
+from truereward.checks import ScoringOptions, score_case, score_file
 from truereward.checks.casefile import CHUNK
 from truereward.checks.kinds import regex as regex_kind
-from truereward.codes import Blame, lookup
+from truereward.codes import Blame, declare, lookup
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "tests" / "data" / "ctrf.schema.json").read_text())
@@ -233,6 +235,24 @@ def answer(tmp_path: Path) -> str:
 def test_the_give_up_code_is_the_graders_and_not_retried():
     code = lookup(CHECK_GAVE_UP)
     assert code.blame is Blame.GRADER and code.retry is False
+    points = {point.name: point for point in entry_points(group="truereward.codes")}
+    assert points["checks"].value == "truereward.check_codes:DECLARATION"
+    with pytest.raises(ValueError, match="already declared differently"):
+        declare({CHECK_GAVE_UP: {"meaning": "something else", "blame": "grader"}})
+
+
+def test_every_process_knows_the_code_without_importing_the_checks():
+    script = (
+        "import sys\n"
+        "from truereward.cases import CaseResult\n"
+        "row = CaseResult.from_row({'id': 'c1', 'kind': 'fail_to_pass', 'verdict': "
+        "'ungradable', 'code': 'CHECK_GAVE_UP'})\n"
+        "print(row.code, 'truereward.checks' in sys.modules, 'regex' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split() == ["CHECK_GAVE_UP", "False", "False"]
 
 
 def test_a_regex_that_gives_up_is_ungradable_through_the_reader(answer):
@@ -284,6 +304,19 @@ def test_the_case_budget_bounds_every_search_of_the_case_together():
     assert outcome.gave_up and outcome.score is None
     assert "the case's budget ran out during this search" in outcome.error
     assert "10 s per regex search, 0.5 s per case" in outcome.error
+
+
+def test_the_command_line_takes_the_bounds(tmp_path):
+    path = tmp_path / "thirty.jsonl"
+    path.write_text(json.dumps({"id": "thirty", **THIRTY}) + "\n")
+    result, seconds = score(path, "--regex-timeout", "10", "--case-budget", "0.3")
+    assert seconds < 10 and result.returncode == 2
+    error = json.loads(result.stdout)["cases"][0]["error"]
+    assert error["code"] == CHECK_GAVE_UP
+    assert "10 s per regex search, 0.3 s per case" in error["message"]
+    assert "1 not scored (1 gave up within the bounds)" in result.stderr
+    for bad in ("0", "-1", "nan", "x"):
+        assert score(path, "--case-budget", bad)[0].returncode == 2
 
 
 def test_the_case_budget_bounds_the_other_checks_too():
@@ -433,3 +466,29 @@ def test_a_bug_in_a_check_is_its_cases_internal_error_and_the_report_is_whole(tm
         assert len(cases) == total
         assert "RuntimeError: a bug, injected" in cases["buggy"]["message"]
         assert sum(case["status"] == "error" for case in cases.values()) == 1
+
+
+def test_a_case_that_cannot_be_rendered_is_an_error_and_the_report_parses(monkeypatch):
+    from truereward.checks.formats import json_report
+
+    real = json_report.case_json
+
+    def render(outcome: Any, *, file: str | None, line: int | None) -> str:
+        if outcome.id == "boom" and outcome.error is None:
+            raise MemoryError
+        return real(outcome, file=file, line=line)
+
+    monkeypatch.setattr(json_report, "case_json", render)
+    cases = [*filler(3, "a"), {"id": "boom", "actual": "x"}, *filler(3, "b")]
+    out = io.StringIO()
+    text = "".join(json.dumps(case) + "\n" for case in cases).encode()
+    report = score_file(io.BytesIO(text), out, file="cases.jsonl", jobs=1)
+    parsed = json.loads(out.getvalue())
+    assert [case["id"] for case in parsed["cases"]] == [
+        *(f"a{n}" for n in range(3)),
+        "boom",
+        *(f"b{n}" for n in range(3)),
+    ]
+    assert "MemoryError" in parsed["cases"][3]["error"]["message"]
+    assert report.summary.errors == 1 and report.internal_errors == 0
+    assert report.summary.passed == 6

@@ -66,12 +66,15 @@ def configure(settings: Settings) -> None:
 def _render(report: Format, raw: RawCase, settings: Settings) -> tuple[Scored, str]:
     """One case scored and rendered; whatever goes wrong (running out of
     memory or stack included) is an error of this case, rendered as such."""
+    scored: Scored | None = None
     try:
         scored = score_raw(raw, settings.options)
         return scored, report.case(scored, settings.run)
     except Exception as error:  # noqa: BLE001 - this case's error; the others are scored
-        scored = failure(raw.position, raw.line, error)
-        return scored, report.case(scored, settings.run)
+        identifier = scored.outcome.id if scored is not None else ""
+        scored = None  # what the case held may be what ran out
+        failed = failure(raw.position, raw.line, error, identifier)
+        return failed, report.case(failed, settings.run)
 
 
 class _Lines:
