@@ -33,7 +33,7 @@ from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
-__all__ = ["OrderedMap", "WorkerDied", "available_cores", "start_method"]
+__all__ = ["OrderedMap", "WorkerDied", "available_cores", "process_context", "start_method"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -63,6 +63,12 @@ def _context(method: str) -> Any:
     if method == "forkserver":
         context.set_forkserver_preload(_PRELOAD)
     return context
+
+
+def process_context(method: str | None = None) -> Any:
+    """A multiprocessing context for ``method``, else for how processes are
+    best started here and now (:func:`start_method`)."""
+    return _context(method or start_method())
 
 
 class WorkerDied(Exception):
@@ -124,10 +130,12 @@ class OrderedMap(Generic[T, R]):
     When a worker dies (the pool is then broken for every item in flight),
     each item in flight is computed again alone, in a process of its own, so
     that the item that kills its process is told from the ones that were
-    only there at the time; then a new pool takes the rest. An item whose
-    own process dies too gives ``recover(item, WorkerDied(...))``. An
-    exception raised by ``function`` in a worker gives ``recover(item,
-    error)``; without ``recover``, both are raised by ``next()``.
+    only there at the time; then a new pool takes the rest. ``alone(item)``
+    does that computing alone (default: ``function(item)`` in one new
+    process; an item whose own process dies too gives ``recover(item,
+    WorkerDied(...))``). An exception raised by ``function`` in a worker, or
+    by ``alone``, gives ``recover(item, error)``; without ``recover``, both
+    are raised by ``next()``.
     ``before_fork`` is called before processes are started again (a caller
     flushes its buffered output there: a forked child flushes the standard
     streams it inherited when it ends)."""
@@ -144,6 +152,7 @@ class OrderedMap(Generic[T, R]):
         method: str | None = None,
         recover: Callable[[T, BaseException], R] | None = None,
         before_fork: Callable[[], None] | None = None,
+        alone: Callable[[T], R] | None = None,
     ) -> None:
         self._function = function
         self._items = iter(items)
@@ -154,6 +163,7 @@ class OrderedMap(Generic[T, R]):
         self._method = method
         self._recover = recover
         self._before_fork = before_fork
+        self._compute_alone = alone or self._alone
         self._pool: ProcessPoolExecutor | None = None
         self._pending: deque[tuple[T, Future[R] | None]] = deque()
         self._ready: deque[R] = deque()
@@ -233,7 +243,7 @@ class OrderedMap(Generic[T, R]):
                 self._ready.append(future.result())
                 continue
             try:
-                self._ready.append(self._alone(item))
+                self._ready.append(self._compute_alone(item))
             except Exception as error:
                 if self._recover is None:
                     self.close()

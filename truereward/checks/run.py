@@ -27,7 +27,7 @@ from .formats import Run, get_format
 from .model import Summary
 from .parallel import OrderedMap
 from .suite import Tally
-from .worker import Batch, Settings, configure, lost_chunk, score_chunk
+from .worker import Batch, Settings, configure, lost_chunk, score_alone, score_chunk
 
 __all__ = ["Report", "score_file"]
 
@@ -77,6 +77,7 @@ def _scored(
         initargs=(settings,),
         recover=partial(_lost, settings),
         before_fork=flush,
+        alone=partial(score_alone, settings=settings, before_fork=flush),
     ) as rest:
         # The first chunk is scored here while the workers start.
         yield _here(first, settings)

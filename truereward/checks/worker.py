@@ -7,8 +7,9 @@ summary needs, so that little crosses between processes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..strictjson import loads
 from .case import case_id
@@ -16,10 +17,10 @@ from .casefile import Chunk, RawCase, cases_in
 from .context import ScoringOptions
 from .formats import Format, Run, get_format
 from .model import CaseOutcome
-from .parallel import WorkerDied
+from .parallel import WorkerDied, process_context
 from .suite import RESOURCE_ERRORS, Scored, failure, score_raw
 
-__all__ = ["Batch", "Settings", "configure", "lost_chunk", "score_chunk"]
+__all__ = ["Batch", "Settings", "configure", "lost_chunk", "score_alone", "score_chunk"]
 
 #: Error and warning lines a batch reports in full (the rest are counted).
 KEEP = 20
@@ -176,4 +177,59 @@ def lost_chunk(chunk: Chunk, settings: Settings, error: BaseException) -> Batch:
         outcome = CaseOutcome(id=_lost_id(raw), passed=False, score=None, error=message[:2000])
         scored = Scored(outcome, raw.line, internal=internal)
         lines.add(scored, report.case(scored, settings.run), raw.line)
+    return lines.batch()
+
+
+def _score_streaming(sender: Any, raws: list[RawCase], settings: Settings) -> None:
+    """The body of a process that scores ``raws`` alone: each case's result
+    is handed back as soon as it is scored."""
+    report = get_format(settings.format)
+    try:
+        for raw in raws:
+            sender.send(_render(report, raw, settings))
+    finally:
+        sender.close()
+
+
+def score_alone(
+    chunk: Chunk, settings: Settings, before_fork: Callable[[], None] | None = None
+) -> Batch:
+    """``chunk`` scored in a process of its own, after a worker died with it
+    in flight. Each case's result comes back as soon as it is scored, so
+    when this process dies too, the case it was scoring is known: that case
+    is an error saying how the process died, and the cases after it are
+    scored in a new process. The cases that did not kill it are scored as
+    usual, wherever they were in the chunk."""
+    report = get_format(settings.format)
+    lines = _Lines(report, settings.run)
+    raws = list(cases_in(chunk))
+    done = 0
+    while done < len(raws):
+        if before_fork is not None:
+            before_fork()
+        context = process_context()
+        receiver, sender = context.Pipe(duplex=False)
+        process = context.Process(
+            target=_score_streaming, args=(sender, raws[done:], settings), daemon=True
+        )
+        process.start()
+        sender.close()
+        try:
+            while done < len(raws):
+                try:
+                    scored, text = receiver.recv()
+                except EOFError:
+                    break
+                lines.add(scored, text, raws[done].line)
+                done += 1
+        finally:
+            receiver.close()
+        process.join()
+        if done < len(raws):
+            raw = raws[done]
+            message = f"not scored: {WorkerDied(process.exitcode)} while scoring this case"
+            outcome = CaseOutcome(id=_lost_id(raw), passed=False, score=None, error=message)
+            lost = Scored(outcome, raw.line)
+            lines.add(lost, report.case(lost, settings.run), raw.line)
+            done += 1
     return lines.batch()
