@@ -1,7 +1,8 @@
 """Check kinds that misbehave on purpose, for the robustness tests of
 ``truereward checks score``; and a runner for the command line with them.
 
-Importing this module registers them. ``python -m tests.checks_hostile
+:func:`register_kinds` registers them (importing this module does not, so
+that the test process's registry stays the built-in one). ``python -m tests.checks_hostile
 checks score FILE ...`` runs the command line with them registered in the
 main process, so that the worker processes, forked from it, have them too
 (the command line is single-threaded, so its workers are forked).
@@ -64,11 +65,19 @@ KINDS = {
     "kill_worker": _kill_worker,
 }
 
-for _name, _measure in KINDS.items():
-    register(CheckType(_name, f"test kind {_name}", _no_params, _measure))
+CHECK_TYPES = [
+    CheckType(name, f"test kind {name}", _no_params, measure) for name, measure in KINDS.items()
+]
+
+
+def register_kinds() -> None:
+    """Register the kinds in this process (again: a no-op)."""
+    for kind in CHECK_TYPES:
+        register(kind)
 
 
 if __name__ == "__main__":
+    register_kinds()
     os.environ[MAIN_PID] = str(os.getpid())
     from truereward.cli import main
 

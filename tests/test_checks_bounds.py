@@ -502,3 +502,39 @@ def test_a_case_that_cannot_be_rendered_is_an_error_and_the_report_parses(monkey
     assert "MemoryError" in parsed["cases"][3]["error"]["message"]
     assert report.summary.errors == 1 and report.internal_errors == 0
     assert report.summary.passed == 6
+
+
+def test_scoring_alone_goes_on_after_each_case_that_kills_its_process(monkeypatch):
+    import multiprocessing
+    import os
+
+    import tests.checks_hostile as hostile
+    from truereward.checks import registry, worker
+    from truereward.checks.casefile import Chunk, RawCase
+    from truereward.checks.formats import Run
+
+    # The kinds are registered here, for this test only; forked processes have them.
+    monkeypatch.setattr(registry, "_types", dict(registry._types))
+    hostile.register_kinds()
+    monkeypatch.setattr(worker, "process_context", lambda: multiprocessing.get_context("fork"))
+    monkeypatch.setenv(hostile.MAIN_PID, str(os.getpid()))
+    kinds = ["pid", "kill_worker", "pid", "kill_worker", "pid"]
+    raws = tuple(
+        RawCase(line, line - 1, json.dumps({"id": f"{kind}-{line}", "checks": [{"type": kind}]}))
+        for line, kind in enumerate(kinds, 1)
+    )
+    starts = []
+    settings = worker.Settings("json", Run("cases.jsonl"), ScoringOptions())
+    batch = worker.score_alone(Chunk(1, 0, raws), settings, before_fork=lambda: starts.append(1))
+    assert len(starts) == 3  # one process, then one more after each case that killed it
+    assert (batch.total, batch.passed, batch.internal) == (5, 3, 0)
+    assert [line.split(": ")[1] for line in batch.errors] == [
+        "case kill_worker-2",
+        "case kill_worker-4",
+    ]
+    assert all("killed by SIGKILL" in line for line in batch.errors)
+    cases = [json.loads(text) for text in batch.text.split(",\n")]
+    assert [case["id"] for case in cases] == [f"{kind}-{n}" for n, kind in enumerate(kinds, 1)]
+    assert all(
+        case["checks"][0]["detail"] != f"pid {os.getpid()}" for case in cases if case["passed"]
+    )
