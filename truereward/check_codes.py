@@ -8,9 +8,10 @@ score: never a 0.0 that the run did not earn.
 
 - **Blame: grader.** The pattern and the bounds are the task's and the
   grader's; the answer is only the text they were applied to.
-- **Retry: no.** The same pattern on the same answer backtracks the same
-  way: catastrophic backtracking grows exponentially with the text, while a
-  retry would only change the machine's speed by some factor, so grading
+- **Retry: no.** The bounds count CPU time, not wall time, so the same
+  pattern on the same answer gives up again whatever the machine's load;
+  only a faster CPU could change the answer, by some factor, while
+  catastrophic backtracking grows exponentially with the text. Grading
   again would spend the same budget to give up again. What helps is a
   decision (fix the pattern, or regrade with a larger bound), not a retry.
 

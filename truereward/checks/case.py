@@ -33,11 +33,10 @@ can call it to turn an answer into a row.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Mapping
 from typing import Any
 
-from .context import CaseContext, ScoringOptions
+from .context import CaseContext, ScoringOptions, clock
 from .model import CaseMeta, CaseOutcome, CheckResult
 from .numbers import judge, round4
 from .registry import BadCheck, GaveUp
@@ -179,7 +178,7 @@ def score_case(case: Any, index: int = 0, options: ScoringOptions = DEFAULT_OPTI
     running them); a check that gives up (a regex search out of its time
     bound, or the budget gone) makes the case an error with
     :attr:`CaseOutcome.gave_up`: it has no score, it is not a failure."""
-    deadline = time.monotonic() + options.case_budget
+    deadline = clock() + options.case_budget
     warnings: list[str] = []
     warn = warnings.append
     if not isinstance(case, dict):

@@ -11,8 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CASE_BUDGET", "NOT_JSON", "REGEX_TIMEOUT", "CaseContext", "ScoringOptions"]
+__all__ = ["CASE_BUDGET", "NOT_JSON", "REGEX_TIMEOUT", "CaseContext", "ScoringOptions", "clock"]
 
+
+#: The clock of the time bounds: CPU seconds of this process, the clock the
+#: ``regex`` engine counts its timeouts in. A loaded machine takes longer to
+#: score a case, but gives up on the same cases.
+clock = time.process_time
 
 #: Seconds one ``regex`` search may take (``--regex-timeout``).
 REGEX_TIMEOUT = 1.0
@@ -22,9 +27,9 @@ CASE_BUDGET = 5.0
 
 @dataclass(frozen=True, slots=True)
 class ScoringOptions:
-    """Knobs of the scorer, in seconds. ``regex_timeout`` bounds one
-    ``regex`` search; ``case_budget`` bounds the checks of one case
-    together (compiling and searching included). A check that runs out of
+    """Knobs of the scorer, in seconds of CPU time (:data:`clock`).
+    ``regex_timeout`` bounds one ``regex`` search; ``case_budget`` bounds
+    the checks of one case together (compiling and searching included). A check that runs out of
     either gives up, and its case is not scored (an error of the case, never
     a failed check): see :class:`~truereward.checks.registry.GaveUp`."""
 
@@ -70,8 +75,8 @@ class CaseContext:
     ``actual`` and ``expected`` are texts (see
     :func:`truereward.checks.text.stringify`); ``case`` is the case object as
     read; ``options`` the scoring options; ``deadline`` the
-    :func:`time.monotonic` instant by which the case's checks must be done
-    (default: ``options.case_budget`` from now)."""
+    :data:`clock` reading by which the case's checks must be done (default:
+    ``options.case_budget`` from now)."""
 
     __slots__ = (
         "_output_error",
@@ -95,13 +100,13 @@ class CaseContext:
         self.expected = expected
         self.case = case
         self.options = options
-        self.deadline = time.monotonic() + options.case_budget if deadline is None else deadline
+        self.deadline = clock() + options.case_budget if deadline is None else deadline
         self._output_json: Any = None
         self._output_error: str | None = None
 
     def remaining(self) -> float:
         """Seconds left of the case's budget (0 or less: it ran out)."""
-        return self.deadline - time.monotonic()
+        return self.deadline - clock()
 
     def output_json(self) -> Any:
         """The output parsed as JSON (RFC 8259: ``NaN`` and ``Infinity`` are

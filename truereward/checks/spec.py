@@ -21,11 +21,11 @@ A case without checks (absent, ``null``, ``[]``...) gets :data:`DEFAULT_CHECK`.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .context import clock
 from .numbers import Ratio, decimal_ratio
 from .registry import BadCheck, CheckType, GaveUp, Warn, check_names, get_check
 
@@ -120,7 +120,7 @@ def parse_checks(
     """The checks of ``case``, or the default check. Every bad check is
     reported at once: :class:`BadCheck` with one ``checks[i]: ...`` part per
     bad check. The list returned is not to be changed. Reading a check may
-    compile a pattern: when ``deadline`` (a :func:`time.monotonic` instant)
+    compile a pattern: when ``deadline`` (a :data:`~.context.clock` reading)
     passes with checks still to read, :class:`GaveUp` names the next one."""
     raw = case.get("checks")
     if not raw:
@@ -130,7 +130,7 @@ def parse_checks(
     specs: list[CheckSpec] = []
     problems: list[str] = []
     for position, check in enumerate(raw):
-        if position and deadline is not None and time.monotonic() >= deadline:
+        if position and deadline is not None and clock() >= deadline:
             raise GaveUp(
                 f"{_where(position, check)}: gave up: the case's budget ran out while its "
                 "checks were read"

@@ -108,15 +108,15 @@ def register(subparsers: Any) -> None:
         type=_positive,
         default=1.0,
         metavar="SECONDS",
-        help="time bound of one regex search (default 1); a search that runs out gives up "
-        "and its case is not scored",
+        help="CPU seconds one regex search may take (default 1); a search that runs out "
+        "gives up and its case is not scored",
     )
     score.add_argument(
         "--case-budget",
         type=_positive,
         default=5.0,
         metavar="SECONDS",
-        help="time bound of all the checks of one case together (default 5)",
+        help="CPU seconds all the checks of one case may take together (default 5)",
     )
     score.set_defaults(run=run_score)
 

@@ -19,7 +19,7 @@ Syntax and semantics are Python's ``re`` (the ``regex`` package in its
   :data:`MAX_SET_SPAN` characters (``re`` checks its syntax by compiling it,
   and walks every character of a range then). Within them, compiling takes
   well under a second and some tens of MB.
-- **While searching**, every search is bounded in time by
+- **While searching**, every search is bounded in CPU time by
   :attr:`~truereward.checks.context.ScoringOptions.regex_timeout` (1 s by
   default) and by what is left of the case's budget. A search that runs out
   *gives up* (:class:`~truereward.checks.registry.GaveUp`): the case is not
@@ -35,7 +35,6 @@ from __future__ import annotations
 import importlib
 import re
 import threading
-import time
 import warnings
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
@@ -44,7 +43,7 @@ from typing import Any
 
 import regex
 
-from ..context import CaseContext
+from ..context import CaseContext, clock
 from ..model import Measurement
 from ..registry import BadCheck, CheckType, GaveUp, Warn, register
 
@@ -361,7 +360,7 @@ def measure(params: Mapping[str, Any], context: CaseContext) -> Measurement:
     flags = 0
     for letter in params["flags"]:
         flags |= _KNOWN_FLAGS[letter]
-    started = time.monotonic()
+    started = clock()
     pattern = compiled(params["pattern"], flags)  # cached, unless it was dropped
     left = context.remaining()
     if left <= 0:
@@ -370,7 +369,7 @@ def measure(params: Mapping[str, Any], context: CaseContext) -> Measurement:
     try:
         match = pattern.search(context.actual, timeout=timeout)
     except TimeoutError:
-        spent = time.monotonic() - started
+        spent = clock() - started
         if timeout < options.regex_timeout:
             raise GaveUp(
                 f"the case's budget ran out during this search, after {spent:.1f} s: "
