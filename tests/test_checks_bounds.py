@@ -408,6 +408,23 @@ def test_the_cache_is_bounded_by_expanded_items():
     regex_kind._CACHE.clear()
 
 
+def test_compiled_patterns_stay_within_the_cache_s_memory():
+    # 30 distinct patterns at the size bound, about 27 MB each compiled: kept
+    # by nobody but the bounded cache (the regex package would keep 500).
+    script = (
+        "import resource\n"
+        "from truereward.checks import score_case\n"
+        "for n in range(30):\n"
+        "    case = {'actual': 'a', 'checks': [{'type': 'regex', 'pattern': f'a{{99990}}(?#{n})'}]}\n"
+        "    assert score_case(case).score == 0.0\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert int(result.stdout) < 400, result.stdout  # MB; 30 kept would be over 800
+
+
 # Workers that raise or die.
 
 

@@ -270,7 +270,11 @@ def compiled(pattern: str, flags: int) -> regex.Pattern[str]:
     weight, problem, why = _checked(pattern, flags)
     if problem is not None:
         raise problem(why)
-    made = regex.compile(brackets_as_re_reads_them(pattern), flags | int(regex.VERSION0))
+    # Not in the regex package's own cache too: it keeps 500 patterns whatever
+    # their size (500 of 27 MB each would be 13 GB); ours is bounded by size.
+    made = regex.compile(
+        brackets_as_re_reads_them(pattern), flags | int(regex.VERSION0), cache_pattern=False
+    )
     _CACHE.put(key, made, weight)
     return made
 
