@@ -415,7 +415,8 @@ def test_compiled_patterns_stay_within_the_cache_s_memory():
         "import resource\n"
         "from truereward.checks import score_case\n"
         "for n in range(30):\n"
-        "    case = {'actual': 'a', 'checks': [{'type': 'regex', 'pattern': f'a{{99990}}(?#{n})'}]}\n"
+        "    check = {'type': 'regex', 'pattern': f'a{{99990}}(?#{n})'}\n"
+        "    case = {'actual': 'a', 'checks': [check]}\n"
         "    assert score_case(case).score == 0.0\n"
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
     )
