@@ -117,6 +117,10 @@ class Timed:
         assert self.wall < WALL_CAP, f"{self.wall:.1f} s of wall time"
 
 
+# In this process, times are CPU seconds (the clock of the bounds): other
+# work on the machine does not inflate them.
+
+
 def score(path: Path, *args: str) -> Timed:
     """``truereward checks score`` with the hostile check kinds registered
     (tests/checks_hostile.py), timed."""
@@ -289,9 +293,9 @@ def test_every_process_knows_the_code_without_importing_the_checks():
 
 
 def test_a_regex_that_gives_up_is_ungradable_through_the_reader(answer):
-    started = time.monotonic()
+    started = time.process_time()
     rows = {row.id: row for row in read("checks", answer, CRITERIA, regex_timeout=0.2)}
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
     gave_up = rows["ends-with-b"]
     assert (gave_up.verdict, gave_up.code) == ("ungradable", CHECK_GAVE_UP)
     assert gave_up.why.startswith("checks[0] (regex): gave up: the search ran out of its 0.2 s")
@@ -331,9 +335,9 @@ def test_bad_reader_bounds_are_case_invalid(answer):
 def test_the_case_budget_bounds_every_search_of_the_case_together():
     # Each search may take 10 s, but the case has 0.5 s: 30 catastrophic
     # searches end in about 0.5 s, with the budget named.
-    started = time.monotonic()
+    started = time.process_time()
     outcome = score_case(THIRTY, 0, ScoringOptions(regex_timeout=10, case_budget=0.5))
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
     assert outcome.gave_up and outcome.score is None
     assert "the case's budget ran out during this search" in outcome.error
     assert "10 s per regex search, 0.5 s per case" in outcome.error
@@ -359,9 +363,9 @@ def test_the_case_budget_bounds_the_other_checks_too():
         "actual": "word " * 200_000,
         "checks": [{"type": "token_f1", "value": "word"} for _ in range(200)],
     }
-    started = time.monotonic()
+    started = time.process_time()
     outcome = score_case(case, 0, ScoringOptions(case_budget=0.05))
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
     assert outcome.gave_up and outcome.score is None
     assert "(token_f1): gave up: the case's budget ran out before this check" in outcome.error
     # Within the default budget the same case is scored.
@@ -386,14 +390,14 @@ def test_bounds_are_positive_finite_seconds(value):
 
 
 def regex_error(pattern: str) -> str | None:
-    started = time.monotonic()
+    started = time.process_time()
     outcome = score_case(
         {
             "actual": "a",
             "checks": [{"type": "exact", "value": "a"}, {"type": "regex", "pattern": pattern}],
         }
     )
-    assert time.monotonic() - started < 5, pattern[:40]
+    assert time.process_time() - started < 5, pattern[:40]
     assert not outcome.gave_up
     return outcome.error
 
