@@ -117,10 +117,6 @@ class Timed:
         assert self.wall < WALL_CAP, f"{self.wall:.1f} s of wall time"
 
 
-# In this process, times are CPU seconds (the clock of the bounds): other
-# work on the machine does not inflate them.
-
-
 def score(path: Path, *args: str) -> Timed:
     """``truereward checks score`` with the hostile check kinds registered
     (tests/checks_hostile.py), timed."""
@@ -243,7 +239,9 @@ def test_each_bomb_is_answered_in_bounded_time_with_a_well_formed_report(
     assert "1 not scored" in result.stderr and "Traceback" not in result.stderr
 
 
-# A regex that gives up leaves the run without a reward.
+# A regex that gives up leaves the run without a reward. (In this process,
+# times are CPU seconds, the clock of the bounds: other work on the machine
+# does not inflate them.)
 
 #: Matches the answer below (by its second alternative), but the first
 #: alternative backtracks catastrophically before the engine gets there.
