@@ -36,10 +36,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .context import CaseContext, ScoringOptions
+from .context import CaseContext, ScoringOptions, clock
 from .model import CaseMeta, CaseOutcome, CheckResult
 from .numbers import judge, round4
-from .registry import BadCheck
+from .registry import BadCheck, GaveUp
 from .spec import CheckSpec, parse_checks
 from .text import stringify
 
@@ -124,10 +124,20 @@ def _meta(case: Mapping[str, Any], warn: Any) -> CaseMeta:
 
 
 def run_checks(specs: list[CheckSpec], context: CaseContext) -> tuple[CheckResult, ...]:
-    """Measure every check on one case."""
+    """Measure every check on one case. A check that gives up, or the case's
+    budget running out with checks left, raises :class:`GaveUp` naming the
+    check (``checks[i] (type): gave up: ...``): the case is then not scored."""
     results = []
-    for spec in specs:
-        measured = spec.kind.measure(spec.params, context)
+    for position, spec in enumerate(specs):
+        if position and context.remaining() <= 0:
+            raise GaveUp(
+                f"checks[{position}] ({spec.kind.name}): gave up: the case's budget ran out "
+                "before this check"
+            )
+        try:
+            measured = spec.kind.measure(spec.params, context)
+        except GaveUp as gave_up:
+            raise GaveUp(f"checks[{position}] ({spec.kind.name}): gave up: {gave_up}") from None
         passed, reported = judge(measured.value, measured.exact, spec.min_exact)
         results.append(
             CheckResult(
@@ -161,7 +171,14 @@ def verdict(checks: tuple[CheckResult, ...]) -> tuple[bool, float]:
 def score_case(case: Any, index: int = 0, options: ScoringOptions = DEFAULT_OPTIONS) -> CaseOutcome:
     """Score one case (see the module docstring). ``index`` is the case's
     position in its file (for the default id). Never raises on bad input:
-    the outcome then carries the error."""
+    the outcome then carries the error.
+
+    The checks of a case are bounded in time together by
+    ``options.case_budget`` (reading them, which may compile patterns, and
+    running them); a check that gives up (a regex search out of its time
+    bound, or the budget gone) makes the case an error with
+    :attr:`CaseOutcome.gave_up`: it has no score, it is not a failure."""
+    deadline = clock() + options.case_budget
     warnings: list[str] = []
     warn = warnings.append
     if not isinstance(case, dict):
@@ -173,18 +190,39 @@ def score_case(case: Any, index: int = 0, options: ScoringOptions = DEFAULT_OPTI
         )
     identifier = case_id(case, index, warn)
     try:
-        specs = parse_checks(case, warn)
+        specs = parse_checks(case, warn, deadline)
         meta = _meta(case, warn)
     except (BadCheck, BadCase) as error:
         return CaseOutcome(
             id=identifier, passed=False, score=None, warnings=tuple(warnings), error=str(error)
         )
+    except GaveUp as gave_up:
+        return _gave_up(identifier, gave_up, CaseMeta(), warnings, options)
     context = CaseContext(
-        _text(case, "actual", "output"), _text(case, "expected", "reference"), case, options
+        _text(case, "actual", "output"),
+        _text(case, "expected", "reference"),
+        case,
+        options,
+        deadline,
     )
-    checks = run_checks(specs, context)
+    try:
+        checks = run_checks(specs, context)
+    except GaveUp as gave_up:
+        return _gave_up(identifier, gave_up, meta, warnings, options)
     passed, score = verdict(checks)
     return CaseOutcome(identifier, passed, score, checks, meta, tuple(warnings))
+
+
+def _gave_up(
+    identifier: str, gave_up: GaveUp, meta: CaseMeta, warnings: list[str], options: ScoringOptions
+) -> CaseOutcome:
+    message = (
+        f"{gave_up}; bounds: {options.regex_timeout:g} s per regex search, "
+        f"{options.case_budget:g} s per case; the case is not scored"
+    )
+    return CaseOutcome(
+        identifier, False, None, (), meta, tuple(warnings), error=message, gave_up=True
+    )
 
 
 def _kind(value: Any) -> str:

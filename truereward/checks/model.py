@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..check_codes import CHECK_GAVE_UP
+
 __all__ = ["CaseMeta", "CaseOutcome", "CheckResult", "Measurement", "Summary"]
 
 
@@ -90,7 +92,11 @@ class CaseOutcome:
     that could not be scored (a malformed line, a bad check) has ``error``,
     no checks, ``passed`` false and ``score`` None: it is not a score of 0.
     ``warnings`` name inputs that were read in a way the author may not
-    expect (``"required": 0`` keeps the check required)."""
+    expect (``"required": 0`` keeps the check required). ``gave_up`` marks
+    an error that is the grader's bound, not bad input: a check gave up
+    within its time bounds (its ``error`` says which, and the bounds), so
+    nothing was measured; its JSON ``error`` carries the refusal code
+    ``CHECK_GAVE_UP``."""
 
     id: str
     passed: bool
@@ -99,6 +105,7 @@ class CaseOutcome:
     meta: CaseMeta = field(default_factory=CaseMeta)
     warnings: tuple[str, ...] = ()
     error: str | None = None
+    gave_up: bool = False
 
     @property
     def errored(self) -> bool:
@@ -108,7 +115,8 @@ class CaseOutcome:
     def to_json(self, *, file: str | None = None, line: int | None = None) -> dict[str, Any]:
         """ai-eval-forge's case shape ``{id, passed, score, checks, meta}``,
         plus ``warnings`` when there are some and ``error`` (``{file, line,
-        message}``) when the case could not be scored."""
+        message}``, and ``code`` when a check gave up) when the case could not
+        be scored."""
         out: dict[str, Any] = {
             "id": self.id,
             "passed": self.passed,
@@ -120,6 +128,8 @@ class CaseOutcome:
             out["warnings"] = list(self.warnings)
         if self.error is not None:
             out["error"] = {"file": file, "line": line, "message": self.error}
+            if self.gave_up:
+                out["error"]["code"] = CHECK_GAVE_UP
         return out
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from .context import CaseContext
 from .model import Measurement
 
-__all__ = ["BadCheck", "CheckType", "Warn", "check_names", "get_check", "register"]
+__all__ = ["BadCheck", "CheckType", "GaveUp", "Warn", "check_names", "get_check", "register"]
 
 #: Receives a warning about how an input was read.
 Warn = Callable[[str], None]
@@ -34,6 +34,13 @@ class BadCheck(ValueError):
     """A check that cannot be run. The message names the parameter."""
 
 
+class GaveUp(Exception):
+    """A check that could not decide within the grader's bounds (a regular
+    expression that ran out of time on this output). Raised by ``measure``;
+    the case is then not scored (an error of the case, score ``None``,
+    never a 0 the output did not earn). The message says which bound."""
+
+
 @dataclass(frozen=True)
 class CheckType:
     """A kind of check.
@@ -41,7 +48,9 @@ class CheckType:
     ``parse(check, case, warn)`` validates the type's own parameters in the
     raw check object (and what it takes from the case, such as ``sources``)
     and returns them (raising :class:`BadCheck`); ``measure(params, context)``
-    scores one case with them and returns a value in [0, 1]."""
+    scores one case with them and returns a value in [0, 1], or raises
+    :class:`GaveUp` when it cannot decide within the bounds (its time bound
+    is ``context.remaining()`` at most)."""
 
     name: str
     description: str

@@ -14,8 +14,9 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import chain
 from typing import BinaryIO, TextIO
 
@@ -26,7 +27,7 @@ from .formats import Run, get_format
 from .model import Summary
 from .parallel import OrderedMap
 from .suite import Tally
-from .worker import Batch, Settings, configure, score_chunk
+from .worker import Batch, Settings, configure, lost_chunk, score_alone, score_chunk
 
 __all__ = ["Report", "score_file"]
 
@@ -41,9 +42,23 @@ class Report:
     warnings: list[str] = field(default_factory=list)
     warning_count: int = 0
     internal_errors: int = 0
+    #: Cases not scored because a check gave up (counted in the errors).
+    gave_up: int = 0
 
 
-def _scored(chunks: Iterator[Chunk], settings: Settings, jobs: int) -> Iterator[Batch]:
+def _here(chunk: Chunk, settings: Settings) -> Batch:
+    """``chunk`` scored in this process. :func:`score_chunk` makes every
+    case's failure that case's error; what could still escape it (running
+    out of memory between two cases) makes the chunk's cases errors."""
+    try:
+        return score_chunk(chunk, settings)
+    except Exception as error:  # noqa: BLE001 - those cases' error; the rest is scored
+        return lost_chunk(chunk, settings, error)
+
+
+def _scored(
+    chunks: Iterator[Chunk], settings: Settings, jobs: int, flush: Callable[[], None]
+) -> Iterator[Batch]:
     first = next(chunks, None)
     if first is None:
         return
@@ -52,7 +67,7 @@ def _scored(chunks: Iterator[Chunk], settings: Settings, jobs: int) -> Iterator[
         # One process: either asked for, or the input is one chunk (starting
         # workers would cost more than it saves).
         for chunk in chain([first], chunks):
-            yield score_chunk(chunk, settings)
+            yield _here(chunk, settings)
         return
     with OrderedMap(
         score_chunk,
@@ -60,10 +75,17 @@ def _scored(chunks: Iterator[Chunk], settings: Settings, jobs: int) -> Iterator[
         jobs=jobs,
         initializer=configure,
         initargs=(settings,),
+        recover=partial(_lost, settings),
+        before_fork=flush,
+        alone=partial(score_alone, settings=settings, before_fork=flush),
     ) as rest:
         # The first chunk is scored here while the workers start.
-        yield score_chunk(first, settings)
+        yield _here(first, settings)
         yield from rest
+
+
+def _lost(settings: Settings, chunk: Chunk, error: BaseException) -> Batch:
+    return lost_chunk(chunk, settings, error)
 
 
 def _now_ms() -> int:
@@ -105,7 +127,12 @@ def score_file(
         tally = Tally()
         report = Report(Summary(0, 0, 0, 0.0, 0.0, 0.0, 0))
         wrote = False
-        for batch in _scored(read_chunks(stream), settings, jobs):
+
+        def flush() -> None:
+            out.flush()
+            target.flush()
+
+        for batch in _scored(read_chunks(stream), settings, jobs, flush):
             if wrote:
                 target.write(report_format.separator)
             target.write(batch.text)
@@ -121,6 +148,7 @@ def score_file(
             report.errors.extend(batch.errors[: max(keep - len(report.errors), 0)])
             report.warnings.extend(batch.warnings[: max(keep - len(report.warnings), 0)])
             report.warning_count += batch.warning_count
+            report.gave_up += batch.gave_up
         run = Run(file, started, _now_ms())
         report.summary = tally.summary()
         report.internal_errors = tally.internal

@@ -25,8 +25,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .context import clock
 from .numbers import Ratio, decimal_ratio
-from .registry import BadCheck, CheckType, Warn, check_names, get_check
+from .registry import BadCheck, CheckType, GaveUp, Warn, check_names, get_check
 
 __all__ = ["DEFAULT_CHECK", "BadCheck", "CheckSpec", "parse_checks"]
 
@@ -113,10 +114,14 @@ def _refuse_warning(message: str) -> None:
     raise AssertionError(f"the default check warns: {message}")
 
 
-def parse_checks(case: Mapping[str, Any], warn: Warn) -> list[CheckSpec]:
+def parse_checks(
+    case: Mapping[str, Any], warn: Warn, deadline: float | None = None
+) -> list[CheckSpec]:
     """The checks of ``case``, or the default check. Every bad check is
     reported at once: :class:`BadCheck` with one ``checks[i]: ...`` part per
-    bad check. The list returned is not to be changed."""
+    bad check. The list returned is not to be changed. Reading a check may
+    compile a pattern: when ``deadline`` (a :data:`~.context.clock` reading)
+    passes with checks still to read, :class:`GaveUp` names the next one."""
     raw = case.get("checks")
     if not raw:
         return _defaults()
@@ -125,6 +130,11 @@ def parse_checks(case: Mapping[str, Any], warn: Warn) -> list[CheckSpec]:
     specs: list[CheckSpec] = []
     problems: list[str] = []
     for position, check in enumerate(raw):
+        if position and deadline is not None and clock() >= deadline:
+            raise GaveUp(
+                f"{_where(position, check)}: gave up: the case's budget ran out while its "
+                "checks were read"
+            )
         said: list[str] = []
         try:
             specs.append(parse_check(check, case, said.append))

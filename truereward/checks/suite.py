@@ -11,18 +11,28 @@ floats ai-eval-forge's ``sum()`` at the end would give.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..strictjson import StrictJSONError, loads
-from .case import DEFAULT_OPTIONS, score_case
+from .case import DEFAULT_OPTIONS, case_id, score_case
 from .casefile import RawCase
 from .context import ScoringOptions
 from .model import CaseOutcome, Summary
 from .numbers import RunningSum, round_places
 
-__all__ = ["Scored", "SuiteResult", "Tally", "score_cases", "score_raw", "score_suite"]
+__all__ = [
+    "RESOURCE_ERRORS",
+    "Scored",
+    "SuiteResult",
+    "Tally",
+    "failure",
+    "score_cases",
+    "score_raw",
+    "score_suite",
+]
 
 
 @dataclass(slots=True)
@@ -37,14 +47,38 @@ class Scored:
 
 
 def score_raw(raw: RawCase, options: ScoringOptions = DEFAULT_OPTIONS) -> Scored:
-    """Parse and score one case as read from a file. Never raises."""
+    """Parse and score one case as read from a file. Never raises an
+    ``Exception``: what goes wrong is an error of this case."""
     if raw.text is None:
         return Scored(_unread(raw.position, raw.problem or "unreadable"), raw.line)
     try:
         value = loads(raw.text)
     except StrictJSONError as error:
         return Scored(_unread(raw.position, str(error)), raw.line)
+    except Exception as error:  # noqa: BLE001 - MemoryError, RecursionError: this case's
+        return failure(raw.position, raw.line, error)
     return _guarded(value, raw.position, options, raw.line)
+
+
+#: Exceptions that a case's size or shape can raise in any code: not bugs.
+RESOURCE_ERRORS = (MemoryError, RecursionError)
+
+
+def failure(index: int, line: int | None, error: BaseException, identifier: str = "") -> Scored:
+    """The case at ``index`` as an error, for ``error`` raised while it was
+    read, scored or rendered: running out of memory or of stack is the
+    case's size (an error of the case); anything else is a bug in truereward
+    (an internal error of the case). The other cases are scored all the same."""
+    if isinstance(error, MemoryError):
+        message = "the case needs more memory than this process has (MemoryError); not scored"
+    elif isinstance(error, RecursionError):
+        message = "the case is nested too deeply to be scored"
+    else:
+        message = f"internal error (a bug in truereward): {type(error).__name__}: {error}"
+    outcome = CaseOutcome(
+        id=identifier or f"case-{index}", passed=False, score=None, error=message[:2000]
+    )
+    return Scored(outcome, line, internal=not isinstance(error, RESOURCE_ERRORS))
 
 
 def _unread(index: int, problem: str) -> CaseOutcome:
@@ -54,11 +88,12 @@ def _unread(index: int, problem: str) -> CaseOutcome:
 def _guarded(value: Any, index: int, options: ScoringOptions, line: int | None) -> Scored:
     try:
         return Scored(score_case(value, index, options), line)
-    except RecursionError:
-        return Scored(_unread(index, "the case is nested too deeply to be scored"), line)
-    except Exception as error:  # noqa: BLE001 - a bug: report it on this case, score the rest
-        message = f"internal error (a bug in truereward): {type(error).__name__}: {error}"
-        return Scored(_unread(index, message), line, internal=True)
+    except Exception as error:  # noqa: BLE001 - report it on this case, score the rest
+        identifier = ""
+        if isinstance(value, dict):
+            with contextlib.suppress(Exception):
+                identifier = case_id(value, index)
+        return failure(index, line, error, identifier)
 
 
 def score_cases(

@@ -5,10 +5,12 @@ and writes a report (``--format json|markdown|junit|ctrf``, default json) to
 standard output or ``--output PATH`` (written whole or not at all), as the
 cases are scored, over ``--jobs`` processes (default: one per core). Cases
 that could not be scored and inputs read in a surprising way are listed on
-standard error with their file and line. Exit 0 when every case passed (or
-the pass rate reaches ``--fail-under``), 1 when some failed, 2 when the file
-cannot be read or some case could not be scored (the others are still
-scored and reported).
+standard error with their file and line. A regex search is bounded by
+``--regex-timeout`` and the checks of a case together by ``--case-budget``;
+a check that runs out gives up, and its case is not scored (an error, never
+a failure). Exit 0 when every case passed (or the pass rate reaches
+``--fail-under``), 1 when some failed, 2 when the file cannot be read or
+some case could not be scored (the others are still scored and reported).
 
 ``truereward checks compare BASELINE CURRENT`` compares two JSON reports
 (from ``checks score`` or ai-eval-forge): regressions, improvements, score
@@ -106,7 +108,15 @@ def register(subparsers: Any) -> None:
         type=_positive,
         default=1.0,
         metavar="SECONDS",
-        help="time bound of one regex search (default 1)",
+        help="CPU seconds one regex search may take (default 1); a search that runs out "
+        "gives up and its case is not scored",
+    )
+    score.add_argument(
+        "--case-budget",
+        type=_positive,
+        default=5.0,
+        metavar="SECONDS",
+        help="CPU seconds all the checks of one case may take together (default 5)",
     )
     score.set_defaults(run=run_score)
 
@@ -203,7 +213,7 @@ def run_score(args: argparse.Namespace) -> int:
 
     jobs = args.jobs or available_cores()
     name = "<stdin>" if args.file == "-" else args.file
-    options = ScoringOptions(regex_timeout=args.regex_timeout)
+    options = ScoringOptions(regex_timeout=args.regex_timeout, case_budget=args.case_budget)
     with _input(args.file) as stream, _output(args.output) as out:
         try:
             report = score_file(
@@ -214,9 +224,10 @@ def run_score(args: argparse.Namespace) -> int:
     summary = report.summary
     _tell([f"warning: {line}" for line in report.warnings], report.warning_count, "warnings")
     _tell(report.errors, summary.errors, "cases that could not be scored")
+    gave_up = f" ({report.gave_up} gave up within the bounds)" if report.gave_up else ""
     print(
         f"{summary.total} cases: {summary.passed} passed, {summary.failed - summary.errors} "
-        f"failed, {summary.errors} not scored; pass rate {summary.pass_rate:.2%}",
+        f"failed, {summary.errors} not scored{gave_up}; pass rate {summary.pass_rate:.2%}",
         file=sys.stderr,
     )
     if report.internal_errors:

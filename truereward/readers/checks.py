@@ -20,8 +20,17 @@ without checks gets ``token_f1`` with min 0.65). A case that passes is
 whole to an evaluation report (metric ``checks/case``, one detail per check
 with metric ``checks/<type>`` and the check's parameters). A criterion whose
 checks are not valid (an unknown type, a regex that does not compile) is
-``CASE_INVALID``: the task is broken, not the run. Grade with ``--scheme
-mean-score/1`` for a dense reward, or ``gated-binary/1`` for all-or-nothing.
+``CASE_INVALID``: the task is broken, not the run; so is a regex over the
+compile bounds (too long, nested too deeply, too large once its
+repetitions are expanded). A criterion whose check *gave up* (a regex that
+backtracks catastrophically on this answer and runs out of its time bound,
+or the criterion's time budget running out) is ``CHECK_GAVE_UP``
+(:mod:`truereward.check_codes`: the grader's, not retried): nothing was
+measured, so the run gets no reward from it, never a 0.0 it did not earn.
+Reader options ``regex_timeout`` (seconds per search, default 1) and
+``case_budget`` (seconds per criterion, default 5) set the bounds. Grade
+with ``--scheme mean-score/1`` for a dense reward, or ``gated-binary/1``
+for all-or-nothing.
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..cases import CaseResult, Observation
+from ..check_codes import CHECK_GAVE_UP
 from ..codes import Ungradable
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
@@ -85,6 +95,16 @@ def _report(outcome: Any) -> Any:
     )
 
 
+def _options(options: Mapping[str, Any]) -> Any:
+    from ..checks import ScoringOptions
+
+    bounds = {name: options[name] for name in ("regex_timeout", "case_budget") if name in options}
+    try:
+        return ScoringOptions(**bounds)
+    except ValueError as error:
+        raise Ungradable("CASE_INVALID", f"reader option {error}") from None
+
+
 class ChecksReader:
     """Criteria checks (exact, contains, regex, token_f1, json_valid,
     json_field, citation_coverage) on a run's answer."""
@@ -97,6 +117,7 @@ class ChecksReader:
     ) -> list[CaseResult]:
         from ..checks import score_case
 
+        scoring = _options(options)
         answer = _answer(evidence, options.get("answer"))
         rows = []
         for index, case in enumerate(spec.cases):
@@ -105,7 +126,18 @@ class ChecksReader:
                 for key, value in case.options.items()
                 if key not in ("id", "actual", "output")
             }
-            outcome = score_case({**fields, "id": case.id, "actual": answer}, index)
+            outcome = score_case({**fields, "id": case.id, "actual": answer}, index, scoring)
+            if outcome.gave_up:
+                rows.append(
+                    CaseResult(
+                        id=case.id,
+                        kind=case.kind,
+                        verdict="ungradable",
+                        code=CHECK_GAVE_UP,
+                        why=str(outcome.error)[:500],
+                    )
+                )
+                continue
             if outcome.errored:
                 rows.append(case_invalid(case, f"options: {outcome.error}"))
                 continue

@@ -4,7 +4,8 @@ scored.
 
 One test per case: ``passed`` or ``failed``; a case that could not be scored
 is ``other`` with ``rawStatus: "error"`` and the error as its message, so the
-report is never greener than the suite. ``duration`` is the case's
+report is never greener than the suite (one whose check gave up has
+``extra.truereward.code: "CHECK_GAVE_UP"``). ``duration`` is the case's
 ``latencyMs`` (integer milliseconds), ``line``/``filePath`` where the case
 is, ``tags`` its tags as text, and ``extra.truereward`` its score, checks and
 cost. The summary's ``start``/``stop`` are when scoring ran;
@@ -17,6 +18,7 @@ import json
 from typing import Any
 
 from ..._version import __version__
+from ...check_codes import CHECK_GAVE_UP
 from ..model import Summary
 from ..suite import Scored
 from ..text import stringify
@@ -65,6 +67,8 @@ class CtrfReport:
                 "warnings": list(outcome.warnings),
             }
         }
+        if outcome.gave_up:
+            test["extra"]["truereward"]["code"] = CHECK_GAVE_UP
         return "      " + _ENCODE(test)
 
     def head(self, run: Run, summary: Summary | None) -> str:

@@ -1,7 +1,8 @@
 """``junit``: JUnit XML, one ``<testcase>`` per case.
 
 A failed case has a ``<failure>`` naming its failed checks; a case that could
-not be scored has an ``<error>`` with the file, line and message. Every
+not be scored has an ``<error>`` with the file, line and message (its
+``type`` is ``CHECK_GAVE_UP`` when a check gave up, else ``case error``). Every
 case's checks (type, score, min, detail) are in its ``<system-out>``. The
 ``time`` of a case is its ``latencyMs`` in seconds. Characters XML 1.0
 cannot carry are replaced by U+FFFD.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 from xml.sax.saxutils import escape, quoteattr
 
+from ...check_codes import CHECK_GAVE_UP
 from ..model import Summary
 from ..suite import Scored
 from . import Run
@@ -43,8 +45,9 @@ class JunitReport:
         if outcome.error is not None:
             where = f"{run.file}:{scored.line}" if scored.line is not None else run.file
             message = f"{where}: {outcome.error}"
+            kind = CHECK_GAVE_UP if outcome.gave_up else "case error"
             return (
-                f'{opening}>\n      <error message={attr(message)} type="case error">'
+                f'{opening}>\n      <error message={attr(message)} type="{kind}">'
                 f"{text(message)}</error>\n    </testcase>\n"
             )
         lines = [

@@ -7,25 +7,61 @@ other letters are ignored with a warning (JavaScript's ``g`` is common). A
 list of letters is read the same way. Score 1 on a match, else 0.
 
 Syntax and semantics are Python's ``re`` (the ``regex`` package in its
-``re``-compatible mode), but every search is bounded in time
-(:attr:`~truereward.checks.context.ScoringOptions.regex_timeout`, 1 s by
-default): a catastrophic pattern such as ``(a|aa)+$`` on a long line of
-``a`` fails its check with a detail saying so, instead of hanging the suite.
+``re``-compatible mode), with bounds at both ends:
+
+- **Before compiling**, a pattern is refused (an error of its case, naming
+  the check, like a pattern that does not compile) when it is longer than
+  :data:`MAX_PATTERN_LENGTH` characters, nests groups deeper than
+  :data:`MAX_NESTING`, is larger than :data:`MAX_EXPANDED` items once its
+  repetitions are expanded (the ``regex`` engine unrolls a repetition's
+  minimum count when it compiles: ``(?:a{5000}){5000}`` is 25 million items
+  and gigabytes), or has character ranges spanning more than
+  :data:`MAX_SET_SPAN` characters (``re`` checks its syntax by compiling it,
+  and walks every character of a range then). Within them, compiling takes
+  well under a second and some tens of MB.
+- **While searching**, every search is bounded in CPU time by
+  :attr:`~truereward.checks.context.ScoringOptions.regex_timeout` (1 s by
+  default) and by what is left of the case's budget. A search that runs out
+  *gives up* (:class:`~truereward.checks.registry.GaveUp`): the case is not
+  scored at all, because no answer was measured. A give-up is never a failed
+  check: the pattern is the task author's, the time limit the grader's.
+
+Compiled patterns are cached per process, within :data:`CACHE_ENTRIES`
+patterns and :data:`CACHE_ITEMS` expanded items together.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
+import threading
 import warnings
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
 import regex
 
-from ..context import CaseContext
+from ..context import CaseContext, clock
 from ..model import Measurement
-from ..registry import BadCheck, CheckType, Warn, register
+from ..registry import BadCheck, CheckType, GaveUp, Warn, register
+
+#: Longest pattern compiled, in characters.
+MAX_PATTERN_LENGTH = 10_000
+#: Deepest nesting of groups (``(`` inside ``(``) compiled.
+MAX_NESTING = 50
+#: Largest pattern compiled, in items once its repetitions are expanded: an
+#: item is a character, a set, a group or an operator; a repetition counts
+#: its body times its minimum count (at least once), so counts multiply.
+MAX_EXPANDED = 100_000
+#: Most characters spanned by the ranges of a pattern's character sets, in
+#: the Basic Multilingual Plane (``[\u0100-\uffff]`` spans 65,280).
+MAX_SET_SPAN = 1_000_000
+#: Compiled patterns kept per process, at most, and their expanded items
+#: together, at most (about 270 bytes of memory each).
+CACHE_ENTRIES = 512
+CACHE_ITEMS = 500_000
 
 _KNOWN_FLAGS = {
     "i": int(regex.IGNORECASE),
@@ -35,18 +71,212 @@ _KNOWN_FLAGS = {
 # re's flags have the same values: a pattern is checked by both with one int.
 assert {"i": int(re.IGNORECASE), "m": int(re.MULTILINE), "s": int(re.DOTALL)} == _KNOWN_FLAGS
 
+#: ``re``'s own parser: the tree it builds is what the bounds are measured
+#: on (it builds it without compiling anything).
+_parser: Any = importlib.import_module("re._parser")
+_REPEATS = frozenset({"MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"})
+_RANGES = frozenset({"RANGE", "RANGE_UNI_IGNORE"})
+_BMP_LAST = 0xFFFF
 
-@lru_cache(maxsize=512)
+
+class PatternRefused(ValueError):
+    """A pattern over the compile bounds. The message says which."""
+
+
+def shown(pattern: str, limit: int = 60) -> str:
+    """``pattern`` for a message: its ``repr``, cut when it is long."""
+    if len(pattern) <= limit:
+        return repr(pattern)
+    return f"{pattern[:limit]!r}... ({len(pattern):,} characters)"
+
+
+def nesting(pattern: str) -> int:
+    """How deep ``pattern`` nests groups, read from its text (escapes and
+    character sets skipped, ``(?#...)`` comments too) without parsing it."""
+    depth = deepest = 0
+    index = 0
+    size = len(pattern)
+    in_set = False
+    while index < size:
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_set:
+            in_set = char != "]"
+            index += 1
+            continue
+        if char == "[":
+            in_set = True
+            index += 1
+            # A leading ^ negates; a ] right after [ or [^ is a literal.
+            if pattern.startswith("^", index):
+                index += 1
+            if pattern.startswith("]", index):
+                index += 1
+            continue
+        if char == "(":
+            if pattern.startswith("?#", index + 1):
+                end = pattern.find(")", index)
+                index = size if end < 0 else end + 1
+                continue
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == ")" and depth:
+            depth -= 1
+        index += 1
+    return deepest
+
+
+def _children(value: Any) -> Iterator[Any]:
+    """The subpatterns inside one node's argument, wherever they sit."""
+    if isinstance(value, _parser.SubPattern):
+        yield value
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _children(item)
+
+
+def _measure_tree(tree: Any) -> tuple[int, int]:
+    """``(expanded items, set span)`` of a parsed pattern (the items capped
+    just above :data:`MAX_EXPANDED`, so that counts stay small numbers)."""
+    cap = MAX_EXPANDED + 1
+    span = 0
+
+    def items(sub: Any) -> int:
+        nonlocal span
+        total = 0
+        for op, argument in sub:
+            name = str(op)
+            if name in _REPEATS:
+                low, _high, body = argument
+                total += 1 + max(int(low), 1) * items(body)
+            elif name == "IN":
+                total += 1
+                for kind, bounds in argument:
+                    if str(kind) in _RANGES:
+                        first, last = bounds
+                        span += max(min(last, _BMP_LAST) - first + 1, 0)
+            else:
+                total += 1 + sum(items(child) for child in _children(argument))
+            if total >= cap:
+                return cap
+        return total
+
+    return items(tree), span
+
+
+class PatternInvalid(ValueError):
+    """A pattern that ``re`` does not accept. The message is ``re``'s."""
+
+
+def _weigh(pattern: str, flags: int) -> int:
+    """The expanded items of ``pattern`` (:class:`PatternRefused` when it is
+    over a bound; ``re.error`` when ``re`` cannot parse it)."""
+    depth = nesting(pattern)
+    if depth > MAX_NESTING:
+        raise PatternRefused(f"groups nested {depth:,} deep; at most {MAX_NESTING} are compiled")
+    expanded, span = _measure_tree(_parser.parse(pattern, flags))
+    if expanded > MAX_EXPANDED:
+        raise PatternRefused(
+            f"more than {MAX_EXPANDED:,} items once its repetitions are expanded (a "
+            "repetition counts its body times its minimum count, so nested counts "
+            f"multiply); at most {MAX_EXPANDED:,} are compiled"
+        )
+    if span > MAX_SET_SPAN:
+        raise PatternRefused(
+            f"its character ranges span {span:,} characters; at most {MAX_SET_SPAN:,} are compiled"
+        )
+    return expanded
+
+
+@lru_cache(maxsize=256)
+def _checked(pattern: str, flags: int) -> tuple[int, type[ValueError] | None, str]:
+    """``(expanded items, None, "")`` when ``pattern`` is within the bounds
+    and valid ``re`` syntax, else ``(0, PatternRefused or PatternInvalid,
+    why)``. Refusals are cached too (as text: a cached exception would keep
+    the frames of its last raise alive), because a suite may repeat one
+    pattern in every case. The length is checked before this, so a key here
+    is at most :data:`MAX_PATTERN_LENGTH` characters."""
+    try:
+        with warnings.catch_warnings():
+            # re warns about constructs whose meaning may change (nested sets).
+            warnings.simplefilter("ignore")
+            weight = _weigh(pattern, flags)
+            re.compile(pattern, flags)
+    except PatternRefused as refused:
+        return 0, PatternRefused, str(refused)
+    except (re.error, RecursionError, OverflowError, ValueError) as error:
+        return 0, PatternInvalid, str(error)
+    return weight, None, ""
+
+
+class _Cache:
+    """Compiled patterns, least recently used first out, within a count and
+    a total of expanded items."""
+
+    def __init__(self, entries: int, items: int) -> None:
+        self.entries = entries
+        self.items = items
+        self._held = 0
+        self._kept: OrderedDict[tuple[str, int], tuple[regex.Pattern[str], int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, int]) -> regex.Pattern[str] | None:
+        with self._lock:
+            found = self._kept.get(key)
+            if found is None:
+                return None
+            self._kept.move_to_end(key)
+            return found[0]
+
+    def put(self, key: tuple[str, int], pattern: regex.Pattern[str], weight: int) -> None:
+        if weight > self.items:
+            return
+        with self._lock:
+            if key in self._kept:
+                return
+            self._kept[key] = (pattern, weight)
+            self._held += weight
+            while len(self._kept) > self.entries or self._held > self.items:
+                _, (_, dropped) = self._kept.popitem(last=False)
+                self._held -= dropped
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+            self._held = 0
+
+
+_CACHE = _Cache(CACHE_ENTRIES, CACHE_ITEMS)
+
+
 def compiled(pattern: str, flags: int) -> regex.Pattern[str]:
     """The compiled pattern, cached. The syntax is Python's ``re``: a pattern
     ``re`` refuses is refused (``regex.error`` or ``re.error``), even where
     the ``regex`` package would accept it (``\\p{L}``, ``(?<n>...)``), so
-    that a pattern means the same here and in ai-eval-forge."""
-    with warnings.catch_warnings():
-        # re warns about constructs whose meaning may change (nested sets).
-        warnings.simplefilter("ignore")
-        re.compile(pattern, flags)
-    return regex.compile(brackets_as_re_reads_them(pattern), flags | int(regex.VERSION0))
+    that a pattern means the same here and in ai-eval-forge. A pattern over
+    the bounds (module docstring) is refused before anything is compiled
+    (:class:`PatternRefused`)."""
+    key = (pattern, flags)
+    found = _CACHE.get(key)
+    if found is not None:
+        return found
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        raise PatternRefused(
+            f"{len(pattern):,} characters long; at most {MAX_PATTERN_LENGTH:,} are compiled "
+            "(a long list of words is a contains check)"
+        )
+    weight, problem, why = _checked(pattern, flags)
+    if problem is not None:
+        raise problem(why)
+    # Not in the regex package's own cache too: it keeps 500 patterns whatever
+    # their size (500 of 27 MB each would be 13 GB); ours is bounded by size.
+    made = regex.compile(
+        brackets_as_re_reads_them(pattern), flags | int(regex.VERSION0), cache_pattern=False
+    )
+    _CACHE.put(key, made, weight)
+    return made
 
 
 def brackets_as_re_reads_them(pattern: str) -> str:
@@ -116,32 +346,43 @@ def parse(check: Mapping[str, Any], case: Mapping[str, Any], warn: Warn) -> dict
     flags = _flags(raw_flags, warn)
     try:
         compiled(pattern, flags)
+    except PatternRefused as refused:
+        raise BadCheck(f"pattern {shown(pattern)} is refused: {refused}") from None
     except (regex.error, re.error, RecursionError, OverflowError, ValueError) as error:
-        raise BadCheck(f"pattern {pattern!r} is not a valid regular expression: {error}") from None
+        raise BadCheck(
+            f"pattern {shown(pattern)} is not a valid regular expression: {error}"
+        ) from None
     letters = "".join(letter for letter, flag in _KNOWN_FLAGS.items() if flags & flag)
     return {"pattern": pattern, "flags": letters}
 
 
-@lru_cache(maxsize=512)
-def _compiled_with(pattern: str, letters: str) -> regex.Pattern[str]:
-    flags = 0
-    for letter in letters:
-        flags |= _KNOWN_FLAGS[letter]
-    return compiled(pattern, flags)
+_CATASTROPHIC = "the pattern backtracks too much on this output (catastrophic backtracking)"
 
 
 def measure(params: Mapping[str, Any], context: CaseContext) -> Measurement:
-    pattern = _compiled_with(params["pattern"], params["flags"])
-    timeout = context.options.regex_timeout
+    options = context.options
+    flags = 0
+    for letter in params["flags"]:
+        flags |= _KNOWN_FLAGS[letter]
+    started = clock()
+    pattern = compiled(params["pattern"], flags)  # cached, unless it was dropped
+    left = context.remaining()
+    if left <= 0:
+        raise GaveUp("the case's budget ran out before this search")
+    timeout = min(options.regex_timeout, left)
     try:
         match = pattern.search(context.actual, timeout=timeout)
     except TimeoutError:
-        return Measurement(
-            0.0,
-            (0, 1),
-            f"gave up after {timeout:g} s: the pattern backtracks too much on this output "
-            "(catastrophic backtracking); the check fails",
-        )
+        spent = clock() - started
+        if timeout < options.regex_timeout:
+            raise GaveUp(
+                f"the case's budget ran out during this search, after {spent:.1f} s: "
+                f"{_CATASTROPHIC}"
+            ) from None
+        raise GaveUp(
+            f"the search ran out of its {options.regex_timeout:g} s (after {spent:.1f} s): "
+            f"{_CATASTROPHIC}"
+        ) from None
     if match is None:
         return Measurement(0.0, (0, 1), "no match")
     return Measurement(1.0, (1, 1), f"matched at offset {match.start()}")
