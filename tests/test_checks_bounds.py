@@ -272,7 +272,7 @@ def test_the_give_up_code_is_the_graders_and_not_retried():
     assert code.blame is Blame.GRADER and code.retry is False
     points = {point.name: point for point in entry_points(group="truereward.codes")}
     assert points["checks"].value == "truereward.check_codes:DECLARATION"
-    with pytest.raises(ValueError, match="already declared differently"):
+    with pytest.raises(ValueError, match="already registered differently"):
         declare({CHECK_GAVE_UP: {"meaning": "something else", "blame": "grader"}})
 
 
@@ -571,7 +571,7 @@ def test_scoring_alone_goes_on_after_each_case_that_kills_its_process(monkeypatc
     from truereward.checks.formats import Run
 
     # The kinds are registered here, for this test only; forked processes have them.
-    monkeypatch.setattr(registry, "_types", dict(registry._types))
+    monkeypatch.setattr(registry._TYPES, "_items", dict(registry._TYPES._items))
     hostile.register_kinds()
     monkeypatch.setattr(worker, "process_context", lambda: multiprocessing.get_context("fork"))
     monkeypatch.setenv(hostile.MAIN_PID, str(os.getpid()))

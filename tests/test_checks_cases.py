@@ -42,7 +42,9 @@ def test_registry_has_the_seven_types():
 
 def test_a_new_check_type_is_one_registration(monkeypatch):
     check_names()  # the built-in types are loaded
-    monkeypatch.setattr(registry, "_types", dict(registry._types))  # undone after the test
+    monkeypatch.setattr(
+        registry._TYPES, "_items", dict(registry._TYPES._items)
+    )  # undone after the test
 
     def parse(check, case, warn):
         if "n" not in check:

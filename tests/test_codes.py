@@ -52,7 +52,7 @@ def test_declare_adds_codes_and_identical_redeclaration_is_a_noop():
 
 def test_a_different_redeclaration_is_an_error():
     declare({"DECL_TWO": {"meaning": "a", "blame": "run"}})
-    with pytest.raises(ValueError, match="already declared differently"):
+    with pytest.raises(ValueError, match="already registered differently"):
         declare({"DECL_TWO": {"meaning": "b", "blame": "run"}})
 
 

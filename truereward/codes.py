@@ -26,12 +26,12 @@ check fails with one code (:data:`RUN_CHECKS`).
 from __future__ import annotations
 
 import re
-import threading
-import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from .registry import Registry
 
 __all__ = [
     "CODE_PATTERN",
@@ -159,19 +159,16 @@ SHARED: Mapping[str, Code] = {
 #: Run checks and the code each fails with.
 RUN_CHECKS: Mapping[str, str] = {"determinism": "RUN_NOT_DETERMINISTIC"}
 
-_lock = threading.RLock()
-_declared: dict[str, Code] = {}
-_entry_points_loaded = False
-
 
 class UnknownCode(ValueError):
     """A code that is neither shared nor declared. The message lists the
     known codes."""
 
-    def __init__(self, code: object) -> None:
+    def __init__(self, code: object, message: str | None = None) -> None:
         self.code = code
-        known_codes = ", ".join(sorted(all_codes()))
-        super().__init__(f"unknown refusal code {code!r}; known codes: {known_codes}")
+        if message is None:
+            message = f"unknown refusal code {code!r}; known codes: {', '.join(_CODES.names())}"
+        super().__init__(message)
 
 
 def _parse_declaration(name: object, spec: object) -> Code:
@@ -203,6 +200,33 @@ def _parse_declaration(name: object, spec: object) -> Code:
     return Code(name=name, meaning=meaning, blame=Blame(blame), retry=retry)
 
 
+def _parse(codes: object) -> dict[str, Code]:
+    """A whole declaration, checked (see :func:`declare`)."""
+    if not isinstance(codes, Mapping):
+        raise ValueError("declare() takes a mapping {CODE: {meaning, blame, retry}}")
+    parsed = {str(name): _parse_declaration(name, spec) for name, spec in codes.items()}
+    for name in parsed:
+        if name in SHARED:
+            raise ValueError(f"{name} is a shared code and cannot be redeclared")
+    return parsed
+
+
+def _expand(_: str, loaded: object) -> Iterable[tuple[str, Code]]:
+    """What a ``truereward.codes`` entry point names: a declaration, or a
+    callable returning one."""
+    declaration = loaded() if callable(loaded) else loaded
+    return _parse(declaration).items()
+
+
+_CODES: Registry[Code] = Registry(
+    "refusal code",
+    ENTRY_POINT_GROUP,
+    expand=_expand,
+    missing=lambda name, message: UnknownCode(name, message),
+)
+_CODES.register_all(SHARED)
+
+
 def declare(codes: Mapping[str, Mapping[str, Any]]) -> None:
     """Add a reader's own codes: ``{CODE: {"meaning": str, "blame": "run" |
     "grader", "retry": bool}}`` (``retry`` defaults to false; a run-blamed
@@ -213,60 +237,18 @@ def declare(codes: Mapping[str, Mapping[str, Any]]) -> None:
     declared differently rejects the whole batch with ``ValueError``. An
     identical redeclaration is a no-op, so a module imported twice is fine.
     """
-    if not isinstance(codes, Mapping):
-        raise ValueError("declare() takes a mapping {CODE: {meaning, blame, retry}}")
-    parsed = [_parse_declaration(name, spec) for name, spec in codes.items()]
-    with _lock:
-        for code in parsed:
-            if code.name in SHARED:
-                raise ValueError(f"{code.name} is a shared code and cannot be redeclared")
-            previous = _declared.get(code.name)
-            if previous is not None and previous != code:
-                raise ValueError(
-                    f"{code.name} is already declared differently "
-                    f"({previous.as_dict()} vs {code.as_dict()})"
-                )
-        for code in parsed:
-            _declared[code.name] = code
-
-
-def _load_entry_points() -> None:
-    """Declare every code published through the ``truereward.codes`` group,
-    once per process. A broken entry point is reported as a warning and
-    skipped: its codes stay unknown, so rows using them are refused loudly."""
-    global _entry_points_loaded
-    with _lock:
-        if _entry_points_loaded:
-            return
-        _entry_points_loaded = True
-        from importlib.metadata import entry_points
-
-        for point in entry_points(group=ENTRY_POINT_GROUP):
-            try:
-                loaded: Any = point.load()
-                declaration = loaded() if callable(loaded) else loaded
-                declare(declaration)
-            except Exception as error:  # noqa: BLE001 - a plugin must not break grading
-                warnings.warn(
-                    f"truereward: the code entry point {point.name!r} ({point.value}) "
-                    f"could not be loaded: {error}",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
+    _CODES.register_all(_parse(codes))
 
 
 def lookup(code: object) -> Code:
-    """The code named ``code``; :class:`UnknownCode` if nobody declared it."""
-    if isinstance(code, str):
-        found = SHARED.get(code) or _declared.get(code)
-        if found is not None:
-            return found
-        if not _entry_points_loaded:
-            _load_entry_points()
-            found = _declared.get(code)
-            if found is not None:
-                return found
-    raise UnknownCode(code)
+    """The code named ``code``; :class:`UnknownCode` if nobody declared it
+    (entry points are read the first time a code is not found)."""
+    found = SHARED.get(code) if isinstance(code, str) else None
+    if found is None and isinstance(code, str):
+        found = _CODES.find(code)
+    if found is None:
+        raise UnknownCode(code)
+    return found
 
 
 def known(code: object) -> bool:
@@ -280,9 +262,7 @@ def known(code: object) -> bool:
 
 def all_codes() -> dict[str, Code]:
     """Every known code, shared and declared (entry points included), by name."""
-    _load_entry_points()
-    with _lock:
-        return {**SHARED, **_declared}
+    return _CODES.items()
 
 
 def run_check_code(check: str) -> str:

@@ -84,7 +84,10 @@ class Registry(Generic[T]):
             for name, item in items.items():
                 taken = self._items.get(name)
                 if taken is not None and taken != item:
-                    raise ValueError(f"{self.kind} {name!r} is already registered differently")
+                    raise ValueError(
+                        f"{self.kind} {name!r} is already registered differently "
+                        f"({taken!r}, not {item!r})"
+                    )
             self._items.update(items)
 
     def find(self, name: str) -> T | None:

@@ -1,10 +1,12 @@
 """The registry of check types.
 
 A check type is a name, a parser for its own parameters and a pure function
-that measures one case. Built-in types live one per module in
-:mod:`truereward.checks.kinds` and register themselves when imported; the
-package is scanned the first time a type is looked up, so adding a check
-type is adding one file there. Other packages call :func:`register`.
+that measures one case. Check types are found through the entry-point group ``truereward.checks``
+(:class:`truereward.registry.Registry`): the entry point's name is the
+type's name and it names a :class:`CheckType`. The built-ins live one per
+module in :mod:`truereward.checks.kinds` and are listed in
+``pyproject.toml`` like any other package's; a type is loaded when first
+asked for. A program may also :func:`register` one.
 
 The parameters every check shares (``type``, ``required``, ``min``) are read
 by :mod:`truereward.checks.spec`; a type's ``parse`` reads the rest and
@@ -14,17 +16,27 @@ returns them validated (they travel with the result, see
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..registry import Registry
 from .context import CaseContext
 from .model import Measurement
 
-__all__ = ["BadCheck", "CheckType", "GaveUp", "Warn", "check_names", "get_check", "register"]
+#: The entry-point group check types are found through.
+ENTRY_POINT_GROUP = "truereward.checks"
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "BadCheck",
+    "CheckType",
+    "GaveUp",
+    "Warn",
+    "check_names",
+    "get_check",
+    "register",
+]
 
 #: Receives a warning about how an input was read.
 Warn = Callable[[str], None]
@@ -58,43 +70,31 @@ class CheckType:
     measure: Callable[[Mapping[str, Any], CaseContext], Measurement]
 
 
-_types: dict[str, CheckType] = {}
-_lock = threading.Lock()
-_builtins_loaded = False
+def _checked(name: str, value: Any) -> CheckType:
+    """``value`` as the check type named ``name``."""
+    if not isinstance(value, CheckType):
+        raise TypeError(f"a check entry point names a CheckType, got {type(value).__name__}")
+    if value.name != name:
+        raise ValueError(f"the entry point {name!r} names the check type {value.name!r}")
+    return value
+
+
+_TYPES: Registry[CheckType] = Registry(
+    "check type", ENTRY_POINT_GROUP, check=_checked, missing=lambda _, message: BadCheck(message)
+)
 
 
 def register(check: CheckType) -> CheckType:
-    """Register ``check``. The same object again is a no-op; another type
+    """Register ``check``. The same type again is a no-op; another type
     under a taken name is a ``ValueError`` (a name never changes meaning)."""
-    with _lock:
-        existing = _types.get(check.name)
-        if existing is not None and existing is not check:
-            raise ValueError(f"check type {check.name!r} is already registered")
-        _types[check.name] = check
-    return check
-
-
-def _load_builtins() -> None:
-    global _builtins_loaded
-    if _builtins_loaded:
-        return
-    from . import kinds
-
-    for module in pkgutil.iter_modules(kinds.__path__):
-        importlib.import_module(f"{kinds.__name__}.{module.name}")
-    _builtins_loaded = True
+    return _TYPES.register(check.name, check)
 
 
 def get_check(name: str) -> CheckType | None:
     """The check type registered under ``name``, or None."""
-    found = _types.get(name)
-    if found is None and not _builtins_loaded:
-        _load_builtins()
-        found = _types.get(name)
-    return found
+    return _TYPES.find(name)
 
 
 def check_names() -> list[str]:
-    """Every registered check type, sorted."""
-    _load_builtins()
-    return sorted(_types)
+    """Every known check type, sorted."""
+    return _TYPES.names()

@@ -6,23 +6,27 @@ behaviour never changes under the same name: a change is a new name
 (``/2``). The shared refusal rules (:mod:`truereward.folding.rules`) apply to
 every scheme; a scheme only says what the reward of a gradable run is.
 
-Built-in schemes live one per module in :mod:`truereward.folding.schemes` and
-register themselves when imported; the package is scanned the first time a
-scheme is looked up, so adding a scheme is adding one file there. Other
-packages call :func:`register`.
+Schemes are found through the entry-point group ``truereward.schemes``
+(:class:`truereward.registry.Registry`): the entry point's name is the
+scheme's name and it names a :class:`Scheme` object. The built-ins live one
+per module in :mod:`truereward.folding.schemes` and are listed in
+``pyproject.toml`` like any other package's; a scheme is loaded when its
+name is first asked for. A program may also :func:`register` one.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from ..registry import Registry
 from .rules import Tally
 
-__all__ = ["Scheme", "UnknownScheme", "get_scheme", "register", "scheme_names"]
+__all__ = ["ENTRY_POINT_GROUP", "Scheme", "UnknownScheme", "get_scheme", "register", "scheme_names"]
+
+#: The entry-point group schemes are found through.
+ENTRY_POINT_GROUP = "truereward.schemes"
 
 
 @dataclass(frozen=True)
@@ -42,48 +46,34 @@ class UnknownScheme(ValueError):
     """A scheme name nobody registered. The message lists the known ones."""
 
 
-_schemes: dict[str, Scheme] = {}
-_lock = threading.Lock()
-_builtins_loaded = False
+def _checked(name: str, value: Any) -> Scheme:
+    """``value`` as the scheme named ``name``."""
+    if not isinstance(value, Scheme):
+        raise TypeError(f"a scheme entry point names a Scheme, got {type(value).__name__}")
+    if value.name != name:
+        raise ValueError(f"the entry point {name!r} names the scheme {value.name!r}")
+    if "/" not in name or not name.rsplit("/", 1)[1].isdigit():
+        raise ValueError(f"a scheme name is 'name/version', got {name!r}")
+    return value
+
+
+_SCHEMES: Registry[Scheme] = Registry(
+    "scheme", ENTRY_POINT_GROUP, check=_checked, missing=lambda _, message: UnknownScheme(message)
+)
 
 
 def register(scheme: Scheme) -> Scheme:
-    """Register ``scheme``. Registering the same object again is a no-op;
+    """Register ``scheme``. Registering the same scheme again is a no-op;
     another scheme under a taken name is a ``ValueError`` (a name never
-    changes meaning)."""
-    if "/" not in scheme.name or not scheme.name.rsplit("/", 1)[1].isdigit():
-        raise ValueError(f"a scheme name is 'name/version', got {scheme.name!r}")
-    with _lock:
-        existing = _schemes.get(scheme.name)
-        if existing is not None and existing is not scheme:
-            raise ValueError(f"scheme {scheme.name!r} is already registered")
-        _schemes[scheme.name] = scheme
-    return scheme
-
-
-def _load_builtins() -> None:
-    global _builtins_loaded
-    if _builtins_loaded:
-        return
-    from . import schemes
-
-    for module in pkgutil.iter_modules(schemes.__path__):
-        importlib.import_module(f"{schemes.__name__}.{module.name}")
-    _builtins_loaded = True
+    changes meaning), and so is a name that is not ``name/version``."""
+    return _SCHEMES.register(scheme.name, _checked(scheme.name, scheme))
 
 
 def get_scheme(name: str) -> Scheme:
     """The scheme registered under ``name``; :class:`UnknownScheme` otherwise."""
-    found = _schemes.get(name)
-    if found is None:
-        _load_builtins()
-        found = _schemes.get(name)
-    if found is None:
-        raise UnknownScheme(f"unknown scheme {name!r}; known schemes: {', '.join(scheme_names())}")
-    return found
+    return _SCHEMES.get(name)
 
 
 def scheme_names() -> list[str]:
-    """Every registered scheme name, sorted."""
-    _load_builtins()
-    return sorted(_schemes)
+    """Every known scheme name, sorted."""
+    return _SCHEMES.names()

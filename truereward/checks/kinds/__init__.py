@@ -1,3 +1,3 @@
-"""Built-in check types, one module each. Every module here is imported the
-first time a check type is looked up and registers its type; adding a type is
-adding a module."""
+"""Built-in check types, one module each, each naming its :class:`CheckType`
+as ``CHECK``; ``pyproject.toml`` lists them in the ``truereward.checks``
+entry-point group (see :mod:`truereward.checks.registry`)."""

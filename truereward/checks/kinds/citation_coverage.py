@@ -23,7 +23,7 @@ from typing import Any
 from ..context import CaseContext
 from ..model import Measurement
 from ..numbers import round4
-from ..registry import BadCheck, CheckType, Warn, register
+from ..registry import BadCheck, CheckType, Warn
 from ..text import as_python_str
 
 #: How many missing ids the detail names.
@@ -96,11 +96,9 @@ def measure(params: Mapping[str, Any], context: CaseContext) -> Measurement:
     return Measurement(value, (cited, len(ids)), detail)
 
 
-CHECK = register(
-    CheckType(
-        name="citation_coverage",
-        description="fraction of source ids cited in the output, as whole ids",
-        parse=parse,
-        measure=measure,
-    )
+CHECK = CheckType(
+    name="citation_coverage",
+    description="fraction of source ids cited in the output, as whole ids",
+    parse=parse,
+    measure=measure,
 )

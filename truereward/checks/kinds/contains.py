@@ -14,7 +14,7 @@ from typing import Any
 
 from ..context import CaseContext
 from ..model import Measurement
-from ..registry import CheckType, Warn, register
+from ..registry import CheckType, Warn
 from ..text import as_python_str
 
 
@@ -54,11 +54,9 @@ def measure(params: Mapping[str, Any], context: CaseContext) -> Measurement:
     )
 
 
-CHECK = register(
-    CheckType(
-        name="contains",
-        description="fraction of the listed substrings found in the output",
-        parse=parse,
-        measure=measure,
-    )
+CHECK = CheckType(
+    name="contains",
+    description="fraction of the listed substrings found in the output",
+    parse=parse,
+    measure=measure,
 )

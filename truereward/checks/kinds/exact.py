@@ -15,7 +15,7 @@ from typing import Any
 
 from ..context import CaseContext
 from ..model import Measurement
-from ..registry import CheckType, Warn, register
+from ..registry import CheckType, Warn
 from ..text import normalize, stringify
 
 _EQUAL = Measurement(1.0, (1, 1), "")
@@ -33,11 +33,9 @@ def measure(params: Mapping[str, Any], context: CaseContext) -> Measurement:
     return _EQUAL if normalize(context.actual) == normalize(target) else _DIFFERENT
 
 
-CHECK = register(
-    CheckType(
-        name="exact",
-        description="normalised text equality (NFKC, case folding, whitespace collapsed)",
-        parse=parse,
-        measure=measure,
-    )
+CHECK = CheckType(
+    name="exact",
+    description="normalised text equality (NFKC, case folding, whitespace collapsed)",
+    parse=parse,
+    measure=measure,
 )

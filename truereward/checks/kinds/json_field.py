@@ -26,7 +26,7 @@ from typing import Any
 from ..context import NOT_JSON, CaseContext
 from ..jsonpath import MISSING, lookup, segments
 from ..model import Measurement
-from ..registry import BadCheck, CheckType, Warn, register
+from ..registry import BadCheck, CheckType, Warn
 
 _PASS = (1, 1)
 _FAIL = (0, 1)
@@ -82,11 +82,9 @@ def measure(params: Mapping[str, Any], context: CaseContext) -> Measurement:
     return Measurement(1.0, _PASS, detail)
 
 
-CHECK = register(
-    CheckType(
-        name="json_field",
-        description="a field of the JSON output exists / equals a value",
-        parse=parse,
-        measure=measure,
-    )
+CHECK = CheckType(
+    name="json_field",
+    description="a field of the JSON output exists / equals a value",
+    parse=parse,
+    measure=measure,
 )

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..context import NOT_JSON, CaseContext
 from ..model import Measurement
-from ..registry import CheckType, Warn, register
+from ..registry import CheckType, Warn
 
 _VALID = Measurement(1.0, (1, 1), "")
 
@@ -28,11 +28,9 @@ def measure(params: Mapping[str, Any], context: CaseContext) -> Measurement:
     return _VALID
 
 
-CHECK = register(
-    CheckType(
-        name="json_valid",
-        description="the output parses as JSON (RFC 8259)",
-        parse=parse,
-        measure=measure,
-    )
+CHECK = CheckType(
+    name="json_valid",
+    description="the output parses as JSON (RFC 8259)",
+    parse=parse,
+    measure=measure,
 )

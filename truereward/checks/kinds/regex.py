@@ -45,7 +45,7 @@ import regex
 
 from ..context import CaseContext, clock
 from ..model import Measurement
-from ..registry import BadCheck, CheckType, GaveUp, Warn, register
+from ..registry import BadCheck, CheckType, GaveUp, Warn
 
 #: Longest pattern compiled, in characters.
 MAX_PATTERN_LENGTH = 10_000
@@ -388,11 +388,9 @@ def measure(params: Mapping[str, Any], context: CaseContext) -> Measurement:
     return Measurement(1.0, (1, 1), f"matched at offset {match.start()}")
 
 
-CHECK = register(
-    CheckType(
-        name="regex",
-        description="a regular expression matches the output (time-bounded)",
-        parse=parse,
-        measure=measure,
-    )
+CHECK = CheckType(
+    name="regex",
+    description="a regular expression matches the output (time-bounded)",
+    parse=parse,
+    measure=measure,
 )

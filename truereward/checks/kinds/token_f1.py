@@ -17,7 +17,7 @@ from typing import Any
 from ..context import CaseContext
 from ..model import Measurement
 from ..numbers import round4
-from ..registry import CheckType, Warn, register
+from ..registry import CheckType, Warn
 from ..text import stringify, tokens
 
 
@@ -65,11 +65,9 @@ def measure(params: Mapping[str, Any], context: CaseContext) -> Measurement:
     return f1(context.actual, params.get("value", context.expected))
 
 
-CHECK = register(
-    CheckType(
-        name="token_f1",
-        description="F1 over folded Unicode word tokens",
-        parse=parse,
-        measure=measure,
-    )
+CHECK = CheckType(
+    name="token_f1",
+    description="F1 over folded Unicode word tokens",
+    parse=parse,
+    measure=measure,
 )

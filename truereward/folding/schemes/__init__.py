@@ -1,3 +1,3 @@
-"""Built-in reward schemes, one module each. Every module here is imported
-the first time a scheme is looked up and registers its scheme; adding a
-scheme is adding a module."""
+"""Built-in reward schemes, one module each, each naming its :class:`Scheme`
+as ``SCHEME``; ``pyproject.toml`` lists them in the ``truereward.schemes``
+entry-point group (see :mod:`truereward.folding.registry`)."""

@@ -9,7 +9,7 @@ or ``NOTHING_GRADED``), so the rate is defined.
 
 from __future__ import annotations
 
-from ..registry import Scheme, register
+from ..registry import Scheme
 from ..rules import Tally
 
 
@@ -20,11 +20,9 @@ def fix_rate(tally: Tally) -> float:
     return float(tally.fix_rate)
 
 
-SCHEME = register(
-    Scheme(
-        name="fix-rate/1",
-        description="passed / graded fail-to-pass cases when every guard holds, else 0.0",
-        reward=fix_rate,
-        bounds=(0.0, 1.0),
-    )
+SCHEME = Scheme(
+    name="fix-rate/1",
+    description="passed / graded fail-to-pass cases when every guard holds, else 0.0",
+    reward=fix_rate,
+    bounds=(0.0, 1.0),
 )

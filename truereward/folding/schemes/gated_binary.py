@@ -9,7 +9,7 @@ fail; a fix that breaks a guard scores 0 because the guard is the contract.
 
 from __future__ import annotations
 
-from ..registry import Scheme, register
+from ..registry import Scheme
 from ..rules import Tally
 
 
@@ -19,11 +19,9 @@ def gated_binary(tally: Tally) -> float:
     return 1.0 if tally.guards_hold and fix.passed == fix.graded else 0.0
 
 
-SCHEME = register(
-    Scheme(
-        name="gated-binary/1",
-        description="1.0 when every guard holds and every fail-to-pass case passes, else 0.0",
-        reward=gated_binary,
-        bounds=(0.0, 1.0),
-    )
+SCHEME = Scheme(
+    name="gated-binary/1",
+    description="1.0 when every guard holds and every fail-to-pass case passes, else 0.0",
+    reward=gated_binary,
+    bounds=(0.0, 1.0),
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from ..registry import Scheme, register
+from ..registry import Scheme
 from ..rules import Tally
 
 #: The measure a reader writes a case's score under.
@@ -34,11 +34,9 @@ def mean_score(tally: Tally) -> float:
     return math.fsum(scores) / len(scores) if scores else 0.0
 
 
-SCHEME = register(
-    Scheme(
-        name="mean-score/1",
-        description="the mean of the case scores (measures['score'], else 1/0 by verdict)",
-        reward=mean_score,
-        bounds=(0.0, 1.0),
-    )
+SCHEME = Scheme(
+    name="mean-score/1",
+    description="the mean of the case scores (measures['score'], else 1/0 by verdict)",
+    reward=mean_score,
+    bounds=(0.0, 1.0),
 )
