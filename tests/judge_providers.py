@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from truereward.calibrate import Answer
-from truereward.calibrate.testing import ScriptedProvider
+from truereward.judging.testing import ScriptedProvider
 
 #: What the scripted judge answers, by question name.
 ANSWERS: dict[str, Any] = {

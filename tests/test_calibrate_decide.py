@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from truereward.calibrate import (
     Answer,
-    CalibrationError,
     Case,
+    JudgeError,
     Question,
     QuestionKind,
     UnsupportedQuestion,
@@ -102,7 +102,7 @@ def test_region_is_rejected_as_a_question_to_score_and_as_a_label():
     ],
 )
 def test_an_answer_that_does_not_fit_its_question_is_an_error(question, value, message):
-    with pytest.raises(CalibrationError, match=message):
+    with pytest.raises(JudgeError, match=message):
         decide(question, Answer(value, 0.5))
 
 
@@ -123,7 +123,7 @@ def test_an_answer_that_does_not_fit_its_question_is_an_error(question, value, m
     ],
 )
 def test_answer_validation_names_the_field(kwargs, message):
-    with pytest.raises(CalibrationError, match=message):
+    with pytest.raises(JudgeError, match=message):
         Answer(**kwargs)
 
 
@@ -137,12 +137,12 @@ def test_answer_validation_names_the_field(kwargs, message):
     ],
 )
 def test_integers_too_large_for_a_float_are_refused_not_crashed_on(build):
-    with pytest.raises(CalibrationError):
+    with pytest.raises(JudgeError):
         build()
 
 
 def test_probabilities_must_name_outcomes_of_the_question():
-    with pytest.raises(CalibrationError, match=r"probabilities\.maybe"):
+    with pytest.raises(JudgeError, match=r"probabilities\.maybe"):
         decide(Question.boolean("ok"), Answer(True, 0.5, probabilities={"maybe": 0.5}))
     assert RUBRIC.outcomes == ("0", "1", "2", "3", "4")
     assert decide(RUBRIC, Answer(2.2, 0.5, probabilities={"2": 0.7, "3": 0.3})) == 2
@@ -168,12 +168,12 @@ def test_answer_probability_of_distinguishes_unreported_from_zero():
     ],
 )
 def test_question_validation(build, message):
-    with pytest.raises(CalibrationError, match=message):
+    with pytest.raises(JudgeError, match=message):
         build()
 
 
 def test_question_names_are_unique_in_a_set():
-    with pytest.raises(CalibrationError, match=r"questions\[1\]: the name 'ok' is used twice"):
+    with pytest.raises(JudgeError, match=r"questions\[1\]: the name 'ok' is used twice"):
         check_questions([Question.boolean("ok"), Question.choice("ok", ["a", "b"])])
 
 
@@ -195,14 +195,12 @@ def test_score_with_a_level_count_and_json_round_trip():
     ],
 )
 def test_labels_are_checked_against_their_question(label, question, message):
-    with pytest.raises(
-        CalibrationError, match=rf"cases\[1\]\.labels\.{question.name}: .*{message}"
-    ):
+    with pytest.raises(JudgeError, match=rf"cases\[1\]\.labels\.{question.name}: .*{message}"):
         check_cases((question,), [Case(labels={}), Case(labels={question.name: label})])
 
 
 def test_a_label_for_an_unknown_question_is_an_error():
-    with pytest.raises(CalibrationError, match=r"cases\[0\]\.labels\.nope: no question"):
+    with pytest.raises(JudgeError, match=r"cases\[0\]\.labels\.nope: no question"):
         check_cases((Question.boolean("ok"),), [Case(labels={"nope": True})])
 
 
@@ -212,9 +210,9 @@ def test_decide_all_needs_exactly_the_question_names():
         "a": True,
         "b": None,
     }
-    with pytest.raises(CalibrationError, match="b: no answer"):
+    with pytest.raises(JudgeError, match="b: no answer"):
         decide_all(questions, {"a": Answer(True, 1)})
-    with pytest.raises(CalibrationError, match="c: an answer for a question that was not asked"):
+    with pytest.raises(JudgeError, match="c: an answer for a question that was not asked"):
         decide_all(questions, {"a": Answer(True, 1), "b": Answer(True, 1), "c": Answer(True, 1)})
 
 

@@ -7,10 +7,10 @@ import pytest
 
 from truereward.calibrate import (
     Answer,
-    CalibrationError,
     FlowFailure,
     FlowOutcome,
     FlowStatus,
+    JudgeError,
     TraceStep,
     run_flow,
     run_flow_sync,
@@ -64,20 +64,20 @@ def test_score_flows_compares_type_and_value():
     ],
 )
 def test_inconsistent_outcomes_are_refused(build, message):
-    with pytest.raises(CalibrationError, match=message):
+    with pytest.raises(JudgeError, match=message):
         build()
 
 
 def test_a_trace_with_a_failed_step_is_never_scored():
     failed = FlowOutcome.completed("x", [TraceStep("ask", error="HTTP 500")])
-    with pytest.raises(CalibrationError, match=r"outcomes\[0\]: step 'ask' failed"):
+    with pytest.raises(JudgeError, match=r"outcomes\[0\]: step 'ask' failed"):
         score_flows([failed], ["x"], [0.0], 0.0)
 
 
 def test_score_flows_lengths_must_match():
-    with pytest.raises(CalibrationError, match="expected: 0 entries for 1 outcomes"):
+    with pytest.raises(JudgeError, match="expected: 0 entries for 1 outcomes"):
         score_flows([completed("x")], [], [0.0], 0.0)
-    with pytest.raises(CalibrationError, match="latencies_ms: 2 entries"):
+    with pytest.raises(JudgeError, match="latencies_ms: 2 entries"):
         score_flows([completed("x")], ["x"], [0.0, 1.0], 0.0)
 
 
@@ -146,9 +146,9 @@ def test_run_flow_validates_before_running():
         ran.append(1)
         return completed("x")
 
-    with pytest.raises(CalibrationError, match="expected: 1 entries for 2 flows"):
+    with pytest.raises(JudgeError, match="expected: 1 entries for 2 flows"):
         run_flow_sync([flow, flow], ["x"])
-    with pytest.raises(CalibrationError, match=r"flows\[1\]"):
+    with pytest.raises(JudgeError, match=r"flows\[1\]"):
         run_flow_sync([flow, "not callable"], ["x", "x"])  # type: ignore[list-item]
     assert ran == []
 

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.metrics import ndcg_score
 
-from truereward.calibrate import CalibrationError, ndcg
+from truereward.calibrate import JudgeError, ndcg
 
 
 def straightforward_ndcg(order, grades, k=10):
@@ -66,7 +66,7 @@ def test_default_cutoff_is_ten():
     ],
 )
 def test_rejected_inputs(order, grades, k, message):
-    with pytest.raises(CalibrationError, match=message):
+    with pytest.raises(JudgeError, match=message):
         ndcg(order, grades, k=k)
 
 

@@ -21,7 +21,7 @@ from truereward.calibrate import (
     ask,
     run,
 )
-from truereward.calibrate.openai import OpenAIProvider, parse_reply
+from truereward.judging.openai import OpenAIProvider, parse_reply
 
 QUESTIONS = (
     Question.boolean("relevant", text="Is the answer relevant?"),
@@ -282,9 +282,9 @@ def test_parse_reply_refuses_unasked_questions():
 
 
 def test_bad_configuration_is_rejected():
-    from truereward.calibrate import CalibrationError
+    from truereward.calibrate import JudgeError
 
-    with pytest.raises(CalibrationError, match="base_url"):
+    with pytest.raises(JudgeError, match="base_url"):
         OpenAIProvider("ftp://example", "m")
-    with pytest.raises(CalibrationError, match="model"):
+    with pytest.raises(JudgeError, match="model"):
         OpenAIProvider("http://127.0.0.1:9/v1", "")

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from tests.calibrate_support import BOOLEAN, QUESTIONS
 from truereward.calibrate import (
     Answer,
-    CalibrationError,
     Case,
+    JudgeError,
     ProviderFailure,
     Question,
     RunOptions,
@@ -177,11 +177,11 @@ def test_a_call_over_its_timeout_is_a_failure():
 @pytest.mark.parametrize(
     ("questions", "case_list", "options", "error"),
     [
-        ([BOOLEAN], [Case(labels={"relevant": "yes"})], None, CalibrationError),
-        ([BOOLEAN], [Case(labels={"unknown": True})], None, CalibrationError),
+        ([BOOLEAN], [Case(labels={"relevant": "yes"})], None, JudgeError),
+        ([BOOLEAN], [Case(labels={"unknown": True})], None, JudgeError),
         ([Question.region("where")], [Case()], None, UnsupportedQuestion),
-        ([BOOLEAN, BOOLEAN], [Case()], None, CalibrationError),
-        ([BOOLEAN], [Case()], {"warmup": 1}, CalibrationError),
+        ([BOOLEAN, BOOLEAN], [Case()], None, JudgeError),
+        ([BOOLEAN], [Case()], {"warmup": 1}, JudgeError),
     ],
 )
 def test_validation_comes_before_any_call(questions, case_list, options, error):
@@ -195,12 +195,12 @@ def test_validation_comes_before_any_call(questions, case_list, options, error):
     "kwargs", [{"warmup": -1}, {"concurrency": 0}, {"concurrency": True}, {"call_timeout_s": 0}]
 )
 def test_bad_options_are_rejected(kwargs):
-    with pytest.raises(CalibrationError, match="options"):
+    with pytest.raises(JudgeError, match="options"):
         RunOptions(**kwargs)
 
 
 def test_a_provider_without_answer_is_rejected():
-    with pytest.raises(CalibrationError, match="provider"):
+    with pytest.raises(JudgeError, match="provider"):
         run_sync(object(), [BOOLEAN], cases(1))  # type: ignore[arg-type]
 
 

@@ -18,8 +18,8 @@ from tests.calibrate_support import (
 )
 from truereward.calibrate import (
     Answer,
-    CalibrationError,
     Case,
+    JudgeError,
     Question,
     Report,
     UnsupportedQuestion,
@@ -147,7 +147,7 @@ def test_choice_and_score_questions_and_misses():
 )
 def test_mismatched_or_invalid_inputs_are_errors(answers, latencies, total, message):
     cases = [Case(labels={"relevant": True}), Case()]
-    with pytest.raises(CalibrationError, match=message):
+    with pytest.raises(JudgeError, match=message):
         score([BOOLEAN], cases, answers, latencies, total)
 
 
@@ -201,7 +201,7 @@ def test_threshold_makes_low_confidence_answers_abstentions_strictly_below():
 def test_threshold_validates_its_argument():
     report = boolean_report([True])
     for bad in (-0.1, 1.1, float("nan"), True):
-        with pytest.raises(CalibrationError, match="min_confidence"):
+        with pytest.raises(JudgeError, match="min_confidence"):
             at_min_confidence(report, bad)
 
 
@@ -254,15 +254,15 @@ def test_stability_ignores_labels():
 
 
 def test_stability_errors_on_empty_and_misaligned_input():
-    with pytest.raises(CalibrationError, match="at least one report"):
+    with pytest.raises(JudgeError, match="at least one report"):
         stability([])
-    with pytest.raises(CalibrationError, match=r"reports\[1\]: 2 cases"):
+    with pytest.raises(JudgeError, match=r"reports\[1\]: 2 cases"):
         stability([boolean_report([True]), boolean_report([True, True])])
     other = score([CHOICE], [Case()], [{"tone": Answer(None, 0)}], [0.0], 0.0)
-    with pytest.raises(CalibrationError, match=r"reports\[1\]: asks \['tone'\]"):
+    with pytest.raises(JudgeError, match=r"reports\[1\]: asks \['tone'\]"):
         stability([boolean_report([True]), other])
     named = score([BOOLEAN], [Case(id="x")], boolean_answers([True]), [0.0], 0.0)
-    with pytest.raises(CalibrationError, match="case 0 is 'x'"):
+    with pytest.raises(JudgeError, match="case 0 is 'x'"):
         stability([boolean_report([True]), named])
 
 

@@ -9,7 +9,7 @@ import sys
 from importlib.metadata import entry_points
 
 from truereward.codes import Blame, Ungradable, lookup
-from truereward.judge_codes import DECLARATION, JUDGE_ABSTAINED, PROVIDER_FAILED
+from truereward.judging.codes import DECLARATION, JUDGE_ABSTAINED, PROVIDER_FAILED
 
 
 def fresh(script: str) -> str:
@@ -30,7 +30,7 @@ def test_codes_are_grader_blamed_and_retryable():
 
 def test_the_entry_point_names_the_declaration():
     points = {point.name: point for point in entry_points(group="truereward.codes")}
-    assert points["judge"].value == "truereward.judge_codes:DECLARATION"
+    assert points["judge"].value == "truereward.judging.codes:DECLARATION"
     assert points["judge"].load() is DECLARATION
 
 

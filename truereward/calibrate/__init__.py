@@ -17,9 +17,14 @@ labelled cases (:class:`Case`). Each :class:`Answer` reduces to a
   an abstention. :func:`run_flow` and :func:`score_flows` do the same for
   multi-step flows with traces.
 - Providers: the :class:`Provider` protocol, :class:`ScriptedProvider`
-  (deterministic), and ``truereward.calibrate.openai.OpenAIProvider`` (an
-  OpenAI-compatible HTTP API; needs the ``judge`` extra, imported on first
-  use of the name).
+  (deterministic), and ``OpenAIProvider`` (an OpenAI-compatible HTTP API;
+  needs the ``judge`` extra, imported on first use of the name).
+
+Questions, answers, providers and their errors are the judge's machinery,
+whose home is :mod:`truereward.judging` (the judge reader uses it too); they
+are re-exported here, so a calibration needs one import. Bad input raises
+:class:`~truereward.judging.JudgeError` (a bad case or log file its
+subclass :class:`CalibrationError`).
 - The calibration log file: :func:`read_log`, :func:`write_log`.
 """
 
@@ -28,9 +33,21 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .answers import Answer, AnswerValue, Decision, check_answer, decide, decide_all, same_decision
+from ..judging.answers import (
+    Answer,
+    AnswerValue,
+    Decision,
+    check_answer,
+    decide,
+    decide_all,
+    same_decision,
+)
+from ..judging.errors import JudgeError, ProviderFailure, UnsupportedQuestion
+from ..judging.provider import Provider, ask
+from ..judging.questions import Question, QuestionKind, check_questions
+from ..judging.testing import ScriptedProvider
 from .case import Case, check_cases
-from .errors import CalibrationError, FlowFailure, ProviderFailure, UnsupportedQuestion
+from .errors import CalibrationError, FlowFailure
 from .flows import (
     Flow,
     FlowMiss,
@@ -45,16 +62,13 @@ from .flows import (
 )
 from .logfile import LogFormatError, dump_log, parse_log, read_log, write_log
 from .ndcg import ndcg
-from .provider import Provider, ask
-from .questions import Question, QuestionKind, check_questions
 from .report import Miss, QuestionStats, Report, score
 from .runner import RunOptions, run, run_sync
 from .stability import stability
-from .testing import ScriptedProvider
 from .threshold import at_min_confidence
 
 if TYPE_CHECKING:
-    from .openai import OpenAIProvider
+    from ..judging.openai import OpenAIProvider
 
 __all__ = [
     "Answer",
@@ -69,6 +83,7 @@ __all__ = [
     "FlowReport",
     "FlowStatus",
     "FlowValue",
+    "JudgeError",
     "LogFormatError",
     "Miss",
     "OpenAIProvider",
@@ -108,7 +123,7 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     # httpx is imported only when the HTTP provider is asked for.
     if name == "OpenAIProvider":
-        value = import_module(".openai", __name__).OpenAIProvider
+        value = import_module("truereward.judging.openai").OpenAIProvider
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,9 +12,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .answers import Decider, Decision
-from .errors import CalibrationError, UnsupportedQuestion
-from .questions import Question, check_name
+from ..judging.answers import Decider, Decision
+from ..judging.errors import JudgeError, UnsupportedQuestion
+from ..judging.questions import Question, check_name
+from .errors import CalibrationError
 
 __all__ = ["Case", "check_cases"]
 
@@ -71,6 +72,6 @@ def check_cases(
                 prepared[name] = decider
             try:
                 decider.label(label)
-            except CalibrationError as error:
+            except JudgeError as error:
                 raise CalibrationError(f"cases[{index}].labels.{name}: {error}") from None
     return out

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeAlias
 
-from .answers import Answer, same_decision
+from ..judging.answers import Answer, same_decision
+from ..judging.numbers import finite_float
+from ..judging.questions import check_name
 from .errors import CalibrationError, FlowFailure
-from .numbers import finite_float
-from .questions import check_name
 from .report import check_latency
 
 __all__ = [

@@ -31,11 +31,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..judging.answers import Answer, check_label, decide_all
+from ..judging.errors import JudgeError
+from ..judging.questions import Question, check_questions
 from ..strictjson import StrictJSONError, canonical_bytes, loads
-from .answers import Answer, check_label, decide_all
 from .case import Case
 from .errors import CalibrationError
-from .questions import Question, check_questions
 from .report import Report, check_latency, score
 
 __all__ = ["FORMAT", "LogFormatError", "dump_log", "parse_log", "read_log", "write_log"]
@@ -84,12 +85,12 @@ def _header(value: dict[str, Any], source: str) -> tuple[tuple[Question, ...], f
     for index, item in enumerate(raw):
         try:
             questions.append(Question.from_json(item))
-        except CalibrationError as error:
+        except JudgeError as error:
             raise LogFormatError(source, 1, f"questions[{index}].{error}") from None
     try:
         asked = check_questions(questions)
         total = check_latency(value.get("total_ms", 0.0), "total_ms")
-    except CalibrationError as error:
+    except JudgeError as error:
         raise LogFormatError(source, 1, str(error)) from None
     return asked, total
 
@@ -109,7 +110,7 @@ def _case(
             raise CalibrationError(f"labels.{name}: no question is named {name!r}")
         try:
             check_label(by_name[name], label)
-        except CalibrationError as error:
+        except JudgeError as error:
             raise CalibrationError(f"labels.{name}: {error}") from None
     raw_answers = value.get("answers")
     if not isinstance(raw_answers, dict):
@@ -120,16 +121,16 @@ def _case(
     for name, raw in raw_answers.items():
         try:
             answers[name] = Answer.from_json(raw)
-        except CalibrationError as error:
+        except JudgeError as error:
             raise CalibrationError(f"answers.{name}.{error}") from None
     try:
         decide_all(asked, answers)
-    except CalibrationError as error:
+    except JudgeError as error:
         raise CalibrationError(f"answers.{error}") from None
     case_id = value.get("id")
     try:
         case = Case(state=value.get("state"), labels=labels, id=case_id)
-    except CalibrationError as error:
+    except JudgeError as error:
         raise CalibrationError(f"id: {error}") from None
     latency = check_latency(value.get("latency_ms", 0.0), "latency_ms")
     return case, answers, latency
@@ -164,7 +165,7 @@ def parse_log(text: str | bytes, source: str = "<log>") -> Report:
         value = _line_json(line, source, number)
         try:
             case, case_answers, latency = _case(value, asked)
-        except CalibrationError as error:
+        except JudgeError as error:
             raise LogFormatError(source, number, str(error)) from None
         if case.id is not None:
             if case.id in ids:

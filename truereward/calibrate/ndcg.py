@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 
+from ..judging.numbers import finite_float
 from .errors import CalibrationError
-from .numbers import finite_float
 
 __all__ = ["DEFAULT_K", "ndcg"]
 

@@ -29,11 +29,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .answers import Answer, Decider, Decision, decide_prepared
+from ..judging.answers import Answer, Decider, Decision, decide_prepared
+from ..judging.errors import JudgeError
+from ..judging.numbers import finite_float
+from ..judging.questions import Question, check_questions
 from .case import Case, check_cases
 from .errors import CalibrationError
-from .numbers import finite_float
-from .questions import Question, check_questions
 
 __all__ = ["Miss", "QuestionStats", "Report", "check_latency", "score"]
 
@@ -200,7 +201,7 @@ def _score(
     for index, case_answers in enumerate(answer_list):
         try:
             decisions.append(decide_prepared(deciders, name_set, case_answers))
-        except CalibrationError as error:
+        except JudgeError as error:
             raise CalibrationError(f"answers[{index}].{error}") from None
     correct = dict.fromkeys(names, 0)
     undecided = dict.fromkeys(names, 0)

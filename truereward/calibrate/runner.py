@@ -32,12 +32,13 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from .answers import Answer
+from ..judging.answers import Answer
+from ..judging.errors import ProviderFailure
+from ..judging.numbers import positive_seconds
+from ..judging.provider import Prepared, Provider, ask_prepared, check_provider
+from ..judging.questions import Question
 from .case import Case, check_cases
-from .errors import CalibrationError, ProviderFailure
-from .numbers import positive_seconds
-from .provider import Prepared, Provider, ask_prepared, check_provider
-from .questions import Question
+from .errors import CalibrationError
 from .report import Report, score
 
 __all__ = ["RunOptions", "run", "run_sync"]

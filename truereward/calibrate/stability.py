@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .answers import same_decision
+from ..judging.answers import same_decision
 from .errors import CalibrationError
 from .report import Report
 

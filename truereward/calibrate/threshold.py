@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .answers import check_unit_interval
+from ..judging.answers import check_unit_interval
 from .report import Report, _score
 
 __all__ = ["at_min_confidence"]

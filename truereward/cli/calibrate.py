@@ -86,12 +86,12 @@ def register(subparsers: Any) -> None:
 
 
 def _load(path: str) -> Report:
-    from ..calibrate import CalibrationError, parse_log
+    from ..calibrate import JudgeError, parse_log
 
     source = "<stdin>" if path == "-" else path
     try:
         return parse_log(read_bytes(path), source)
-    except CalibrationError as error:
+    except JudgeError as error:
         raise CliError(str(error)) from None
 
 
@@ -123,13 +123,13 @@ def run_threshold(args: argparse.Namespace) -> int:
 
 
 def run_stability(args: argparse.Namespace) -> int:
-    from ..calibrate import CalibrationError, stability
+    from ..calibrate import JudgeError, stability
     from ..calibrate.render import markdown_stability
 
     reports = [_load(path) for path in args.logs]
     try:
         result = stability(reports)
-    except CalibrationError as error:
+    except JudgeError as error:
         # Name the files, not their positions in the list.
         message = re.sub(r"reports\[(\d+)\]", lambda m: args.logs[int(m.group(1))], str(error))
         raise CliError(message) from None

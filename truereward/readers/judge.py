@@ -21,7 +21,7 @@ question put to the judge about that evidence, in its options:
 - ``question``: the text put to the judge (default: the case id).
 
 All criteria are asked in one call. The judge's answers are decided with
-:func:`truereward.calibrate.decide` (a score rounds half up). An undecided
+:func:`truereward.judging.decide` (a score rounds half up). An undecided
 answer, or one below ``min_confidence``, is an abstention: that case is
 ungradable with ``JUDGE_ABSTAINED``, never a fail. When the provider fails
 (an error, a timeout, an answer that does not fit its question), nothing was
@@ -35,7 +35,7 @@ Reader options (the task spec's ``options``, or keyword arguments of
   "timeout_s"?, "json_mode"?}`` for an OpenAI-compatible chat-completions
   endpoint (the key is read from the named environment variable, never from
   the spec), or ``{"kind": "python", "factory": "package.module:function"}``
-  returning any provider (see :mod:`truereward.calibrate.provider`);
+  returning any provider (see :mod:`truereward.judging.provider`);
 - ``min_confidence`` (default 0): answers below it are abstentions;
 - ``timeout_s``: a bound on the whole call.
 
@@ -93,8 +93,8 @@ def _run(coroutine: Coroutine[Any, Any, T]) -> T:
 
 
 def _question(case: CaseSpec) -> tuple[Any, Any]:
-    """The calibrate Question of a criterion and its pass rule."""
-    from ..calibrate import CalibrationError, Question
+    """The judge's Question of a criterion and its pass rule."""
+    from ..judging import JudgeError, Question
 
     options = dict(case.options)
     unknown = set(options) - {"question", "type", "levels", "pass_at", "choices", "pass"}
@@ -130,7 +130,7 @@ def _question(case: CaseSpec) -> tuple[Any, Any]:
             if not isinstance(passing, list) or not passing or not set(passing) <= set(choices):
                 raise _BadCriterion("pass must be a non-empty list of the choices")
             return question, lambda decision: decision in passing
-    except CalibrationError as error:
+    except JudgeError as error:
         raise _BadCriterion(str(error)) from None
     raise _BadCriterion(f"type must be boolean, score or choice, got {kind!r}")
 
@@ -145,7 +145,7 @@ def _provider(options: Mapping[str, Any]) -> Any:
         )
     kind = config.get("kind")
     if kind == "openai":
-        from ..calibrate.openai import OpenAIProvider
+        from ..judging.openai import OpenAIProvider
 
         key_env = config.get("api_key_env")
         try:
@@ -180,8 +180,8 @@ class JudgeReader:
     def read(
         self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
     ) -> list[CaseResult]:
-        from ..calibrate import ProviderFailure, ask, decide
-        from ..judge_codes import JUDGE_ABSTAINED, PROVIDER_FAILED
+        from ..judging import ProviderFailure, ask, decide
+        from ..judging.codes import JUDGE_ABSTAINED, PROVIDER_FAILED
 
         state = evidence.read_text()
         rows: dict[str, CaseResult] = {}

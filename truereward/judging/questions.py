@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from .errors import CalibrationError, UnsupportedQuestion
+from .errors import JudgeError, UnsupportedQuestion
 
 __all__ = ["Question", "QuestionKind", "check_name", "check_questions"]
 
@@ -43,11 +43,11 @@ class QuestionKind(StrEnum):
 
 def check_name(value: object, what: str = "a question name") -> str:
     """``value`` if it is a usable name: a non-empty string without leading or
-    trailing whitespace or control characters; else CalibrationError."""
+    trailing whitespace or control characters; else JudgeError."""
     if not isinstance(value, str) or not value:
-        raise CalibrationError(f"{what} is a non-empty string, got {value!r}")
+        raise JudgeError(f"{what} is a non-empty string, got {value!r}")
     if value.strip() != value or _CONTROL.search(value):
-        raise CalibrationError(
+        raise JudgeError(
             f"{what} has no leading or trailing whitespace and no control characters, got {value!r}"
         )
     return value
@@ -55,14 +55,14 @@ def check_name(value: object, what: str = "a question name") -> str:
 
 def _distinct_names(values: object, what: str) -> tuple[str, ...]:
     if isinstance(values, str | bytes) or not isinstance(values, Iterable):
-        raise CalibrationError(f"{what} are a list of strings, got {values!r}")
+        raise JudgeError(f"{what} are a list of strings, got {values!r}")
     items = tuple(values)
     for item in items:
         check_name(item, f"each of the {what}")
     if len(items) < 2:
-        raise CalibrationError(f"there are at least 2 {what}, got {len(items)}")
+        raise JudgeError(f"there are at least 2 {what}, got {len(items)}")
     if len(set(items)) != len(items):
-        raise CalibrationError(f"the {what} are distinct, got {list(items)!r}")
+        raise JudgeError(f"the {what} are distinct, got {list(items)!r}")
     return items
 
 
@@ -85,23 +85,21 @@ class Question:
             kind = QuestionKind(self.kind)
         except ValueError:
             known = ", ".join(kind.value for kind in QuestionKind)
-            raise CalibrationError(
-                f"{self.name}: kind is one of {known}, got {self.kind!r}"
-            ) from None
+            raise JudgeError(f"{self.name}: kind is one of {known}, got {self.kind!r}") from None
         object.__setattr__(self, "kind", kind)
         if not isinstance(self.text, str):
-            raise CalibrationError(f"{self.name}: text is a string, got {self.text!r}")
+            raise JudgeError(f"{self.name}: text is a string, got {self.text!r}")
         try:
             options = (
                 _distinct_names(self.options, "options") if kind is QuestionKind.CHOICE else ()
             )
             levels = _distinct_names(self.levels, "levels") if kind is QuestionKind.SCORE else ()
-        except CalibrationError as error:
-            raise CalibrationError(f"{self.name}: {error}") from None
+        except JudgeError as error:
+            raise JudgeError(f"{self.name}: {error}") from None
         if kind is not QuestionKind.CHOICE and tuple(self.options):
-            raise CalibrationError(f"{self.name}: only a choice question has options")
+            raise JudgeError(f"{self.name}: only a choice question has options")
         if kind is not QuestionKind.SCORE and tuple(self.levels):
-            raise CalibrationError(f"{self.name}: only a score question has levels")
+            raise JudgeError(f"{self.name}: only a score question has levels")
         object.__setattr__(self, "options", options)
         object.__setattr__(self, "levels", levels)
 
@@ -115,7 +113,7 @@ class Question:
         """Pick one of at least two distinct option names; the decision is the
         option name."""
         if isinstance(options, str | bytes) or not isinstance(options, Sequence):
-            raise CalibrationError(f"{name}: options are a list of strings, got {options!r}")
+            raise JudgeError(f"{name}: options are a list of strings, got {options!r}")
         return cls(name, QuestionKind.CHOICE, options=tuple(options), text=text)
 
     @classmethod
@@ -126,7 +124,7 @@ class Question:
         if isinstance(levels, int) and not isinstance(levels, bool):
             return cls(name, QuestionKind.SCORE, levels=tuple(map(str, range(levels))), text=text)
         if isinstance(levels, str | bytes) or not isinstance(levels, Sequence):
-            raise CalibrationError(f"{name}: levels are a list of level descriptions or a count")
+            raise JudgeError(f"{name}: levels are a list of level descriptions or a count")
         return cls(name, QuestionKind.SCORE, levels=tuple(levels), text=text)
 
     @classmethod
@@ -170,21 +168,21 @@ class Question:
 
     @classmethod
     def from_json(cls, value: object) -> Question:
-        """A question from its JSON form; CalibrationError naming the field."""
+        """A question from its JSON form; JudgeError naming the field."""
         if not isinstance(value, Mapping):
-            raise CalibrationError(f"a question is an object, got {type(value).__name__}")
+            raise JudgeError(f"a question is an object, got {type(value).__name__}")
         unknown = set(value) - {"name", "kind", "options", "levels", "text"}
         if unknown:
-            raise CalibrationError(f"{sorted(unknown)[0]}: unknown question field")
+            raise JudgeError(f"{sorted(unknown)[0]}: unknown question field")
         for field in ("name", "kind"):
             if field not in value:
-                raise CalibrationError(f"{field}: missing")
+                raise JudgeError(f"{field}: missing")
         for field in ("options", "levels"):
             if field in value and not isinstance(value[field], list):
-                raise CalibrationError(f"{field}: a list of strings, got {value[field]!r}")
+                raise JudgeError(f"{field}: a list of strings, got {value[field]!r}")
         kind = value["kind"]
         if not isinstance(kind, str):
-            raise CalibrationError(f"kind: a string, got {kind!r}")
+            raise JudgeError(f"kind: a string, got {kind!r}")
         return cls(
             value["name"],
             kind,  # type: ignore[arg-type]  # checked in __post_init__
@@ -200,14 +198,14 @@ def check_questions(
     """The questions as a tuple, checked: each a :class:`Question`, names
     distinct, and (unless ``allow_region``) no region question."""
     if isinstance(questions, Question):
-        raise CalibrationError("questions: a sequence of Question, got a single Question")
+        raise JudgeError("questions: a sequence of Question, got a single Question")
     out = tuple(questions)
     seen: set[str] = set()
     for index, question in enumerate(out):
         if not isinstance(question, Question):
-            raise CalibrationError(f"questions[{index}]: a Question, got {type(question).__name__}")
+            raise JudgeError(f"questions[{index}]: a Question, got {type(question).__name__}")
         if question.name in seen:
-            raise CalibrationError(f"questions[{index}]: the name {question.name!r} is used twice")
+            raise JudgeError(f"questions[{index}]: the name {question.name!r} is used twice")
         seen.add(question.name)
         if not allow_region:
             question.require_supported()

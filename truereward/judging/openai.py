@@ -34,7 +34,7 @@ import httpx
 
 from ..strictjson import StrictJSONError, loads
 from .answers import Answer
-from .errors import CalibrationError, ProviderFailure
+from .errors import JudgeError, ProviderFailure
 from .questions import Question, QuestionKind
 
 __all__ = ["SYSTEM_PROMPT", "OpenAIProvider", "describe_question", "parse_reply"]
@@ -111,7 +111,7 @@ def parse_reply(body: object, questions: Sequence[Question]) -> dict[str, Answer
             raise ProviderFailure(f"the judge answered {name!r}, which was not asked")
         try:
             answers[name] = Answer.from_json(raw)
-        except CalibrationError as error:
+        except JudgeError as error:
             raise ProviderFailure(f"the judge's answer to {name!r}: {error}") from None
     return answers
 
@@ -140,9 +140,9 @@ class OpenAIProvider:
         client: httpx.AsyncClient | None = None,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
-            raise CalibrationError(f"base_url: an http(s) URL, got {base_url!r}")
+            raise JudgeError(f"base_url: an http(s) URL, got {base_url!r}")
         if not model:
-            raise CalibrationError("model: a model name is needed")
+            raise JudgeError("model: a model name is needed")
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.timeout_s = timeout_s

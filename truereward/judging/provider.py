@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from .answers import Answer, Decider, decide_prepared
-from .errors import CalibrationError, ProviderFailure
+from .errors import JudgeError, ProviderFailure
 from .numbers import positive_seconds
 from .questions import Question, check_questions
 
@@ -38,9 +38,9 @@ class Provider(Protocol):
 
 
 def check_provider(provider: object) -> Provider:
-    """``provider`` if it has a callable ``answer``, else CalibrationError."""
+    """``provider`` if it has a callable ``answer``, else JudgeError."""
     if not callable(getattr(provider, "answer", None)):
-        raise CalibrationError(
+        raise JudgeError(
             "provider: an object with async answer(questions, state), "
             f"got {type(provider).__name__}"
         )
@@ -49,7 +49,7 @@ def check_provider(provider: object) -> Provider:
 
 class Prepared:
     """Questions checked once for many calls: the questions, a
-    :class:`~truereward.calibrate.answers.Decider` for each, and their names."""
+    :class:`~truereward.judging.answers.Decider` for each, and their names."""
 
     __slots__ = ("asked", "deciders", "names")
 
@@ -73,7 +73,7 @@ async def ask(
 
     Raises :class:`ProviderFailure` (the cause chained) when the provider
     raises, exceeds ``timeout_s`` seconds, or returns an invalid response;
-    CalibrationError (before calling) for invalid questions or provider. A
+    JudgeError (before calling) for invalid questions or provider. A
     judge reader asks one criterion this way and maps an undecided answer to
     ``JUDGE_ABSTAINED`` and a ProviderFailure to ``PROVIDER_FAILED``.
     """
@@ -115,7 +115,7 @@ async def ask_prepared(
         raise ProviderFailure(message, case_index=case_index, warmup=warmup) from error
     try:
         decide_prepared(prepared.deciders, prepared.names, response)
-    except CalibrationError as error:
+    except JudgeError as error:
         raise ProviderFailure(
             f"{where}: invalid response: {error}", case_index=case_index, warmup=warmup
         ) from error

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .errors import CalibrationError
+from .errors import JudgeError
 
 __all__ = ["finite_float", "positive_seconds"]
 
@@ -24,10 +24,10 @@ def finite_float(value: object) -> float | None:
 
 def positive_seconds(value: object, where: str) -> float | None:
     """A timeout: ``None`` (no limit) or a finite number of seconds > 0;
-    CalibrationError naming ``where`` otherwise."""
+    JudgeError naming ``where`` otherwise."""
     if value is None:
         return None
     number = finite_float(value)
     if number is None or number <= 0:
-        raise CalibrationError(f"{where}: a positive number of seconds or None, got {value!r}")
+        raise JudgeError(f"{where}: a positive number of seconds or None, got {value!r}")
     return number

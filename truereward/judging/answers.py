@@ -16,7 +16,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from .errors import CalibrationError
+from .errors import JudgeError
 from .numbers import finite_float
 from .questions import Question, QuestionKind
 
@@ -50,10 +50,10 @@ PROBABILITY_SLACK = 1e-6
 
 def check_unit_interval(value: object, where: str) -> float:
     """``value`` as a float if it is a finite number from 0 to 1, else
-    CalibrationError naming ``where``."""
+    JudgeError naming ``where``."""
     number = finite_float(value)
     if number is None or not 0.0 <= number <= 1.0:
-        raise CalibrationError(f"{where}: a finite number from 0 to 1, got {value!r}")
+        raise JudgeError(f"{where}: a finite number from 0 to 1, got {value!r}")
     return number
 
 
@@ -82,29 +82,29 @@ class Answer:
             pass
         elif isinstance(value, int | float):
             if finite_float(value) is None:
-                raise CalibrationError(f"value: a finite number, got {value!r}")
+                raise JudgeError(f"value: a finite number, got {value!r}")
         elif isinstance(value, tuple | list) and len(value) == 4:
             corners = [finite_float(item) for item in value]
             if any(corner is None for corner in corners):
-                raise CalibrationError(f"value: a region is four finite numbers, got {value!r}")
+                raise JudgeError(f"value: a region is four finite numbers, got {value!r}")
             object.__setattr__(self, "value", tuple(corners))
         else:
-            raise CalibrationError(
+            raise JudgeError(
                 f"value: None, a boolean, a string, a finite number or a region of four "
                 f"numbers, got {value!r}"
             )
         object.__setattr__(self, "confidence", check_unit_interval(self.confidence, "confidence"))
         if not isinstance(self.probabilities, Mapping):
-            raise CalibrationError(
+            raise JudgeError(
                 f"probabilities: a mapping of outcome to probability, got {self.probabilities!r}"
             )
         probabilities: dict[str, float] = {}
         for key, probability in self.probabilities.items():
             if not isinstance(key, str):
-                raise CalibrationError(f"probabilities: outcome keys are strings, got {key!r}")
+                raise JudgeError(f"probabilities: outcome keys are strings, got {key!r}")
             probabilities[key] = check_unit_interval(probability, f"probabilities.{key}")
         if math.fsum(probabilities.values()) > 1.0 + PROBABILITY_SLACK:
-            raise CalibrationError(
+            raise JudgeError(
                 f"probabilities: add up to at most 1, got {math.fsum(probabilities.values())!r}"
             )
         object.__setattr__(self, "probabilities", probabilities)
@@ -139,13 +139,13 @@ class Answer:
     def from_json(cls, value: object) -> Answer:
         """An answer from ``{value, confidence, probabilities?}``."""
         if not isinstance(value, Mapping):
-            raise CalibrationError(f"an answer is an object, got {type(value).__name__}")
+            raise JudgeError(f"an answer is an object, got {type(value).__name__}")
         unknown = set(value) - {"value", "confidence", "probabilities"}
         if unknown:
-            raise CalibrationError(f"{sorted(unknown)[0]}: unknown answer field")
+            raise JudgeError(f"{sorted(unknown)[0]}: unknown answer field")
         for key in ("value", "confidence"):
             if key not in value:
-                raise CalibrationError(f"{key}: missing")
+                raise JudgeError(f"{key}: missing")
         raw = value["value"]
         if isinstance(raw, list):
             raw = tuple(raw)
@@ -169,14 +169,14 @@ class Decider:
 
     def __call__(self, answer: Answer) -> Decision | None:
         """The decision of ``answer``, or ``None`` when it is undecided;
-        CalibrationError naming the field when it does not fit."""
+        JudgeError naming the field when it does not fit."""
         if not isinstance(answer, Answer):
-            raise CalibrationError(f"an Answer, got {type(answer).__name__}")
+            raise JudgeError(f"an Answer, got {type(answer).__name__}")
         probabilities = answer.probabilities
         if probabilities and not self._outcome_set.issuperset(probabilities):
             key = next(key for key in probabilities if key not in self._outcome_set)
             outcomes = list(self.question.outcomes)
-            raise CalibrationError(f"probabilities.{key}: not an outcome of {outcomes!r}")
+            raise JudgeError(f"probabilities.{key}: not an outcome of {outcomes!r}")
         value = answer.value
         if value is None:
             return None
@@ -184,12 +184,12 @@ class Decider:
         if kind is QuestionKind.BOOLEAN:
             if value is True or value is False:
                 return value
-            raise CalibrationError(f"value: true or false, got {value!r}")
+            raise JudgeError(f"value: true or false, got {value!r}")
         if kind is QuestionKind.CHOICE:
             if isinstance(value, str) and value in self._option_set:
                 return value
             options = list(self.question.options)
-            raise CalibrationError(f"value: one of {options!r}, got {value!r}")
+            raise JudgeError(f"value: one of {options!r}, got {value!r}")
         # A numeric Answer value is already known to be finite (Answer checks it).
         if (
             isinstance(value, int | float)
@@ -197,26 +197,24 @@ class Decider:
             and 0 <= value <= self._last
         ):
             return math.floor(float(value) + 0.5)
-        raise CalibrationError(f"value: an expected score from 0 to {self._last}, got {value!r}")
+        raise JudgeError(f"value: an expected score from 0 to {self._last}, got {value!r}")
 
     def label(self, label: object) -> Decision:
         """``label`` if it is a decision this question can take, else
-        CalibrationError."""
+        JudgeError."""
         kind = self._kind
         if kind is QuestionKind.BOOLEAN:
             if label is True or label is False:
                 return label
-            raise CalibrationError(f"a boolean question's label is true or false, got {label!r}")
+            raise JudgeError(f"a boolean question's label is true or false, got {label!r}")
         if kind is QuestionKind.CHOICE:
             if isinstance(label, str) and label in self._option_set:
                 return label
             options = list(self.question.options)
-            raise CalibrationError(f"a label is one of {options!r}, got {label!r}")
+            raise JudgeError(f"a label is one of {options!r}, got {label!r}")
         if isinstance(label, int) and not isinstance(label, bool) and 0 <= label <= self._last:
             return label
-        raise CalibrationError(
-            f"a score label is a rubric index from 0 to {self._last}, got {label!r}"
-        )
+        raise JudgeError(f"a score label is a rubric index from 0 to {self._last}, got {label!r}")
 
     def outcome(self, label: Decision) -> str:
         """The outcome key of a (checked) label: where its probability is."""
@@ -226,7 +224,7 @@ class Decider:
 
 
 def check_answer(question: Question, answer: Answer) -> None:
-    """CalibrationError unless ``answer`` fits ``question``: its value is of
+    """JudgeError unless ``answer`` fits ``question``: its value is of
     the question's kind (an option of a choice, a score within the rubric)
     and its probabilities name only the question's outcomes. A region
     question raises UnsupportedQuestion whatever the answer."""
@@ -235,7 +233,7 @@ def check_answer(question: Question, answer: Answer) -> None:
 
 def check_label(question: Question, label: object) -> Decision:
     """``label`` if it is a decision ``question`` can take, else
-    CalibrationError (UnsupportedQuestion for a region question)."""
+    JudgeError (UnsupportedQuestion for a region question)."""
     return Decider(question).label(label)
 
 
@@ -247,7 +245,7 @@ def decide(question: Question, answer: Answer) -> Decision | None:
     floating point: 1.5 gives 2, 2.5 gives 3, and 0.49999999999999994 gives 1
     (``x + 0.5`` is exactly 1.0 in binary floating point). Raises
     :class:`UnsupportedQuestion` for a region question, even when the answer
-    is undecided, and CalibrationError when the answer does not fit.
+    is undecided, and JudgeError when the answer does not fit.
     """
     return Decider(question)(answer)
 
@@ -256,7 +254,7 @@ def decide_all(
     questions: Sequence[Question] | Sequence[Decider], answers: Mapping[str, Answer]
 ) -> dict[str, Decision | None]:
     """Decide every question from one ``{question name: Answer}`` mapping,
-    whose keys must be exactly the question names (CalibrationError naming
+    whose keys must be exactly the question names (JudgeError naming
     the missing or extra key, or ``name.field: ...`` for an answer that does
     not fit). Prepared :class:`Decider` objects may stand for the questions."""
     deciders = [item if isinstance(item, Decider) else Decider(item) for item in questions]
@@ -269,22 +267,22 @@ def decide_prepared(
     """:func:`decide_all` with the deciders and the set of their names made
     once (the bulk path of :func:`~truereward.calibrate.score`)."""
     if not isinstance(answers, Mapping):
-        raise CalibrationError(f"answers: a mapping of question name to Answer, got {answers!r}")
+        raise JudgeError(f"answers: a mapping of question name to Answer, got {answers!r}")
     if answers.keys() != names:
         ordered = [decider.question.name for decider in deciders]
         missing = [name for name in ordered if name not in answers]
         if missing:
-            raise CalibrationError(f"{missing[0]}: no answer for this question")
+            raise JudgeError(f"{missing[0]}: no answer for this question")
         extra = sorted(str(key) for key in answers if key not in names)
-        raise CalibrationError(f"{extra[0]}: an answer for a question that was not asked")
+        raise JudgeError(f"{extra[0]}: an answer for a question that was not asked")
     out: dict[str, Decision | None] = {}
     name = ""
     try:
         for decider in deciders:
             name = decider.question.name
             out[name] = decider(answers[name])
-    except CalibrationError as error:
-        raise CalibrationError(f"{name}.{error}") from None
+    except JudgeError as error:
+        raise JudgeError(f"{name}.{error}") from None
     return out
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .codes import declare
+from ..codes import declare
 
 __all__ = ["DECLARATION", "JUDGE_ABSTAINED", "PROVIDER_FAILED"]
 
