@@ -73,8 +73,19 @@ def golden_documents() -> list[GradeDocument]:
 
 def test_documents_without_reports_are_byte_identical_to_before_reports():
     # Digests of these documents computed by the code before `report` existed
-    # (commit 9b54376): the bytes, and so every published digest, are unchanged.
-    assert [document.digest for document in golden_documents()] == [
+    # (commit 9b54376), when documents said schema_version 1: labelled 1, the
+    # bytes, and so every published digest, are unchanged; documents now say
+    # 3 and differ in that alone.
+    as_version_1 = [
+        GradeDocument.model_validate({**dict(document), "schema_version": 1})
+        for document in golden_documents()
+    ]
+    for old, new in zip(as_version_1, golden_documents(), strict=True):
+        assert new.schema_version == 3
+        assert new.to_bytes().replace(b'"schema_version": 3', b'"schema_version": 1') == (
+            old.to_bytes()
+        )
+    assert [document.digest for document in as_version_1] == [
         "57e1dbc500a54de4220432395b91f2a4fd8531f7c399e7370c8b19477abcd1a9",
         "63f5fb07992ac6228fbf9bc8638634335c9151c91064ce7516c1b7dc7b42fbc6",
         "3b714a3f1216b874484defab3c26ab7ceeef408887c8fd7ef9b9de6b40ab7b07",

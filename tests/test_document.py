@@ -48,7 +48,7 @@ def test_document_holds_the_fold_rows_and_metadata(row, tmp_path):
         ],
     )
     data = json.loads(document.to_bytes())
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 3
     assert data["grader"]["name"] == "truereward"
     assert data["scheme"] == "gated-binary/1"
     assert data["gradable"] is True and data["reward"] == 1.0
@@ -159,3 +159,22 @@ def test_verify_refolds_with_the_recorded_case_set(row):
     document = grade_document([row("a")], case_set={"a": "fail_to_pass", "b": "fail_to_pass"})
     assert not document.gradable
     assert verify_document(document) == []
+
+
+def test_version_3_is_written_version_1_is_read_and_a_040_document_is_refused_saying_so():
+    from truereward.readback import Unreadable, parse_document
+
+    document = grade_document([{"id": "a", "kind": "fail_to_pass", "verdict": "pass"}])
+    assert document.schema_version == 3
+    data = document.to_bytes()
+    older = data.replace(b'"schema_version": 3', b'"schema_version": 1')
+    read = GradeDocument.from_bytes(older)
+    assert read.schema_version == 1 and read.to_bytes() == older  # republished unchanged
+    legacy = data.replace(b'"schema_version": 3', b'"schema_version": 2')
+    with pytest.raises(Unreadable, match=r"schema_version.*truereward 0\.4\.0"):
+        parse_document("grade.json", legacy)
+    for other in (b"4", b"true", b'"3"'):
+        with pytest.raises(Unreadable, match="schema_version"):
+            parse_document(
+                "grade.json", data.replace(b'"schema_version": 3', b'"schema_version": ' + other)
+            )

@@ -53,9 +53,11 @@ from .frozen import Items
 from .refusal import Refusal
 from .segments import check_segment
 from .strictjson import canonical_bytes, loads
+from .versions import READ_VERSIONS, SCHEMA_VERSION, SchemaVersion
 
 __all__ = [
     "GRADER_NAME",
+    "READ_VERSIONS",
     "REWARD_KEYS",
     "SCHEMA_VERSION",
     "Attempt",
@@ -65,13 +67,11 @@ __all__ = [
     "Publication",
     "RewardKey",
     "RunInfo",
+    "SchemaVersion",
     "digest_file",
     "grade_document",
 ]
 
-#: The version of the document's shape. A change to the shape is a new
-#: version; readers check it.
-SCHEMA_VERSION: Literal[1] = 1
 GRADER_NAME = "truereward"
 
 _STRICT = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
@@ -164,7 +164,8 @@ class Publication(BaseModel):
 
 
 class GradeDocument(Fold):
-    """The grade of one run (``grade.json``), schema version 1.
+    """The grade of one run (``grade.json``), schema version 3 (version 1
+    documents are read as they are; see :data:`SCHEMA_VERSION`).
 
     A document is a :class:`~truereward.folding.Fold` (``gradable``,
     ``reward``, ``guards_hold``, ``fix_rate``, ``case_fraction``, ``cases``,
@@ -177,7 +178,7 @@ class GradeDocument(Fold):
 
     model_config = _STRICT
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: SchemaVersion = SCHEMA_VERSION
     grader: Grader = Field(default_factory=Grader)
     inputs: FoldInputs
     detail: Items[CaseResult]

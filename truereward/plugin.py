@@ -96,7 +96,7 @@ import pytest
 
 from .cases import CaseResult
 from .document import REWARD_KEYS
-from .session import Ledger, grade_one
+from .ledger import Ledger, grade_one
 
 __all__ = ["Case", "cases"]
 

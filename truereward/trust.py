@@ -36,7 +36,7 @@ def judge(standing: GradeDocument, evidence: Iterable[EvidenceDigest]) -> str | 
     """``None`` when ``standing`` is trusted for a grading that read
     ``evidence`` (its digests as they are now), else why not (module
     docstring)."""
-    from .verify import Unreadable, verify_document
+    from .readback import Unreadable, verify_document
 
     now = list(evidence)
     if not now:

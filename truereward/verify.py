@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .ctrfreport import ctrf
 from .document import GradeDocument
 from .files import CTRF, GRADE, PREVIOUS_GRADE, REWARD_JSON, REWARD_TXT, reward_json
-from .folding import Fold, fold_prepared
+from .readback import Disagreement, Unreadable, load_document, parse_document, verify_document
 from .strictjson import StrictJSONError, loads
 
 if TYPE_CHECKING:
@@ -36,79 +35,6 @@ __all__ = [
     "verify_set",
     "verify_target",
 ]
-
-
-class Unreadable(Exception):
-    """The grade could not be read at all (missing, not strict JSON, not a
-    grade document, or folded under a scheme this process does not know)."""
-
-
-@dataclass(frozen=True)
-class Disagreement:
-    """One thing that is not what it should be: ``where`` (a field of the
-    document, or a file), what is stored, and what it should be."""
-
-    where: str
-    stored: Any
-    expected: Any
-
-    def __str__(self) -> str:
-        return f"{self.where}: stored {self.stored!r}, expected {self.expected!r}"
-
-
-def verify_document(document: GradeDocument) -> list[Disagreement]:
-    """Fold ``document.detail`` again and compare every fold field. Raises
-    :class:`Unreadable` when the scheme is unknown here."""
-    from .folding import UnknownScheme
-
-    try:
-        again = fold_prepared(list(document.detail), document.inputs, document.scheme)
-    except UnknownScheme as error:
-        raise Unreadable(str(error)) from error
-    found = []
-    for name in Fold.model_fields:
-        stored, expected = getattr(document, name), getattr(again, name)
-        if stored != expected:
-            found.append(Disagreement(name, _plain(stored), _plain(expected)))
-    ordered = sorted(document.detail, key=lambda row: row.id)
-    if [row.id for row in document.detail] != [row.id for row in ordered]:
-        found.append(Disagreement("detail", "rows out of id order", "rows sorted by id"))
-    return found
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    dump = getattr(value, "model_dump", None)
-    return dump(mode="json") if callable(dump) else value
-
-
-def load_document(path: Path) -> tuple[GradeDocument, bytes]:
-    """Read and validate a stored ``grade.json``; :class:`Unreadable` if it
-    cannot be."""
-
-    from . import safefile
-
-    try:
-        data = safefile.read_regular(str(path))
-    except OSError as error:
-        raise Unreadable(f"{path}: {error.strerror or error}") from error
-    return _parse(str(path), data), data
-
-
-def _parse(where: str, data: bytes) -> GradeDocument:
-    from pydantic import ValidationError
-
-    from .errors import describe
-
-    try:
-        return GradeDocument.from_bytes(data)
-    except StrictJSONError as error:
-        raise Unreadable(f"{where}: {error}") from error
-    except ValidationError as error:
-        raise Unreadable(
-            f"{where}: not a grade document: {describe(error, whole='(document)')}"
-        ) from error
 
 
 #: A published set read by name: the bytes of one file, ``None`` when absent.
@@ -252,7 +178,7 @@ def verify_target(target: Target) -> tuple[GradeDocument, list[Disagreement]]:
             raise Unreadable(f"{target.url}/{GRADE}: no such object")
     except PublishError as error:
         raise Unreadable(str(error)) from error
-    document = _parse(f"{target.url}/{GRADE}", data)
+    document = parse_document(f"{target.url}/{GRADE}", data)
     found = _check_document(document, data) + verify_set(document, data, store.read)
     if store.has_metadata:
         digest = hashlib.sha256(data).hexdigest()
@@ -290,7 +216,7 @@ def repair_target(target: Target) -> list[str]:
             raise Unreadable(str(error)) from error
         if data is None:
             raise Unreadable(f"{target.url}/{GRADE}: no such object")
-        document = _parse(f"{target.url}/{GRADE}", data)
+        document = parse_document(f"{target.url}/{GRADE}", data)
     try:
         result = publish(document, target)
     except PublishError as error:

@@ -40,7 +40,7 @@ def generate(name: str) -> dict[str, Any]:
         from ..document import GradeDocument
 
         schema = _with_report_shape(GradeDocument.model_json_schema(), "CaseResult")
-        title = "truereward grade document (grade.json), schema version 1"
+        title = "truereward grade document (grade.json), schema version 3 (1 read too)"
     else:
         raise KeyError(f"unknown schema {name!r}; known: {', '.join(NAMES)}")
     return {

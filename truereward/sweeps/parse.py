@@ -29,6 +29,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..strictjson import StrictJSONError
+from ..versions import SchemaVersion
 from .record import AttemptNote, RunRecord, RunState, notes
 
 __all__ = ["parse_grade"]
@@ -68,7 +69,7 @@ class _RowView(BaseModel):
 class _GradeView(BaseModel):
     model_config = _VIEW
 
-    schema_version: Literal[1]
+    schema_version: SchemaVersion
     scheme: str
     gradable: bool
     reward: float | None
@@ -149,7 +150,7 @@ def _parse_strict(data: bytes, run: str, *, with_cases: bool) -> RunRecord:
     problem = _consistency(document.gradable, document.reward, len(document.refusals))
     if problem:
         return RunRecord.unreadable(run, f"grade.json: {problem}")
-    from ..verify import Unreadable, verify_document
+    from ..readback import Unreadable, verify_document
 
     try:
         disagreements = verify_document(document)
