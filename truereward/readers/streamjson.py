@@ -1,8 +1,9 @@
 """Strict JSON read as a stream: the parsing events of one document, and
 the values a reader wants from them, without holding the document.
 
-The events come from ijson (its C backend, yajl, when installed: the wheels
-ship it) fed from a stream in chunks. The rules are those of
+The events come from ijson's C backend (yajl; ijson's wheels ship it; where
+it is missing, ijson's pure-Python backend, slower, same rules) fed from a
+stream in chunks. The rules are those of
 :func:`truereward.strictjson.loads`, on every part of the document, read or
 skipped:
 
@@ -30,12 +31,13 @@ itself and hands each value to one of them.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 from typing import Any, Protocol
 
 from ..safefile import CHUNK
 from ..strictjson import StrictJSONError
 
-__all__ = ["MAX_DEPTH", "Events", "events", "skip", "translate", "value"]
+__all__ = ["MAX_DEPTH", "Events", "backend", "events", "skip", "translate", "value"]
 
 #: The deepest nesting read (a report nests a few levels).
 MAX_DEPTH = 512
@@ -68,12 +70,23 @@ class _WithoutBom:
         return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
 
 
-def events(stream: _Readable) -> Events:
-    """The events of the JSON document ``stream`` holds. Iterating raises
-    ijson's errors (:func:`translate` says what they mean) and whatever reading raises."""
+@cache
+def backend() -> Any:
+    """The ijson backend read with: yajl2_c, else ijson's default."""
     import ijson
 
-    return iter(ijson.basic_parse(_WithoutBom(stream), buf_size=CHUNK, use_float=True))
+    try:
+        return ijson.get_backend("yajl2_c")
+    except ImportError:  # no C backend on this platform
+        return ijson
+
+
+def events(stream: _Readable) -> Events:
+    """The events of the JSON document ``stream`` holds. Iterating raises
+    ijson's errors (:func:`translate` says what they mean) and whatever
+    reading raises."""
+    parse = backend().basic_parse
+    return iter(parse(_WithoutBom(stream), buf_size=CHUNK, use_float=True))
 
 
 def translate(error: Exception) -> StrictJSONError | None:
@@ -84,7 +97,7 @@ def translate(error: Exception) -> StrictJSONError | None:
 
     if isinstance(error, StrictJSONError):
         return error
-    if isinstance(error, ijson.JSONError):
+    if isinstance(error, ijson.JSONError | ValueError):  # the Python backend's too
         text = " ".join(str(error).split())
         return StrictJSONError(f"invalid JSON: {text[:300]}")
     return None
