@@ -61,7 +61,7 @@ from ..strictjson import StrictJSONError
 from ..taskspec import TaskSpec
 from . import streamjson
 from .evidence import Evidence
-from .matching import EntryIndex, Matcher, key_filter, names_a_file, trimmed_fallback
+from .matching import KEEP_ALL, EntryIndex, Matcher, key_filter, names_a_file, trimmed_fallback
 from .outcomes import Outcome, TestOutcome, rows_for, strip_parameters
 
 __all__ = ["READER", "CtrfReader", "CtrfReport", "parse_ctrf", "read_ctrf", "wanted_keys"]
@@ -239,13 +239,15 @@ _ABSENT = object()
 class _Scan:
     """One pass over a CTRF document's events: the few top-level fields,
     and each of ``results.tests`` checked, counted, and kept when
-    ``wanted`` accepts its keys (every named one without a filter). The
+    one of ``case_ids`` can match it (every named one without them; the
+    first :data:`~truereward.readers.matching.KEEP_ALL` in any case). The
     first thing wrong with the report is remembered and the document read
     to its end: JSON that is not strict is refused first, as ``loads``
     would."""
 
-    def __init__(self, wanted: Callable[[Sequence[str]], bool] | None) -> None:
-        self.wanted = wanted
+    def __init__(self, case_ids: Sequence[str] | None) -> None:
+        self.case_ids = case_ids
+        self.wanted: Callable[[Sequence[str]], bool] | None = None
         self.is_object = False
         self.report_format: Any = None
         self.has_tests = False
@@ -349,6 +351,8 @@ class _Scan:
             return
         keys, trimmed = _keys(test, name)
         wanted = self.wanted
+        if wanted is None and self.case_ids is not None and self.tests > KEEP_ALL:
+            wanted = self.wanted = wanted_keys(self.case_ids)
         if wanted is None or wanted(keys) or (trimmed and wanted(trimmed)):
             self.kept.append((index, test, keys, trimmed))
 
@@ -356,14 +360,15 @@ class _Scan:
 def read_ctrf(
     stream: Readable,
     where: str = "ctrf report",
-    wanted: Callable[[Sequence[str]], bool] | None = None,
+    case_ids: Sequence[str] | None = None,
 ) -> CtrfReport:
-    """Parse CTRF as it is read from ``stream``, keeping the tests whose
-    keys ``wanted`` accepts (every named test without it);
+    """Parse CTRF as it is read from ``stream``, keeping the tests that one
+    of ``case_ids`` can match (every named test without them; the first
+    :data:`~truereward.readers.matching.KEEP_ALL` in any case);
     :class:`~truereward.codes.Ungradable` (``EVIDENCE_MALFORMED``) naming
     ``where`` and the entry when it is not a CTRF report with at least one
     named test. Memory holds one chunk, one test and the kept tests."""
-    scan = _Scan(wanted)
+    scan = _Scan(case_ids)
     try:
         scan.document(streamjson.events(stream))
     except Ungradable:
@@ -438,7 +443,7 @@ class CtrfReader:
     ) -> list[CaseResult]:
         where = evidence.describe()
         with evidence.open() as stream:
-            report = read_ctrf(stream, where, wanted_keys([case.id for case in spec.cases]))
+            report = read_ctrf(stream, where, [case.id for case in spec.cases])
         return rows_for(
             spec,
             report.entries,

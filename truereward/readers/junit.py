@@ -57,6 +57,7 @@ from ..safefile import CHUNK
 from ..taskspec import TaskSpec
 from .evidence import Evidence
 from .matching import (
+    KEEP_ALL,
     EntryIndex,
     Matcher,
     key_filter,
@@ -240,11 +241,13 @@ def _keys(classname: str, name: str) -> tuple[str, tuple[str, ...]]:
 
 class _Cases:
     """What the parser calls: each element's start and end, and the text;
-    it keeps the cases ``wanted`` accepts (all, without a filter), with only
-    what their outcome needs. No tree is built."""
+    it keeps the cases some of ``case_ids`` can match (all, without them:
+    the first :data:`~truereward.readers.matching.KEEP_ALL` anyway), with
+    only what their outcome needs. No tree is built."""
 
-    def __init__(self, wanted: Callable[[Sequence[str]], bool] | None) -> None:
-        self.wanted = wanted
+    def __init__(self, case_ids: Sequence[str] | None) -> None:
+        self.case_ids = case_ids
+        self.wanted: Callable[[Sequence[str]], bool] | None = None
         self.depth = 0
         self.root = ""  # the root element's local name
         self.suite = True  # whether the root is a JUnit suite; else nothing more is looked at
@@ -303,6 +306,8 @@ class _Cases:
         if name.strip() != name or classname.strip() != classname:
             trimmed = _keys(classname.strip(), name.strip())[1]
         wanted = self.wanted
+        if wanted is None and self.case_ids is not None and self.tests > KEEP_ALL:
+            wanted = self.wanted = wanted_keys(self.case_ids)
         if wanted is None or wanted(keys) or (trimmed and wanted(trimmed)):
             self.cases.append(
                 (self.depth, _Case(self.depth, attrib, label, keys, trimmed, len(self.entries)))
@@ -335,17 +340,18 @@ class _NoTree:
 def read_junit(
     stream: Readable,
     where: str = "junit report",
-    wanted: Callable[[Sequence[str]], bool] | None = None,
+    case_ids: Sequence[str] | None = None,
 ) -> JUnitReport:
     """Parse JUnit XML as it is read from ``stream``, keeping the cases
-    whose keys ``wanted`` accepts (every named case without it);
+    that one of ``case_ids`` can match (every named case without them;
+    the first :data:`~truereward.readers.matching.KEEP_ALL` in any case);
     :class:`~truereward.codes.Ungradable` (``EVIDENCE_MALFORMED``) naming
     ``where`` when it is not a JUnit report with at least one named
     ``<testcase>``. Memory holds one chunk and the kept cases."""
     from defusedxml import DefusedXmlException
     from defusedxml.ElementTree import DefusedXMLParser, ParseError
 
-    target = _Cases(wanted)
+    target = _Cases(case_ids)
     try:
         # defusedxml's parser refuses DTDs, entities and external references;
         # the elements go to our handlers straight from its expat parser (the
@@ -451,7 +457,7 @@ class JUnitReader:
     ) -> list[CaseResult]:
         where = evidence.describe()
         with evidence.open() as stream:
-            report = read_junit(stream, where, wanted_keys([case.id for case in spec.cases]))
+            report = read_junit(stream, where, [case.id for case in spec.cases])
         return rows_for(
             spec,
             report.entries,

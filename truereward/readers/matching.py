@@ -26,7 +26,10 @@ A reader that keeps only the entries some declared case can match (memory
 for a report of millions of tests) asks :func:`key_filter` which keys those
 are: every rule above looks a key up exactly, or relates it to the id by a
 suffix after a ``/``, so the filter is exact, and the entries it keeps are
-all the entries any lookup returns (ambiguous matches included).
+all the entries any lookup returns (ambiguous matches included). The
+readers keep the first :data:`KEEP_ALL` entries of a report whatever they
+are (for a small report the filter costs more than it saves) and filter the
+rest; keeping more entries than needed never changes a row.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from collections.abc import Callable, Iterable, Sequence
 from .outcomes import TestOutcome, strip_parameters
 
 __all__ = [
+    "KEEP_ALL",
     "EntryIndex",
     "Matcher",
     "key_filter",
@@ -44,6 +48,10 @@ __all__ = [
     "suffix_related",
     "trimmed_fallback",
 ]
+
+#: How many entries of a report are kept before only those a declared case
+#: can match are (:func:`key_filter`).
+KEEP_ALL = 1000
 
 #: A reader's matching rules over one index: a declared id to its entries.
 Matcher = Callable[[str], list[TestOutcome]]
