@@ -218,7 +218,7 @@ def _entry(
         and status == "skipped"
         and raw not in _XFAIL_RAW
         and "xfail" not in tags
-        and _is_traceback(test.get("trace"))
+        and test.get("trace") is True  # _slim: whether it is a traceback
     )
     duration = test.get("duration")
     duration_s = None
@@ -268,7 +268,28 @@ def _reruns(test: dict[str, Any]) -> tuple[tuple[RerunVerdict, str], ...]:
     return ()
 
 
-_ABSENT = object()
+#: What an entry is made from (:func:`_entry`); the rest of a kept test
+#: (stdout, attachments, extra...) is not kept.
+_USED = (
+    "name",
+    "status",
+    "rawStatus",
+    "raw_status",
+    "tags",
+    "duration",
+    "message",
+    "retryAttempts",
+    "retries",
+)
+
+
+def _slim(test: dict[str, Any]) -> dict[str, Any]:
+    """What :func:`_entry` needs of ``test``, its ``trace`` reduced to
+    whether it is a traceback: the test is kept until the whole report has
+    been read (whether it is legacy may come last)."""
+    slim = {key: test[key] for key in _USED if key in test}
+    slim["trace"] = _is_traceback(test.get("trace"))
+    return slim
 
 
 class _Scan:
@@ -389,7 +410,7 @@ class _Scan:
         if wanted is None and self.case_ids is not None and self.tests > KEEP_ALL:
             wanted = self.wanted = wanted_keys(self.case_ids)
         if wanted is None or wanted(keys) or (trimmed and wanted(trimmed)):
-            self.kept.append((index, test, keys, trimmed))
+            self.kept.append((index, _slim(test), keys, trimmed))
 
 
 def read_ctrf(

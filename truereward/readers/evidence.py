@@ -206,6 +206,12 @@ class Evidence:
                     )
                 )
 
+    def digest(self, relative: str | None = None) -> None:
+        """Read the file to its end and record its digest in :attr:`digests`,
+        holding a chunk at a time (the refusals of :meth:`open`)."""
+        with self.open(relative):
+            pass
+
     def read_text(self, relative: str | None = None) -> str:
         """The evidence as UTF-8 text (a BOM is dropped); undecodable bytes
         are ``EVIDENCE_MALFORMED``."""

@@ -354,7 +354,12 @@ class _Cases:
 
 
 class _NoTree:
-    """A parser target that takes nothing (the handlers are ours)."""
+    """A parser target that takes nothing (the handlers are ours). It has a
+    ``data`` so that the parser's own handling of an undefined entity still
+    raises, as it does for a tree builder."""
+
+    def data(self, text: str) -> None:
+        return None
 
     def close(self) -> None:
         return None
