@@ -134,14 +134,13 @@ def _malformed(where: str, why: str) -> Ungradable:
     return Ungradable("EVIDENCE_MALFORMED", f"{where}: {why}")
 
 
-def _outcome(status: str, raw: str, tags: list[str], legacy_xfail: bool) -> Outcome:
+def _outcome(status: str, raw: str, tags: list[str]) -> Outcome:
     if status == "passed":
         return Outcome.PASSED
     if status == "failed":
         return Outcome.ERROR if raw in _ERROR_RAW else Outcome.FAILED
     if status == "skipped":
-        xfail = raw in _XFAIL_RAW or "xfail" in tags or legacy_xfail
-        return Outcome.XFAIL if xfail else Outcome.SKIPPED
+        return Outcome.XFAIL if raw in _XFAIL_RAW or "xfail" in tags else Outcome.SKIPPED
     if status == "pending":
         return Outcome.SKIPPED
     return Outcome.FAILED  # "other": no known result is not a pass
@@ -194,14 +193,18 @@ def _keys(test: dict[str, Any], name: str) -> tuple[tuple[str, ...], tuple[str, 
     return keys, trimmed
 
 
+#: What a legacy report changes in an entry (:func:`_as_legacy`): its
+#: duration when a float (seconds), its tags (merged cases), and whether it
+#: is a skip whose trace is a failure's traceback.
+_Legacy = tuple[float | None, list[str], bool]
+
+
 def _entry(
-    test: dict[str, Any],
-    index: int,
-    keys: tuple[str, ...],
-    trimmed: tuple[str, ...],
-    legacy: bool,
-    pytest_legacy: bool,
-) -> TestOutcome:
+    test: dict[str, Any], index: int, keys: tuple[str, ...], trimmed: tuple[str, ...]
+) -> tuple[TestOutcome, _Legacy]:
+    """The entry of ``test`` as a current report has it, and what a legacy
+    one would change (whether the report is legacy may only be known at its
+    end; nothing else of the test is kept)."""
     name: str = test["name"]
     status: str = test["status"]
     raw = test.get("rawStatus", test.get("raw_status"))
@@ -213,36 +216,46 @@ def _entry(
         tags = [tag for tag in given if isinstance(tag, str)]
     elif given is not None:
         invalid = f"results.tests[{index}]: tags is {_shape(given)}, not a list of strings"
-    legacy_xfail = (
-        pytest_legacy
-        and status == "skipped"
-        and raw not in _XFAIL_RAW
-        and "xfail" not in tags
-        and test.get("trace") is True  # _slim: whether it is a traceback
-    )
     duration = test.get("duration")
-    duration_s = None
+    duration_s = seconds = None
     if isinstance(duration, int | float) and not isinstance(duration, bool) and duration >= 0:
         # Legacy reporters wrote float seconds; current CTRF is integer ms.
-        duration_s = float(duration) if legacy and isinstance(duration, float) else duration / 1000
+        duration_s = duration / 1000
+        if isinstance(duration, float):
+            seconds = duration
     message = test.get("message")
-    return TestOutcome(
-        label=name,
-        outcome=_outcome(status, raw, tags, legacy_xfail),
-        keys=keys,
-        message=message if isinstance(message, str) else "",
-        duration_s=duration_s,
-        merged=legacy and _may_be_merged(name, tags),
-        raw=(
-            "skipped with a failure's traceback: an xfail (pytest-json-ctrf 0.3.x)"
-            if legacy_xfail
-            else raw or status
-        ),
-        reported=status,
-        reruns=_reruns(test),
-        trimmed=trimmed,
-        invalid=invalid,
+    outcome = _outcome(status, raw, tags)
+    reruns = _reruns(test) if "retryAttempts" in test or "retries" in test else ()
+    entry = TestOutcome(  # label, outcome, keys, message, duration_s, merged, reported, raw...
+        name,
+        outcome,
+        keys,
+        message if isinstance(message, str) else "",
+        duration_s,
+        False,
+        status,
+        raw or status,
+        reruns,
+        trimmed,
+        invalid,
     )
+    traceback = (
+        outcome is Outcome.SKIPPED and status == "skipped" and _is_traceback(test.get("trace"))
+    )
+    return entry, (seconds, tags, traceback)
+
+
+def _as_legacy(entry: TestOutcome, legacy: _Legacy, pytest: bool) -> TestOutcome:
+    """``entry`` as a legacy report means it (``pytest``: written by
+    pytest-json-ctrf)."""
+    seconds, tags, traceback = legacy
+    if seconds is not None:
+        entry.duration_s = seconds
+    entry.merged = _may_be_merged(entry.label, tags)
+    if pytest and traceback:
+        entry.outcome = Outcome.XFAIL
+        entry.raw = "skipped with a failure's traceback: an xfail (pytest-json-ctrf 0.3.x)"
+    return entry
 
 
 def _reruns(test: dict[str, Any]) -> tuple[tuple[RerunVerdict, str], ...]:
@@ -268,30 +281,6 @@ def _reruns(test: dict[str, Any]) -> tuple[tuple[RerunVerdict, str], ...]:
     return ()
 
 
-#: What an entry is made from (:func:`_entry`); the rest of a kept test
-#: (stdout, attachments, extra...) is not kept.
-_USED = (
-    "name",
-    "status",
-    "rawStatus",
-    "raw_status",
-    "tags",
-    "duration",
-    "message",
-    "retryAttempts",
-    "retries",
-)
-
-
-def _slim(test: dict[str, Any]) -> dict[str, Any]:
-    """What :func:`_entry` needs of ``test``, its ``trace`` reduced to
-    whether it is a traceback: the test is kept until the whole report has
-    been read (whether it is legacy may come last)."""
-    slim = {key: test[key] for key in _USED if key in test}
-    slim["trace"] = _is_traceback(test.get("trace"))
-    return slim
-
-
 class _Scan:
     """One pass over a CTRF document's events: the few top-level fields,
     and each of ``results.tests`` checked, counted, and kept when
@@ -312,8 +301,8 @@ class _Scan:
         self.nameless = 0
         #: The first malformed entry: (index, why).
         self.bad_entry: tuple[int, str] | None = None
-        #: Kept tests: (index, test, keys, trimmed keys).
-        self.kept: list[tuple[int, dict[str, Any], tuple[str, ...], tuple[str, ...]]] = []
+        #: Kept tests: their entries, and what a legacy report changes in them.
+        self.kept: list[tuple[TestOutcome, _Legacy]] = []
 
     def document(self, stream: streamjson.Events) -> None:
         event, first = next(stream)
@@ -410,7 +399,7 @@ class _Scan:
         if wanted is None and self.case_ids is not None and self.tests > KEEP_ALL:
             wanted = self.wanted = wanted_keys(self.case_ids)
         if wanted is None or wanted(keys) or (trimmed and wanted(trimmed)):
-            self.kept.append((index, _slim(test), keys, trimmed))
+            self.kept.append(_entry(test, index, keys, trimmed))
 
 
 def read_ctrf(
@@ -457,8 +446,8 @@ def read_ctrf(
     tool = tool if isinstance(tool, str) else ""
     pytest_legacy = legacy and tool == "pytest"
     entries = [
-        _entry(test, index, keys, trimmed, legacy, pytest_legacy)
-        for index, test, keys, trimmed in scan.kept
+        _as_legacy(entry, changes, pytest_legacy) if legacy else entry
+        for entry, changes in scan.kept
     ]
     return CtrfReport(
         entries=entries, legacy=legacy, tool=tool, tests=scan.tests, nameless=scan.nameless

@@ -53,7 +53,9 @@ class EvidenceStream:
     """One evidence file being read: :meth:`read` returns its next bytes
     (``b""`` at the end) and hashes them; more than ``limit`` bytes in all
     is ``EVIDENCE_MALFORMED``, an I/O error ``EVIDENCE_UNREADABLE``. Made by
-    :meth:`Evidence.open`."""
+    :meth:`Evidence.open`. ``expected`` is the size the file had when
+    opened: reads ask for no more than that (and one byte, to see the end),
+    so a small file costs no chunk-sized buffer."""
 
     def __init__(
         self,
@@ -61,8 +63,10 @@ class EvidenceStream:
         where: str,
         limit: int,
         too_big: Callable[[str, int], Ungradable],
+        expected: int = 0,
     ) -> None:
         self._read = read
+        self._expected = expected
         self.where = where
         self._limit = limit
         self._too_big = too_big
@@ -82,8 +86,11 @@ class EvidenceStream:
             return b"".join(parts)
         if size == 0:
             return b""
+        want = min(size, safefile.CHUNK, self._limit + 1 - self.size)
+        if self.size < self._expected:
+            want = min(want, self._expected - self.size + 1)
         try:
-            data = self._read(min(size, safefile.CHUNK, self._limit + 1 - self.size))
+            data = self._read(want)
         except OSError as error:
             self._broken = Ungradable(
                 "EVIDENCE_UNREADABLE", f"{self.where}: {error.strerror or error}"
@@ -192,8 +199,8 @@ class Evidence:
         :attr:`digests` (none when the file is too large or unreadable)."""
         where = self.describe(relative)
         opened = self._open_local(where) if self.is_local else self._open_remote(relative, where)
-        with opened as read:
-            stream = EvidenceStream(read, where, self.max_bytes, self._too_big)
+        with opened as (read, size):
+            stream = EvidenceStream(read, where, self.max_bytes, self._too_big, size)
             try:
                 yield stream
             finally:
@@ -251,10 +258,10 @@ class Evidence:
             raise self._local_refusal(where, error) from None
 
     @contextmanager
-    def _open_local(self, where: str) -> Iterator[Callable[[int], bytes]]:
+    def _open_local(self, where: str) -> Iterator[tuple[Callable[[int], bytes], int]]:
         """A function reading the next bytes of the local file ``where``,
         opened by :func:`truereward.safefile.opened` (refusals as for
-        :meth:`_read_local`)."""
+        :meth:`_read_local`), and the file's size."""
         self.refuse_outside(where)
         with ExitStack() as stack:
             try:
@@ -264,7 +271,7 @@ class Evidence:
                     raise safefile.TooLarge(where, size, self.max_bytes)
             except OSError as error:
                 raise self._local_refusal(where, error) from None
-            yield lambda count: os.read(fd, count)
+            yield (lambda count: os.read(fd, count)), size
 
     def _local_refusal(self, where: str, error: OSError) -> Ungradable:
         """The refusal for ``error``, met opening or reading the local file ``where``."""
@@ -323,9 +330,11 @@ class Evidence:
         return data
 
     @contextmanager
-    def _open_remote(self, relative: str | None, where: str) -> Iterator[Callable[[int], bytes]]:
+    def _open_remote(
+        self, relative: str | None, where: str
+    ) -> Iterator[tuple[Callable[[int], bytes], int]]:
         """A function reading the next bytes of the object at ``relative``
-        (refusals as for :meth:`_read_remote`)."""
+        (refusals as for :meth:`_read_remote`), and the size it says it has."""
         fs, path = self._fs(relative)
         with ExitStack() as stack:
             try:
@@ -342,4 +351,4 @@ class Evidence:
                 raise Ungradable("EVIDENCE_MISSING", f"{where}: no such object") from None
             except Exception as error:  # any store failure is the grader's side
                 raise Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error}") from error
-            yield lambda count: bytes(handle.read(count))
+            yield (lambda count: bytes(handle.read(count))), size

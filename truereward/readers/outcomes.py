@@ -212,6 +212,7 @@ def rows_for(
     matches a merged entry, is ``CASE_INVALID``; a case that matches a
     malformed entry is ``EVIDENCE_MALFORMED``."""
     any_merged = any(entry.merged for entry in entries)
+    any_invalid = any(entry.invalid for entry in entries)
     absent = f"absent from {source}"
     if unnamed:
         absent += (
@@ -244,7 +245,9 @@ def rows_for(
                 )
             )
             continue
-        invalid = next((entry.invalid for entry in found if entry.invalid), "")
+        invalid = (
+            next((entry.invalid for entry in found if entry.invalid), "") if any_invalid else ""
+        )
         if invalid:
             rows.append(
                 CaseResult(

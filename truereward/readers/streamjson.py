@@ -85,7 +85,9 @@ def events(stream: _Readable) -> Events:
     """The events of the JSON document ``stream`` holds. Iterating raises
     ijson's errors (:func:`translate` says what they mean) and whatever
     reading raises."""
-    parse = backend().basic_parse
+    chosen = backend()
+    # The backend's own generator, without ijson's dispatch on the source.
+    parse = getattr(chosen, "basic_parse_gen", chosen.basic_parse)
     return iter(parse(_WithoutBom(stream), buf_size=CHUNK, use_float=True))
 
 
