@@ -88,14 +88,14 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from ..cases import CaseResult, RerunVerdict
 from ..codes import Ungradable
 from ..strictjson import StrictJSONError
 from ..taskspec import TaskSpec
 from . import streamjson
-from .evidence import Evidence
+from .evidence import Evidence, Readable
 from .matching import KEEP_ALL, EntryIndex, Matcher, key_filter, names_a_file, trimmed_fallback
 from .outcomes import Outcome, TestOutcome, rows_for, strip_parameters
 
@@ -113,7 +113,7 @@ _SKIP_TUPLE = re.compile(rf"\({_QUOTED}, \d+, {_QUOTED}\)", re.DOTALL)
 @dataclass(frozen=True)
 class CtrfReport:
     """A parsed CTRF report: its entries (those a declared case can match,
-    when the parse was given a filter), whether it is a legacy shape, the
+    when the parse was given the case ids), whether it is a legacy shape, the
     tool that wrote it, how many tests it lists and how many of them have
     no name."""
 
@@ -122,12 +122,6 @@ class CtrfReport:
     tool: str
     tests: int = 0
     nameless: int = 0
-
-
-class Readable(Protocol):
-    """What the parser reads from: ``read(size)`` bytes, ``b""`` at the end."""
-
-    def read(self, size: int = -1, /) -> bytes: ...
 
 
 def _malformed(where: str, why: str) -> Ungradable:
@@ -283,9 +277,9 @@ def _reruns(test: dict[str, Any]) -> tuple[tuple[RerunVerdict, str], ...]:
 
 class _Scan:
     """One pass over a CTRF document's events: the few top-level fields,
-    and each of ``results.tests`` checked, counted, and kept when
-    one of ``case_ids`` can match it (every named one without them; the
-    first :data:`~truereward.readers.matching.KEEP_ALL` in any case). The
+    and each of ``results.tests`` checked, counted, and kept when it is
+    named and among the first :data:`~truereward.readers.matching.KEEP_ALL`
+    or one of ``case_ids`` can match it (every named one without them). The
     first thing wrong with the report is remembered and the document read
     to its end: JSON that is not strict is refused first, as ``loads``
     would."""

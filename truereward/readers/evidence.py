@@ -36,17 +36,24 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .. import safefile
 from ..codes import Ungradable
 from ..document import EvidenceDigest
 
-__all__ = ["DEFAULT_MAX_BYTES", "Evidence", "EvidenceStream"]
+__all__ = ["DEFAULT_MAX_BYTES", "Evidence", "EvidenceStream", "Readable"]
 
 #: The largest evidence file read, by default: far above any real test
 #: report, far below what would hurt the grader.
 DEFAULT_MAX_BYTES = safefile.LIMIT
+
+
+class Readable(Protocol):
+    """What a streaming parser reads from (an :class:`EvidenceStream`, or
+    ``io.BytesIO``): ``read(size)`` bytes, ``b""`` at the end."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
 
 
 class EvidenceStream:

@@ -72,13 +72,13 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from ..cases import CaseResult, RerunVerdict
 from ..codes import Ungradable
 from ..safefile import CHUNK
 from ..taskspec import TaskSpec
-from .evidence import Evidence
+from .evidence import Evidence, Readable
 from .matching import (
     KEEP_ALL,
     EntryIndex,
@@ -111,18 +111,13 @@ _TEXT = 2000
 @dataclass(frozen=True)
 class JUnitReport:
     """A parsed JUnit report: one entry per named ``<testcase>`` (those a
-    declared case can match, when the parse was given a filter); ``tests``
-    counts every ``<testcase>``, ``nameless`` those without a name."""
+    declared case can match, when the parse was given the case ids);
+    ``tests`` counts every ``<testcase>``, ``nameless`` those without a
+    name."""
 
     entries: list[TestOutcome]
     tests: int = 0
     nameless: int = 0
-
-
-class Readable(Protocol):
-    """What the parsers read from: ``read(size)`` bytes, ``b""`` at the end."""
-
-    def read(self, size: int = -1, /) -> bytes: ...
 
 
 def _malformed(where: str, why: str) -> Ungradable:
@@ -179,18 +174,16 @@ class _Result:
 class _Case:
     """A ``<testcase>`` being read."""
 
-    __slots__ = ("attrib", "depth", "keys", "label", "reruns", "results", "slot", "trimmed")
+    __slots__ = ("attrib", "keys", "label", "reruns", "results", "slot", "trimmed")
 
     def __init__(
         self,
-        depth: int,
         attrib: dict[str, str],
         label: str,
         keys: tuple[str, ...],
         trimmed: tuple[str, ...],
         slot: int,
     ) -> None:
-        self.depth = depth
         self.attrib = attrib
         self.label = label
         self.keys = keys
@@ -263,10 +256,11 @@ def _keys(classname: str, name: str) -> tuple[str, tuple[str, ...]]:
 
 
 class _Cases:
-    """What the parser calls: each element's start and end, and the text;
-    it keeps the cases some of ``case_ids`` can match (all, without them:
-    the first :data:`~truereward.readers.matching.KEEP_ALL` anyway), with
-    only what their outcome needs. No tree is built."""
+    """What the parser calls: each element's start and end, and the text.
+    It keeps every named case up to the
+    :data:`~truereward.readers.matching.KEEP_ALL`-th, then only those one of
+    ``case_ids`` can match (all of them without ``case_ids``), each with
+    only what its outcome needs. No tree is built."""
 
     def __init__(self, case_ids: Sequence[str] | None) -> None:
         self.case_ids = case_ids
@@ -332,9 +326,7 @@ class _Cases:
         if wanted is None and self.case_ids is not None and self.tests > KEEP_ALL:
             wanted = self.wanted = wanted_keys(self.case_ids)
         if wanted is None or wanted(keys) or (trimmed and wanted(trimmed)):
-            self.cases.append(
-                (self.depth, _Case(self.depth, attrib, label, keys, trimmed, len(self.entries)))
-            )
+            self.cases.append((self.depth, _Case(attrib, label, keys, trimmed, len(self.entries))))
             self.entries.append(None)  # in document order, whatever nests in it
         else:
             self.cases.append((self.depth, None))

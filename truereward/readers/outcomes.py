@@ -211,6 +211,7 @@ def rows_for(
     so). A declared ``test_x[2]`` that matches nothing, while ``test_x``
     matches a merged entry, is ``CASE_INVALID``; a case that matches a
     malformed entry is ``EVIDENCE_MALFORMED``."""
+    entries = list(entries)
     any_merged = any(entry.merged for entry in entries)
     any_invalid = any(entry.invalid for entry in entries)
     absent = f"absent from {source}"

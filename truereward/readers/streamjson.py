@@ -32,10 +32,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
-from typing import Any, Protocol
+from typing import Any
 
 from ..safefile import CHUNK
 from ..strictjson import StrictJSONError
+from .evidence import Readable
 
 __all__ = ["MAX_DEPTH", "Events", "backend", "events", "skip", "translate", "value"]
 
@@ -46,14 +47,10 @@ MAX_DEPTH = 512
 Events = Iterator[tuple[str, Any]]
 
 
-class _Readable(Protocol):
-    def read(self, size: int = -1, /) -> bytes: ...
-
-
 class _WithoutBom:
     """``stream`` without a leading UTF-8 byte-order mark."""
 
-    def __init__(self, stream: _Readable) -> None:
+    def __init__(self, stream: Readable) -> None:
         self._stream = stream
         self._first = True
 
@@ -81,7 +78,7 @@ def backend() -> Any:
         return ijson
 
 
-def events(stream: _Readable) -> Events:
+def events(stream: Readable) -> Events:
     """The events of the JSON document ``stream`` holds. Iterating raises
     ijson's errors (:func:`translate` says what they mean) and whatever
     reading raises."""
