@@ -99,6 +99,8 @@ def translate(error: Exception) -> StrictJSONError | None:
     if isinstance(error, ijson.JSONError | ValueError):  # the Python backend's too
         text = " ".join(str(error).split())
         return StrictJSONError(f"invalid JSON: {text[:300]}")
+    if isinstance(error, StopIteration):  # the events ended where a value must be
+        return StrictJSONError("invalid JSON: the document ends early")
     return None
 
 
