@@ -1,4 +1,5 @@
-"""Read every file of the shared evidence corpus and compare with its INDEX.
+"""Read every file of the shared evidence corpus and compare with its INDEX;
+then grade the hand-written report shapes of tests/data/shapes.
 
     .venv/bin/python infra/check_evidence.py ../shared/evidence
 
@@ -6,18 +7,29 @@ For each valid file, the counts our readers see (tests / passed / failed /
 errored / skipped; for CTRF also pending and other) must equal the INDEX's,
 except where we deliberately count otherwise (listed in DELIBERATE, with the
 reason). Files the INDEX marks as a parse error, and files with no testcase
-or not JUnit, must be refused. Exit 0 when everything agrees, 1 otherwise.
+or not JUnit, must be refused.
+
+The shapes (tests/data/shapes/EXPECTED.json says what each file is and how
+each of its declared cases must be graded) are the ones an external
+comparison of the readers found: a nameless test among good ones, CTRF
+tags that are not a list, names with surrounding whitespace, a legacy
+pytest-json-ctrf xfail written as a skip. Each is graded through the public
+reader, and its digest checked against the file's bytes.
+
+Exit 0 when everything agrees, 1 otherwise.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import sys
 from collections import Counter
 from pathlib import Path
 
 from truereward.codes import Ungradable
-from truereward.readers import read
+from truereward.readers import Evidence, read, read_with_evidence
 from truereward.readers.ctrf import parse_ctrf
 from truereward.readers.junit import parse_junit
 from truereward.readers.outcomes import Outcome
@@ -37,6 +49,9 @@ DELIBERATE = {
 MUST_REFUSE = {
     "junit/edge__no-cases-but-tests.xml": "no <testcase>: declared totals are not results",
 }
+
+#: The hand-written shapes, beside the tests.
+SHAPES = Path(__file__).resolve().parents[1] / "tests" / "data" / "shapes"
 
 _ROW = re.compile(r"^\| `(?P<file>[^`]+)` \| [^|]* \| (?P<counts>[^|]+) \|")
 
@@ -62,6 +77,46 @@ def read_whole(path: Path, name: str, entries: list) -> list[str]:
     if absent:
         problems.append(f"{name}: read() did not find its own tests {absent[:3]}")
     return problems
+
+
+def check_shapes(directory: Path = SHAPES) -> tuple[int, list[str]]:
+    """Grade each file of ``directory`` as its EXPECTED.json says; the
+    number of files checked and the problems found."""
+    expected = json.loads((directory / "EXPECTED.json").read_text(encoding="utf-8"))
+    problems: list[str] = []
+    for name, shape in expected.items():
+        path = directory / name
+        case_set = {case_id: case["kind"] for case_id, case in shape["cases"].items()}
+        source = Evidence(url=str(path))
+        data = path.read_bytes()
+        try:
+            reading = read_with_evidence(shape["reader"], source, case_set)
+        except Ungradable as refusal:
+            if refusal.code != shape.get("refused") or shape.get("why", "") not in refusal.why:
+                problems.append(f"shape {name}: refused ({refusal}), expected {shape}")
+            else:
+                print(f"refused as expected  shape {name}: {refusal.code}")
+        else:
+            if "refused" in shape:
+                problems.append(f"shape {name}: read, but it must be refused ({shape['refused']})")
+            rows = {row.id: row for row in reading.rows}
+            for case_id, case in shape["cases"].items():
+                row = rows[case_id]
+                got = (row.verdict, row.code)
+                want = (case["verdict"], case.get("code", ""))
+                if got != want or case.get("why", "") not in row.why:
+                    problems.append(
+                        f"shape {name}: {case_id} is {got} ({row.why!r}), expected {case}"
+                    )
+            if not any(problem.startswith(f"shape {name}:") for problem in problems):
+                print(f"graded as expected   shape {name}: {len(rows)} cases")
+        digests = [(digest.sha256, digest.size) for digest in source.digests]
+        if digests != [(hashlib.sha256(data).hexdigest(), len(data))]:
+            problems.append(f"shape {name}: the recorded digest {digests} is not the file's")
+    on_disk = {path.name for path in directory.iterdir() if path.suffix in (".xml", ".json")}
+    for missing in sorted(on_disk - set(expected) - {"EXPECTED.json"}):
+        problems.append(f"shape {missing}: on disk but not in EXPECTED.json (not checked)")
+    return len(expected), problems
 
 
 def main(corpus: Path) -> int:
@@ -128,6 +183,9 @@ def main(corpus: Path) -> int:
     }
     for missing in sorted(on_disk - listed):
         problems.append(f"{missing}: on disk but not in the INDEX (not checked)")
+    shapes, shape_problems = check_shapes()
+    checked += shapes
+    problems += shape_problems
     for problem in problems:
         print(f"PROBLEM              {problem}")
     print(f"{checked} files checked, {len(problems)} problems")

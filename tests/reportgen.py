@@ -37,6 +37,16 @@ SUITE = textwrap.dedent("""
     def test_xfail():
         assert 0
 
+    def test_xfail_imperative():
+        pytest.xfail("not yet")
+
+    @pytest.mark.xfail(raises=ZeroDivisionError)
+    def test_xfail_raises():
+        1 / 0
+
+    def test_skip_imperative():
+        pytest.skip("not 'here' \\"now\\"")
+
     @pytest.mark.xfail
     def test_xpass():
         pass
@@ -62,6 +72,9 @@ OUTCOMES = {
     "tests/test_suite.py::test_fail": "failed",
     "tests/test_suite.py::test_skip": "skipped",
     "tests/test_suite.py::test_xfail": "xfail",
+    "tests/test_suite.py::test_xfail_imperative": "xfail",
+    "tests/test_suite.py::test_xfail_raises": "xfail",
+    "tests/test_suite.py::test_skip_imperative": "skipped",
     "tests/test_suite.py::test_xpass": "passed",
     "tests/test_suite.py::test_xpass_strict": "failed",
     "tests/test_suite.py::test_error": "error",

@@ -115,6 +115,33 @@ def test_legacy_ctrf_reads_and_refuses_merged_parametrised_cases(reports):
     assert not fold(list(rows.values()), case_set=case_set).gradable
 
 
+def test_legacy_ctrf_xfails_without_the_xfail_tag_are_passes(reports):
+    """pytest-json-ctrf 0.3.5 writes an xfail as ``skipped``, tagged
+    ``xfail`` only for a bare ``@pytest.mark.xfail``; its ``trace`` is the
+    failure's traceback, where a real skip's is the (path, line, reason)
+    tuple."""
+    tests = {
+        test["name"]: test
+        for test in json.loads(reports["ctrf-legacy"].read_text())["results"]["tests"]
+    }
+    imperative = tests["tests/test_suite.py::test_xfail_imperative"]
+    assert imperative["status"] == "skipped" and "xfail" not in imperative.get("tags", [])
+    assert "XFailed" in imperative["trace"]
+    assert tests["tests/test_suite.py::test_skip_imperative"]["trace"].startswith("(")
+    case_set = {
+        "tests/test_suite.py::test_xfail_imperative": "fail_to_pass",
+        "tests/test_suite.py::test_xfail_raises": "fail_to_pass",
+        "tests/test_suite.py::test_skip_imperative": "fail_to_pass",
+        "tests/test_suite.py::test_skip": "pass_to_pass",
+    }
+    rows = {row.id: row for row in read("ctrf", str(reports["ctrf-legacy"]), case_set)}
+    assert rows["tests/test_suite.py::test_xfail_imperative"].verdict == "pass"
+    assert rows["tests/test_suite.py::test_xfail_raises"].verdict == "pass"
+    assert rows["tests/test_suite.py::test_skip_imperative"].verdict == "fail"
+    assert "skipped" in rows["tests/test_suite.py::test_skip_imperative"].why
+    assert rows["tests/test_suite.py::test_skip"].verdict == "pass"
+
+
 def test_reading_records_evidence_digests(reports):
     reading = read_with_evidence(
         "junit", str(reports["junit-xunit2"]), {"tests/test_suite.py::test_pass": "fail_to_pass"}

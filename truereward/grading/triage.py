@@ -129,9 +129,9 @@ def distrust(job: RunJob, standing: GradeDocument) -> str | None:
             if not names:
                 return f"it records no reading of {where}"
             for name in names:
-                location.read_bytes(name[len(inside) :])
+                location.digest(name[len(inside) :])
         else:
-            location.read_bytes()
+            location.digest()
     except Ungradable as error:
         return f"its evidence cannot be read now ({error.code}: {error.why})"
     return judge(standing, [relative_to_run(job, item) for item in location.digests])

@@ -15,6 +15,36 @@ known result) counts as a failure. ``status`` is the final outcome; earlier
 executions (``retryAttempts``, or a bare ``retries`` count: a retry follows a
 failure) are the row's reruns, and a passing test with one is flaky.
 
+pytest-json-ctrf 0.3.x tags an xfail ``xfail`` only when it is a bare
+``@pytest.mark.xfail`` (not ``pytest.xfail()``, not ``xfail(raises=...)``,
+nor under xdist), and writes no raw status for a skip; what tells an xfail
+from a skip there is its ``trace``: an xfail's is the failure's traceback,
+a skip's is pytest's ``(path, line, reason)`` tuple. So in a legacy report
+(no ``reportFormat``) by ``tool.name`` ``pytest``, a ``skipped`` entry
+whose ``trace`` is text other than that tuple is an xfail (a pass).
+
+``tags`` is a list of strings (items that are not strings are ignored), or
+absent or null. Anything else (``5``, ``true``, ``"xfail"``, ``{"xfail":
+1}``) is a malformed entry: a case that matches it is ``EVIDENCE_MALFORMED``
+(the run's fault, that case only: the other cases are graded), never a
+crash and never an xfail.
+
+A test without a name (none, not a string, empty or blank) is one invalid
+entry, not an invalid report: it can be no declared case, so it is counted
+(:attr:`CtrfReport.nameless`) and left out, and the row of a declared case
+absent from the report says the report holds such tests.
+
+The report is parsed as it is read (:meth:`Evidence.open
+<truereward.readers.evidence.Evidence.open>`), through ijson's C backend
+(:mod:`truereward.readers.streamjson`: strict JSON as ``loads`` has it, on
+every part of the document), one test of ``results.tests`` built at a time,
+and kept only when a declared id can match it (every one of the first
+:data:`~truereward.readers.matching.KEEP_ALL`;
+:func:`~truereward.readers.matching.key_filter` after that). Memory is
+proportional to the kept tests: a report of a million tests grades in
+under 300 MB (tests/test_readers_memory.py; about 50 MB measured), where
+loading it whole took 620 MB.
+
 Matching a declared case id (see :mod:`truereward.readers.outcomes` for
 what an outcome means for a case):
 
@@ -26,12 +56,16 @@ what an outcome means for a case):
    ``filePath::name``) is the id written from another root directory: one
    ends with the other after a ``/``, so ``test_app.py::test_x`` is
    ``tests/test_app.py::test_x`` (the rule the ``junit`` reader applies to
-   node ids, :mod:`truereward.readers.matching`).
+   node ids, :mod:`truereward.readers.matching`);
+4. when these find nothing, the same rules again with each entry's
+   ``name`` and ``filePath`` trimmed of surrounding whitespace (jest writes
+   ``"renders the title "``, and names can end with a newline). A name that
+   matches as written is never matched to another one by trimming.
 
 Several different tests matching one id is an ambiguous match (say
 ``test_a.py::test_x`` with both ``tests/test_a.py::test_x`` and
-``tests/sub/test_a.py::test_x`` in the report): that case is refused
-(``CASE_INVALID``), never guessed.
+``tests/sub/test_a.py::test_x`` in the report, or ``"a "`` and ``"a\\n"``
+for ``a``): that case is refused (``CASE_INVALID``), never guessed.
 
 A legacy report (no ``reportFormat``) may merge the parametrised cases of
 a function into one entry named by the node id without its ``[params]``
@@ -40,41 +74,54 @@ in a legacy report a declared ``test_x[2]`` that no entry matches, but whose
 ``test_x`` is an entry (by the rules above), cannot be told apart and is
 refused (``CASE_INVALID``), never guessed. In a current report it is absent.
 
-Refused evidence: not JSON, not a CTRF report (no ``results.tests`` list,
-or ``reportFormat`` other than ``CTRF``), an entry without a name or with a
-status outside the CTRF vocabulary (``EVIDENCE_MALFORMED``, naming the
-entry), and a report with no test at all (it shows nothing ran).
+Refused evidence (``EVIDENCE_MALFORMED``): not strict JSON, not a CTRF
+report (no ``results.tests`` list, or ``reportFormat`` other than
+``CTRF``), an entry that is not an object or has a status outside the CTRF
+vocabulary (``"pass"`` is refused; naming the entry), and a report with no
+test at all, or none with a name (it shows nothing ran).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import io
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..cases import CaseResult, RerunVerdict
 from ..codes import Ungradable
-from ..strictjson import StrictJSONError, loads
+from ..strictjson import StrictJSONError
 from ..taskspec import TaskSpec
-from .evidence import Evidence
-from .matching import EntryIndex, names_a_file
+from . import streamjson
+from .evidence import Evidence, Readable
+from .matching import KEEP_ALL, EntryIndex, Matcher, key_filter, names_a_file, trimmed_fallback
 from .outcomes import Outcome, TestOutcome, rows_for, strip_parameters
 
-__all__ = ["READER", "CtrfReader", "CtrfReport", "parse_ctrf"]
+__all__ = ["READER", "CtrfReader", "CtrfReport", "parse_ctrf", "read_ctrf", "wanted_keys"]
 
 STATUSES = ("passed", "failed", "skipped", "pending", "other")
 _XFAIL_RAW = {"xfailed", "xfail"}
 _ERROR_RAW = {"setup_failed", "teardown_failed", "error", "errored"}
 
+_QUOTED = r"""(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""
+#: How pytest prints a skip's report: the tuple (path, line, reason).
+_SKIP_TUPLE = re.compile(rf"\({_QUOTED}, \d+, {_QUOTED}\)", re.DOTALL)
+
 
 @dataclass(frozen=True)
 class CtrfReport:
-    """A parsed CTRF report: its entries, whether it is a legacy shape, and
-    the statuses as the report wrote them (for counting)."""
+    """A parsed CTRF report: its entries (those a declared case can match,
+    when the parse was given the case ids), whether it is a legacy shape, the
+    tool that wrote it, how many tests it lists and how many of them have
+    no name."""
 
     entries: list[TestOutcome]
     legacy: bool
     tool: str
+    tests: int = 0
+    nameless: int = 0
 
 
 def _malformed(where: str, why: str) -> Ungradable:
@@ -101,40 +148,108 @@ def _may_be_merged(name: str, tags: list[str]) -> bool:
     return strip_parameters(name) == name or any(tag.startswith("parametrize::") for tag in tags)
 
 
-def _entry(test: Any, index: int, where: str, legacy: bool) -> TestOutcome:
-    at = f"{where}: results.tests[{index}]"
-    if not isinstance(test, dict):
-        raise _malformed(at, "a test is a JSON object")
-    name = test.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise _malformed(at, "a test needs a non-empty name")
-    status = test.get("status")
-    if status not in STATUSES:
-        raise _malformed(at, f"status {status!r} is not one of {', '.join(STATUSES)}")
+def _is_traceback(trace: object) -> bool:
+    """Whether a legacy pytest entry's ``trace`` is a failure's report (an
+    xfail's), not the ``(path, line, reason)`` tuple of a skip."""
+    if not isinstance(trace, str) or not trace.strip():
+        return False
+    return _SKIP_TUPLE.fullmatch(trace.strip()) is None
+
+
+def _shape(value: object) -> str:
+    """``value`` in words, for a message."""
+    kind = (
+        "a boolean"
+        if isinstance(value, bool)
+        else "a number"
+        if isinstance(value, int | float)
+        else "a string"
+        if isinstance(value, str)
+        else "an object"
+        if isinstance(value, dict)
+        else "an array"
+    )
+    text = json.dumps(value, ensure_ascii=False)
+    return f"{text[:60]}{'...' if len(text) > 60 else ''} ({kind})"
+
+
+def _keys(test: dict[str, Any], name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The keys an entry is matched under, and again with its name and file
+    trimmed of surrounding whitespace (empty when that changes nothing)."""
+    file_path = test.get("filePath", test.get("file_path"))
+    if not isinstance(file_path, str):
+        file_path = ""
+    keys = (name, f"{file_path}::{name}") if file_path and "::" not in name else (name,)
+    if name.strip() == name and file_path.strip() == file_path:
+        return keys, ()
+    name, file_path = name.strip(), file_path.strip()
+    trimmed = (name, f"{file_path}::{name}") if file_path and "::" not in name else (name,)
+    return keys, trimmed
+
+
+#: What a legacy report changes in an entry (:func:`_as_legacy`): its
+#: duration when a float (seconds), its tags (merged cases), and whether it
+#: is a skip whose trace is a failure's traceback.
+_Legacy = tuple[float | None, list[str], bool]
+
+
+def _entry(
+    test: dict[str, Any], index: int, keys: tuple[str, ...], trimmed: tuple[str, ...]
+) -> tuple[TestOutcome, _Legacy]:
+    """The entry of ``test`` as a current report has it, and what a legacy
+    one would change (whether the report is legacy may only be known at its
+    end; nothing else of the test is kept)."""
+    name: str = test["name"]
+    status: str = test["status"]
     raw = test.get("rawStatus", test.get("raw_status"))
     raw = raw if isinstance(raw, str) else ""
-    tags = [tag for tag in test.get("tags") or [] if isinstance(tag, str)]
-    keys = [name]
-    file_path = test.get("filePath", test.get("file_path"))
-    if isinstance(file_path, str) and file_path and "::" not in name:
-        keys.append(f"{file_path}::{name}")
+    given = test.get("tags")
+    invalid = ""
+    tags: list[str] = []
+    if isinstance(given, list):
+        tags = [tag for tag in given if isinstance(tag, str)]
+    elif given is not None:
+        invalid = f"results.tests[{index}]: tags is {_shape(given)}, not a list of strings"
     duration = test.get("duration")
-    duration_s = None
+    duration_s = seconds = None
     if isinstance(duration, int | float) and not isinstance(duration, bool) and duration >= 0:
         # Legacy reporters wrote float seconds; current CTRF is integer ms.
-        duration_s = float(duration) if legacy and isinstance(duration, float) else duration / 1000
+        duration_s = duration / 1000
+        if isinstance(duration, float):
+            seconds = duration
     message = test.get("message")
-    return TestOutcome(
-        label=name,
-        outcome=_outcome(status, raw, tags),
-        keys=tuple(keys),
-        message=message if isinstance(message, str) else "",
-        duration_s=duration_s,
-        merged=legacy and _may_be_merged(name, tags),
-        raw=raw or status,
-        reported=status,
-        reruns=_reruns(test),
+    outcome = _outcome(status, raw, tags)
+    reruns = _reruns(test) if "retryAttempts" in test or "retries" in test else ()
+    entry = TestOutcome(  # label, outcome, keys, message, duration_s, merged, reported, raw...
+        name,
+        outcome,
+        keys,
+        message if isinstance(message, str) else "",
+        duration_s,
+        False,
+        status,
+        raw or status,
+        reruns,
+        trimmed,
+        invalid,
     )
+    traceback = (
+        outcome is Outcome.SKIPPED and status == "skipped" and _is_traceback(test.get("trace"))
+    )
+    return entry, (seconds, tags, traceback)
+
+
+def _as_legacy(entry: TestOutcome, legacy: _Legacy, pytest: bool) -> TestOutcome:
+    """``entry`` as a legacy report means it (``pytest``: written by
+    pytest-json-ctrf)."""
+    seconds, tags, traceback = legacy
+    if seconds is not None:
+        entry.duration_s = seconds
+    entry.merged = _may_be_merged(entry.label, tags)
+    if pytest and traceback:
+        entry.outcome = Outcome.XFAIL
+        entry.raw = "skipped with a failure's traceback: an xfail (pytest-json-ctrf 0.3.x)"
+    return entry
 
 
 def _reruns(test: dict[str, Any]) -> tuple[tuple[RerunVerdict, str], ...]:
@@ -160,33 +275,191 @@ def _reruns(test: dict[str, Any]) -> tuple[tuple[RerunVerdict, str], ...]:
     return ()
 
 
-def parse_ctrf(data: bytes, where: str = "ctrf report") -> CtrfReport:
-    """Parse CTRF bytes; :class:`~truereward.codes.Ungradable`
-    (``EVIDENCE_MALFORMED``) naming ``where`` and the entry when they are not
-    a CTRF report with at least one test."""
+class _Scan:
+    """One pass over a CTRF document's events: the few top-level fields,
+    and each of ``results.tests`` checked, counted, and kept when it is
+    named and among the first :data:`~truereward.readers.matching.KEEP_ALL`
+    or one of ``case_ids`` can match it (every named one without them). The
+    first thing wrong with the report is remembered and the document read
+    to its end: JSON that is not strict is refused first, as ``loads``
+    would."""
+
+    def __init__(self, case_ids: Sequence[str] | None) -> None:
+        self.case_ids = case_ids
+        self.wanted: Callable[[Sequence[str]], bool] | None = None
+        self.is_object = False
+        self.report_format: Any = None
+        self.has_tests = False
+        self.tool: Any = None
+        self.tests = 0
+        self.nameless = 0
+        #: The first malformed entry: (index, why).
+        self.bad_entry: tuple[int, str] | None = None
+        #: Kept tests: their entries, and what a legacy report changes in them.
+        self.kept: list[tuple[TestOutcome, _Legacy]] = []
+
+    def document(self, stream: streamjson.Events) -> None:
+        event, first = next(stream)
+        if event != "start_map":
+            streamjson.skip(stream, event, first, 1)
+        else:
+            self.is_object = True
+            self._object(stream, {"reportFormat": self._report_format, "results": self._results}, 1)
+        for _ in stream:  # nothing may follow (ijson says so on reaching it)
+            raise StrictJSONError("invalid JSON: more than one value")
+
+    def _object(
+        self,
+        stream: streamjson.Events,
+        fields: dict[str, Callable[[streamjson.Events, str, Any], None]],
+        depth: int,
+    ) -> None:
+        """The object whose start was just read, at ``depth``: each of
+        ``fields`` handed to its function, the rest skipped."""
+        seen: set[str] = set()
+        for event, key in stream:
+            if event == "end_map":
+                return
+            if key in seen:
+                raise StrictJSONError(f"duplicate key {key!r} in one object")
+            seen.add(key)
+            event, first = next(stream)
+            read = fields.get(key)
+            if read is None:
+                streamjson.skip(stream, event, first, depth + 1)
+            else:
+                read(stream, event, first)
+
+    def _report_format(self, stream: streamjson.Events, event: str, first: Any) -> None:
+        self.report_format = streamjson.value(stream, event, first, 2)
+
+    def _results(self, stream: streamjson.Events, event: str, first: Any) -> None:
+        if event != "start_map":
+            streamjson.skip(stream, event, first, 2)
+            return
+        self._object(stream, {"tests": self._tests, "tool": self._tool}, 2)
+
+    def _tool(self, stream: streamjson.Events, event: str, first: Any) -> None:
+        self.tool = streamjson.value(stream, event, first, 3)
+
+    def _tests(self, stream: streamjson.Events, event: str, first: Any) -> None:
+        if event != "start_array":
+            streamjson.skip(stream, event, first, 3)
+            return
+        self.has_tests = True
+        value = streamjson.value
+        test_ = self._test
+        # Each test built here, written out for the usual flat object (this
+        # runs for every event of every test); what nests is built by value().
+        for event, first in stream:
+            if event == "end_array":
+                return
+            if event != "start_map":
+                test_(value(stream, event, first, 4))
+                continue
+            test: dict[str, Any] = {}
+            key = ""
+            for event, item in stream:
+                if event == "map_key":
+                    if item in test:
+                        raise StrictJSONError(f"duplicate key {item!r} in one object")
+                    key = item
+                elif event == "end_map":
+                    break
+                elif event == "start_map" or event == "start_array":
+                    test[key] = value(stream, event, item, 5)
+                else:
+                    test[key] = item
+            test_(test)
+
+    def _test(self, test: Any) -> None:
+        index = self.tests
+        self.tests += 1
+        if self.bad_entry is not None:
+            return  # the report is refused; the rest is only checked as JSON
+        if not isinstance(test, dict):
+            self.bad_entry = (index, "a test is a JSON object")
+            return
+        status = test.get("status")
+        if status not in STATUSES:
+            self.bad_entry = (index, f"status {status!r} is not one of {', '.join(STATUSES)}")
+            return
+        name = test.get("name")
+        if not isinstance(name, str) or not name.strip():
+            self.nameless += 1
+            return
+        keys, trimmed = _keys(test, name)
+        wanted = self.wanted
+        if wanted is None and self.case_ids is not None and self.tests > KEEP_ALL:
+            wanted = self.wanted = wanted_keys(self.case_ids)
+        if wanted is None or wanted(keys) or (trimmed and wanted(trimmed)):
+            self.kept.append(_entry(test, index, keys, trimmed))
+
+
+def read_ctrf(
+    stream: Readable,
+    where: str = "ctrf report",
+    case_ids: Sequence[str] | None = None,
+) -> CtrfReport:
+    """Parse CTRF as it is read from ``stream``, keeping the tests that one
+    of ``case_ids`` can match (every named test without them; the first
+    :data:`~truereward.readers.matching.KEEP_ALL` in any case);
+    :class:`~truereward.codes.Ungradable` (``EVIDENCE_MALFORMED``) naming
+    ``where`` and the entry when it is not a CTRF report with at least one
+    named test. Memory holds one chunk, one test and the kept tests."""
+    scan = _Scan(case_ids)
     try:
-        document = loads(data)
-    except StrictJSONError as error:
-        raise _malformed(where, f"not JSON: {error}") from None
-    if not isinstance(document, dict):
+        scan.document(streamjson.events(stream))
+    except Ungradable:
+        raise
+    except Exception as error:
+        strict = streamjson.translate(error)
+        if strict is None:
+            raise
+        raise _malformed(where, f"not JSON: {strict}") from None
+    if not scan.is_object:
         raise _malformed(where, "not a CTRF report (the top level is not an object)")
-    report_format = document.get("reportFormat")
+    report_format = scan.report_format
     if report_format is not None and report_format != "CTRF":
         raise _malformed(where, f"reportFormat is {report_format!r}, not 'CTRF'")
-    results = document.get("results")
-    tests = results.get("tests") if isinstance(results, dict) else None
-    if not isinstance(tests, list):
+    if not scan.has_tests:
         raise _malformed(where, "not a CTRF report (no results.tests list)")
-    if not tests:
+    if not scan.tests:
         raise _malformed(where, "the report holds no test, so nothing shows the suite ran")
+    if scan.bad_entry is not None:
+        index, why = scan.bad_entry
+        raise _malformed(f"{where}: results.tests[{index}]", why)
+    if scan.nameless == scan.tests:
+        raise _malformed(
+            where,
+            f"not one of its {scan.tests} tests has a name (a test needs a non-empty name), "
+            "so none can be a declared case and nothing shows which tests ran",
+        )
     legacy = report_format is None
-    entries = [_entry(test, index, where, legacy) for index, test in enumerate(tests)]
-    tool = results.get("tool") if isinstance(results, dict) else None
-    name = tool.get("name") if isinstance(tool, dict) else None
-    return CtrfReport(entries=entries, legacy=legacy, tool=name if isinstance(name, str) else "")
+    tool = scan.tool.get("name") if isinstance(scan.tool, dict) else None
+    tool = tool if isinstance(tool, str) else ""
+    pytest_legacy = legacy and tool == "pytest"
+    entries = [
+        _as_legacy(entry, changes, pytest_legacy) if legacy else entry
+        for entry, changes in scan.kept
+    ]
+    return CtrfReport(
+        entries=entries, legacy=legacy, tool=tool, tests=scan.tests, nameless=scan.nameless
+    )
 
 
-def matcher(index: EntryIndex) -> Any:
+def parse_ctrf(data: bytes, where: str = "ctrf report") -> CtrfReport:
+    """Parse CTRF bytes, every named test kept (:func:`read_ctrf`)."""
+    return read_ctrf(io.BytesIO(data), where)
+
+
+def wanted_keys(case_ids: Sequence[str]) -> Callable[[Sequence[str]], bool]:
+    """Whether a test with the given keys can match one of ``case_ids``
+    under the rules of :func:`matcher`."""
+    return key_filter(case_ids, lambda case_id: (case_id,), "/", names_a_file)
+
+
+def matcher(index: EntryIndex) -> Matcher:
     """The CTRF matching rules (module docstring) over ``index``."""
 
     def match(case_id: str) -> list[TestOutcome]:
@@ -208,9 +481,15 @@ class CtrfReader:
         self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
     ) -> list[CaseResult]:
         where = evidence.describe()
-        report = parse_ctrf(evidence.read_bytes(), where)
-        index = EntryIndex(report.entries)
-        return rows_for(spec, report.entries, matcher(index), source=where)
+        with evidence.open() as stream:
+            report = read_ctrf(stream, where, [case.id for case in spec.cases])
+        return rows_for(
+            spec,
+            report.entries,
+            trimmed_fallback(matcher, report.entries),
+            source=where,
+            unnamed=report.nameless,
+        )
 
 
 READER = CtrfReader()

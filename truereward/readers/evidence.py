@@ -20,24 +20,107 @@ become refusals, never crashes:
 
 Local files are read through :mod:`truereward.safefile`: never blocking on
 a FIFO, in chunks (no buffer sized by the limit), up to ``max_bytes``.
+
+:meth:`Evidence.open` reads the same file as a stream instead, for readers
+that parse as they read (``junit``, ``ctrf``): the same refusals, chunks of
+:data:`~truereward.safefile.CHUNK` bytes, and the digest of every byte of
+the file (the rest is read and hashed when the reader stops early), so the
+document records the same sha256 and size as :meth:`Evidence.read_bytes`
+would, while memory holds one chunk, not the file.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .. import safefile
 from ..codes import Ungradable
 from ..document import EvidenceDigest
 
-__all__ = ["DEFAULT_MAX_BYTES", "Evidence"]
+__all__ = ["DEFAULT_MAX_BYTES", "Evidence", "EvidenceStream", "Readable"]
 
 #: The largest evidence file read, by default: far above any real test
 #: report, far below what would hurt the grader.
 DEFAULT_MAX_BYTES = safefile.LIMIT
+
+
+class Readable(Protocol):
+    """What a streaming parser reads from (an :class:`EvidenceStream`, or
+    ``io.BytesIO``): ``read(size)`` bytes, ``b""`` at the end."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+class EvidenceStream:
+    """One evidence file being read: :meth:`read` returns its next bytes
+    (``b""`` at the end) and hashes them; more than ``limit`` bytes in all
+    is ``EVIDENCE_MALFORMED``, an I/O error ``EVIDENCE_UNREADABLE``. Made by
+    :meth:`Evidence.open`. ``expected`` is the size the file had when
+    opened: reads ask for no more than that (and one byte, to see the end),
+    so a small file costs no chunk-sized buffer."""
+
+    def __init__(
+        self,
+        read: Callable[[int], bytes],
+        where: str,
+        limit: int,
+        too_big: Callable[[str, int], Ungradable],
+        expected: int = 0,
+    ) -> None:
+        self._read = read
+        self._expected = expected
+        self.where = where
+        self._limit = limit
+        self._too_big = too_big
+        self._sha256 = hashlib.sha256()
+        #: Bytes read so far.
+        self.size = 0
+        self._broken: Ungradable | None = None
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes (all the rest when negative); ``b""`` at the end."""
+        if self._broken is not None:
+            raise self._broken
+        if size is None or size < 0:
+            parts = []
+            while part := self.read(safefile.CHUNK):
+                parts.append(part)
+            return b"".join(parts)
+        if size == 0:
+            return b""
+        want = min(size, safefile.CHUNK, self._limit + 1 - self.size)
+        if self.size < self._expected:
+            want = min(want, self._expected - self.size + 1)
+        try:
+            data = self._read(want)
+        except OSError as error:
+            self._broken = Ungradable(
+                "EVIDENCE_UNREADABLE", f"{self.where}: {error.strerror or error}"
+            )
+            raise self._broken from None
+        except Exception as error:  # any store failure is the grader's side
+            self._broken = Ungradable("EVIDENCE_UNREADABLE", f"{self.where}: {error}")
+            raise self._broken from error
+        self.size += len(data)
+        if self.size > self._limit:  # it grew while being read
+            self._broken = self._too_big(self.where, self.size)
+            raise self._broken
+        self._sha256.update(data)
+        return data
+
+    def drain(self) -> None:
+        """Read (and hash) what is left."""
+        while self.read(safefile.CHUNK):
+            pass
+
+    def hexdigest(self) -> str:
+        """The sha256 of the bytes read so far."""
+        return self._sha256.hexdigest()
 
 
 @dataclass
@@ -114,6 +197,35 @@ class Evidence:
         )
         return data
 
+    @contextmanager
+    def open(self, relative: str | None = None) -> Iterator[EvidenceStream]:
+        """The evidence file (or ``relative`` inside the evidence directory)
+        as an :class:`EvidenceStream`, with the refusals of
+        :meth:`read_bytes`. On leaving, whatever the reader did not read is
+        read and hashed, and the file's digest is recorded in
+        :attr:`digests` (none when the file is too large or unreadable)."""
+        where = self.describe(relative)
+        opened = self._open_local(where) if self.is_local else self._open_remote(relative, where)
+        with opened as (read, size):
+            stream = EvidenceStream(read, where, self.max_bytes, self._too_big, size)
+            try:
+                yield stream
+            finally:
+                stream.drain()
+                self.digests.append(
+                    EvidenceDigest(
+                        path=self.name if self.name and not relative else where,
+                        sha256=stream.hexdigest(),
+                        size=stream.size,
+                    )
+                )
+
+    def digest(self, relative: str | None = None) -> None:
+        """Read the file to its end and record its digest in :attr:`digests`,
+        holding a chunk at a time (the refusals of :meth:`open`)."""
+        with self.open(relative):
+            pass
+
     def read_text(self, relative: str | None = None) -> str:
         """The evidence as UTF-8 text (a BOM is dropped); undecodable bytes
         are ``EVIDENCE_MALFORMED``."""
@@ -149,25 +261,45 @@ class Evidence:
         self.refuse_outside(where)
         try:
             return safefile.read_regular(where, limit=self.max_bytes)
-        except FileNotFoundError:
-            raise Ungradable("EVIDENCE_MISSING", f"{where}: no such file") from None
-        except safefile.NotAFile as error:
+        except OSError as error:
+            raise self._local_refusal(where, error) from None
+
+    @contextmanager
+    def _open_local(self, where: str) -> Iterator[tuple[Callable[[int], bytes], int]]:
+        """A function reading the next bytes of the local file ``where``,
+        opened by :func:`truereward.safefile.opened` (refusals as for
+        :meth:`_read_local`), and the file's size."""
+        self.refuse_outside(where)
+        with ExitStack() as stack:
+            try:
+                fd = stack.enter_context(safefile.opened(where))
+                size = os.fstat(fd).st_size
+                if size > self.max_bytes:
+                    raise safefile.TooLarge(where, size, self.max_bytes)
+            except OSError as error:
+                raise self._local_refusal(where, error) from None
+            yield (lambda count: os.read(fd, count)), size
+
+    def _local_refusal(self, where: str, error: OSError) -> Ungradable:
+        """The refusal for ``error``, met opening or reading the local file ``where``."""
+        if isinstance(error, FileNotFoundError):
+            return Ungradable("EVIDENCE_MISSING", f"{where}: no such file")
+        if isinstance(error, safefile.NotAFile):
             why = (
                 "a symlink: evidence is read without following links"
                 if error.kind == "a symlink"
                 else f"{error.kind}, not a file"
             )
-            raise Ungradable("EVIDENCE_MALFORMED", f"{where}: {why}") from None
-        except safefile.TooLarge as error:
-            raise self._too_big(where, error.size) from None
-        except NotADirectoryError:
-            raise Ungradable(
+            return Ungradable("EVIDENCE_MALFORMED", f"{where}: {why}")
+        if isinstance(error, safefile.TooLarge):
+            return self._too_big(where, error.size)
+        if isinstance(error, NotADirectoryError):
+            return Ungradable(
                 "EVIDENCE_MALFORMED", f"{where}: a file stands where a directory should be"
-            ) from None
-        except PermissionError as error:
-            raise Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error.strerror}") from None
-        except OSError as error:
-            raise Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error.strerror or error}") from None
+            )
+        if isinstance(error, PermissionError):
+            return Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error.strerror}")
+        return Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error.strerror or error}")
 
     def _fs(self, relative: str | None) -> tuple[Any, str]:
         try:
@@ -203,3 +335,27 @@ class Evidence:
         if len(data) > self.max_bytes:
             raise self._too_big(where, len(data))
         return data
+
+    @contextmanager
+    def _open_remote(
+        self, relative: str | None, where: str
+    ) -> Iterator[tuple[Callable[[int], bytes], int]]:
+        """A function reading the next bytes of the object at ``relative``
+        (refusals as for :meth:`_read_remote`), and the size it says it has."""
+        fs, path = self._fs(relative)
+        with ExitStack() as stack:
+            try:
+                info = fs.info(path)
+                size = int(info.get("size") or 0)
+                if info.get("type") == "directory":
+                    raise Ungradable("EVIDENCE_MALFORMED", f"{where}: a directory, not a file")
+                if size > self.max_bytes:
+                    raise self._too_big(where, size)
+                handle = stack.enter_context(fs.open(path, "rb"))
+            except Ungradable:
+                raise
+            except FileNotFoundError:
+                raise Ungradable("EVIDENCE_MISSING", f"{where}: no such object") from None
+            except Exception as error:  # any store failure is the grader's side
+                raise Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error}") from error
+            yield (lambda count: bytes(handle.read(count))), size

@@ -8,6 +8,18 @@ fetch). The root must be ``<testsuites>`` or ``<testsuite>``; every
 totals (``tests=``, ``failures=``...) are never read: the elements are
 counted. A BOM is fine.
 
+The report is parsed as it is read (:meth:`Evidence.open
+<truereward.readers.evidence.Evidence.open>`, a chunk at a time), by
+defusedxml's expat parser calling handlers of ours: no element tree is
+built. Of each ``<testcase>`` only what its outcome needs is kept (the
+first result element of each kind, the reruns, texts cut at the length a
+message keeps), and only for the cases a declared id can match (every one
+of the first :data:`~truereward.readers.matching.KEEP_ALL`;
+:func:`~truereward.readers.matching.key_filter` after that). Memory is
+proportional to the kept cases, not to the report: a 60 MB file of 1.7
+million testcases grades in under 300 MB (tests/test_readers_memory.py;
+about 40 MB measured), where building the tree took 1.1 GB.
+
 A test's outcome comes from its result children, by precedence
 ``<error>`` > ``<failure>`` > ``<skipped>`` (a case can carry several);
 Surefire's ``<flakyFailure>``, ``<flakyError>``, ``<rerunFailure>`` and
@@ -33,44 +45,79 @@ Matching a declared case id (outcomes in :mod:`truereward.readers.outcomes`):
 2. else the id as a case's ``classname::name``, ``classname.name`` or bare
    ``name`` (Go, Catch2 and friends name tests without a class);
 3. else, for an id with ``::``, ``Outer::Inner::name`` as classname
-   ``Outer.Inner`` and name ``name``.
+   ``Outer.Inner`` and name ``name``;
+4. when these find nothing, the same rules again with each case's
+   ``name`` and ``classname`` trimmed of surrounding whitespace (jest-junit
+   writes ``name="renders the title "``; a name can end with a newline,
+   ``&#10;``): ``Header.renders the title`` matches it. A name that matches
+   as written is never matched to another one by trimming.
 
 Several different cases matching one id is an ambiguous match: that case is
-refused (``CASE_INVALID``), never guessed.
+refused (``CASE_INVALID``), never guessed (so ``name="a "`` and
+``name="a&#10;"`` both matching ``a`` after trimming is ambiguous).
 
-Refused evidence: not well-formed XML, a DTD or entity, a root that is not
-a JUnit suite (``EVIDENCE_MALFORMED``), a ``<testcase>`` without a name,
-and a report with no ``<testcase>`` at all: it shows no test ran, whatever
+A ``<testcase>`` without a name (no ``name``, or an empty or blank one) is
+one invalid entry, not an invalid report: it can be no declared case, so it
+is counted (:attr:`JUnitReport.nameless`) and left out, and the row of a
+declared case absent from the report says the report holds such tests.
+
+Refused evidence (``EVIDENCE_MALFORMED``): not well-formed XML, a DTD or
+entity, a root that is not a JUnit suite, and a report with no
+``<testcase>`` at all, or none with a name: it shows no test ran, whatever
 its declared totals say.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import io
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from xml.etree.ElementTree import Element
 
 from ..cases import CaseResult, RerunVerdict
 from ..codes import Ungradable
+from ..safefile import CHUNK
 from ..taskspec import TaskSpec
-from .evidence import Evidence
-from .matching import EntryIndex, pytest_node_id_parts, suffix_related
+from .evidence import Evidence, Readable
+from .matching import (
+    KEEP_ALL,
+    EntryIndex,
+    Matcher,
+    key_filter,
+    pytest_node_id_parts,
+    suffix_related,
+    trimmed_fallback,
+)
 from .outcomes import Outcome, TestOutcome, rows_for
 
-__all__ = ["READER", "JUnitReader", "JUnitReport", "parse_junit", "pytest_node_id_parts"]
+__all__ = [
+    "READER",
+    "JUnitReader",
+    "JUnitReport",
+    "parse_junit",
+    "pytest_node_id_parts",
+    "read_junit",
+    "wanted_keys",
+]
 
-_RESULTS = ("error", "failure", "skipped")
+_RESULTS = frozenset({"error", "failure", "skipped"})
 #: Surefire's records of earlier executions, inside a <testcase>.
 _RERUNS = frozenset({"flakyFailure", "flakyError", "rerunFailure", "rerunError"})
 _NOT_RUN = {"disabled", "skipped", "notrun", "notexecuted", "ignored"}
+#: The most of a result's text kept: its message is cut there anyway.
+_TEXT = 2000
 
 
 @dataclass(frozen=True)
 class JUnitReport:
-    """A parsed JUnit report: one entry per ``<testcase>``."""
+    """A parsed JUnit report: one entry per named ``<testcase>`` (those a
+    declared case can match, when the parse was given the case ids);
+    ``tests`` counts every ``<testcase>``, ``nameless`` those without a
+    name."""
 
     entries: list[TestOutcome]
+    tests: int = 0
+    nameless: int = 0
 
 
 def _malformed(where: str, why: str) -> Ungradable:
@@ -81,78 +128,265 @@ def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
 
 
-def _result(
-    case: Element, namespaced: bool
-) -> tuple[Element | None, str, tuple[tuple[RerunVerdict, str], ...]]:
-    """The case's result element and its kind, by precedence, and the reruns
-    recorded inside it."""
-    result: Element | None = None
-    reported = "passed"
-    reruns: list[tuple[RerunVerdict, str]] = []
-    for child in case:
-        tag = _local(child.tag) if namespaced else child.tag
-        if tag == "error":
-            if reported != "error":
-                result, reported = child, "error"
-        elif tag == "failure" and reported not in ("error", "failure"):
-            result, reported = child, "failure"
-        elif tag == "skipped" and reported == "passed":
-            result, reported = child, "skipped"
-        elif tag in _RERUNS:
-            reruns.append(("fail", child.get("message") or (child.text or "").strip()[:500]))
-    return result, reported, tuple(reruns)
+class _Text:
+    """The text of an element before its first child, as ``.strip()`` would
+    give it, cut at :data:`_TEXT` characters: no more is kept."""
+
+    __slots__ = ("more", "parts", "size")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.size = 0
+        self.more = False  # something other than whitespace past the cut
+
+    def add(self, piece: str) -> None:
+        if self.size >= _TEXT:
+            self.more = self.more or not piece.isspace()
+            return
+        if not self.size:
+            piece = piece.lstrip()
+            if not piece:
+                return
+        room = _TEXT - self.size
+        self.parts.append(piece[:room])
+        self.size += min(len(piece), room)
+        if len(piece) > room and not piece[room:].isspace():
+            self.more = True
+
+    def value(self) -> str:
+        head = "".join(self.parts)
+        return head if self.more else head.rstrip()
 
 
-def _entry(case: Element, number: int, where: str, namespaced: bool) -> TestOutcome:
-    get = case.get
-    name = get("name")
-    if not name:
-        raise _malformed(where, f"<testcase> number {number} has no name")
-    classname = get("classname") or ""
-    result, reported, reruns = _result(case, namespaced) if len(case) else (None, "passed", ())
-    message = ""
-    raw = ""
-    if result is None:
-        outcome = Outcome.PASSED
-        if (get("status") or "").lower() in _NOT_RUN:
-            outcome, reported = Outcome.SKIPPED, "skipped"
-    else:
-        raw = result.get("type") or ""
-        message = result.get("message") or (result.text or "").strip()
-        if reported == "error":
-            outcome = Outcome.ERROR
-        elif reported == "failure":
-            outcome = Outcome.FAILED
+class _Result:
+    """A result or rerun element of a case: its attributes and text."""
+
+    __slots__ = ("attrib", "text")
+
+    def __init__(self, attrib: dict[str, str]) -> None:
+        self.attrib = attrib
+        self.text = _Text()
+
+    def message(self) -> str:
+        return self.attrib.get("message") or self.text.value()
+
+
+class _Case:
+    """A ``<testcase>`` being read."""
+
+    __slots__ = ("attrib", "keys", "label", "reruns", "results", "slot", "trimmed")
+
+    def __init__(
+        self,
+        attrib: dict[str, str],
+        label: str,
+        keys: tuple[str, ...],
+        trimmed: tuple[str, ...],
+        slot: int,
+    ) -> None:
+        self.attrib = attrib
+        self.label = label
+        self.keys = keys
+        self.trimmed = trimmed
+        self.slot = slot
+        #: The first <error>, <failure> and <skipped>, by tag.
+        self.results: dict[str, _Result] = {}
+        self.reruns: list[_Result] = []
+
+    def outcome(self) -> TestOutcome:
+        get = self.attrib.get
+        results = self.results
+        message = ""
+        raw = ""
+        if not results:
+            outcome, reported = Outcome.PASSED, "passed"
+            status = get("status")
+            if status and status.lower() in _NOT_RUN:
+                outcome, reported = Outcome.SKIPPED, "skipped"
         else:
-            outcome = Outcome.XFAIL if raw == "pytest.xfail" else Outcome.SKIPPED
-    try:
-        duration_s: float | None = float(get("time") or "nan")
-    except ValueError:
-        duration_s = None
-    if duration_s is not None and not 0 <= duration_s < _INFINITY:
-        duration_s = None
-    if classname:
-        label = f"{classname}::{name}"
-        keys: tuple[str, ...] = (label, f"{classname}.{name}", name)
-    else:
-        label, keys = name, (name,)
-    return TestOutcome(
-        label, outcome, keys, message[:2000], duration_s, False, reported, raw, reruns
-    )
+            result = results.get("error") or results.get("failure") or results["skipped"]
+            raw = result.attrib.get("type") or ""
+            message = result.message()[:2000]
+            if "error" in results:
+                outcome, reported = Outcome.ERROR, "error"
+            elif "failure" in results:
+                outcome, reported = Outcome.FAILED, "failure"
+            else:
+                reported = "skipped"
+                outcome = Outcome.XFAIL if raw == "pytest.xfail" else Outcome.SKIPPED
+        time = get("time")
+        duration_s: float | None = None
+        if time:
+            try:
+                duration_s = float(time)
+            except ValueError:
+                pass
+            else:
+                if not 0 <= duration_s < _INFINITY:
+                    duration_s = None
+        reruns: tuple[tuple[RerunVerdict, str], ...] = ()
+        if self.reruns:
+            reruns = tuple(
+                ("fail", rerun.attrib.get("message") or rerun.text.value()[:500])
+                for rerun in self.reruns
+            )
+        return TestOutcome(
+            self.label,
+            outcome,
+            self.keys,
+            message,
+            duration_s,
+            False,
+            reported,
+            raw,
+            reruns,
+            self.trimmed,
+        )
 
 
 _INFINITY = float("inf")
 
 
-def parse_junit(data: bytes, where: str = "junit report") -> JUnitReport:
-    """Parse JUnit XML bytes; :class:`~truereward.codes.Ungradable`
-    (``EVIDENCE_MALFORMED``) naming ``where`` when they are not a JUnit
-    report with at least one ``<testcase>``."""
-    from defusedxml import DefusedXmlException
-    from defusedxml.ElementTree import ParseError, fromstring
+def _keys(classname: str, name: str) -> tuple[str, tuple[str, ...]]:
+    """A case's label and the keys it is matched under."""
+    if classname:
+        label = f"{classname}::{name}"
+        return label, (label, f"{classname}.{name}", name)
+    return name, (name,)
 
+
+class _Cases:
+    """What the parser calls: each element's start and end, and the text.
+    It keeps every named case up to the
+    :data:`~truereward.readers.matching.KEEP_ALL`-th, then only those one of
+    ``case_ids`` can match (all of them without ``case_ids``), each with
+    only what its outcome needs. No tree is built."""
+
+    def __init__(self, case_ids: Sequence[str] | None) -> None:
+        self.case_ids = case_ids
+        self.wanted: Callable[[Sequence[str]], bool] | None = None
+        self.depth = 0
+        self.root = ""  # the root element's local name
+        self.suite = True  # whether the root is a JUnit suite; else nothing more is looked at
+        self.namespaced = False
+        self.tests = 0
+        self.nameless = 0
+        self.entries: list[TestOutcome | None] = []
+        #: The open <testcase> elements, innermost last (None: not kept).
+        self.cases: list[tuple[int, _Case | None]] = []
+        self.text: _Text | None = None  # the text being gathered, if any
+
+    def start(self, tag: str, attributes: dict[str, str]) -> None:
+        """An element starts: expat's tag (``uri}local`` in a namespace) and
+        attributes."""
+        self.depth += 1
+        self.text = None  # an element's text ends at its first child
+        if not self.suite:
+            return
+        if self.depth == 1:
+            self.namespaced = "}" in tag
+            self.root = _local(tag)
+            self.suite = self.root in ("testsuites", "testsuite")
+            return
+        if self.namespaced:
+            tag = _local(tag)
+        cases = self.cases
+        if cases and cases[-1][0] == self.depth - 1:
+            case = cases[-1][1]
+            if case is not None and (tag in _RESULTS or tag in _RERUNS):
+                self._child(case, tag, attributes)
+        if tag == "testcase":
+            self._case(attributes)
+
+    def _child(self, case: _Case, tag: str, attributes: dict[str, str]) -> None:
+        """A result or rerun child of a kept case: the first result of each
+        kind and every rerun are kept, with their text."""
+        if tag in _RESULTS:
+            if tag in case.results:
+                return
+            result = case.results[tag] = _Result(attributes)
+        else:
+            result = _Result(attributes)
+            case.reruns.append(result)
+        self.text = result.text
+
+    def _case(self, attrib: dict[str, str]) -> None:
+        self.tests += 1
+        name = attrib.get("name") or ""
+        if not name.strip():
+            self.nameless += 1
+            self.cases.append((self.depth, None))
+            return
+        classname = attrib.get("classname") or ""
+        label, keys = _keys(classname, name)
+        trimmed: tuple[str, ...] = ()
+        if name.strip() != name or classname.strip() != classname:
+            trimmed = _keys(classname.strip(), name.strip())[1]
+        wanted = self.wanted
+        if wanted is None and self.case_ids is not None and self.tests > KEEP_ALL:
+            wanted = self.wanted = wanted_keys(self.case_ids)
+        if wanted is None or wanted(keys) or (trimmed and wanted(trimmed)):
+            self.cases.append((self.depth, _Case(attrib, label, keys, trimmed, len(self.entries))))
+            self.entries.append(None)  # in document order, whatever nests in it
+        else:
+            self.cases.append((self.depth, None))
+
+    def end(self, tag: str) -> None:
+        self.text = None
+        cases = self.cases
+        if cases and cases[-1][0] == self.depth:
+            case = cases.pop()[1]
+            if case is not None:
+                self.entries[case.slot] = case.outcome()
+        self.depth -= 1
+
+    def data(self, text: str) -> None:
+        if self.text is not None:
+            self.text.add(text)
+
+
+class _NoTree:
+    """A parser target that takes nothing (the handlers are ours). It has a
+    ``data`` so that the parser's own handling of an undefined entity still
+    raises, as it does for a tree builder."""
+
+    def data(self, text: str) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+def read_junit(
+    stream: Readable,
+    where: str = "junit report",
+    case_ids: Sequence[str] | None = None,
+) -> JUnitReport:
+    """Parse JUnit XML as it is read from ``stream``, keeping the cases
+    that one of ``case_ids`` can match (every named case without them;
+    the first :data:`~truereward.readers.matching.KEEP_ALL` in any case);
+    :class:`~truereward.codes.Ungradable` (``EVIDENCE_MALFORMED``) naming
+    ``where`` when it is not a JUnit report with at least one named
+    ``<testcase>``. Memory holds one chunk and the kept cases."""
+    from defusedxml import DefusedXmlException
+    from defusedxml.ElementTree import DefusedXMLParser, ParseError
+
+    target = _Cases(case_ids)
     try:
-        root = fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+        # defusedxml's parser refuses DTDs, entities and external references;
+        # the elements go to our handlers straight from its expat parser (the
+        # one it guards), not through a tree builder.
+        parser = DefusedXMLParser(
+            target=_NoTree(), forbid_dtd=True, forbid_entities=True, forbid_external=True
+        )
+        expat = parser.parser
+        expat.ordered_attributes = False  # attributes as a dict, built by expat
+        expat.StartElementHandler = target.start
+        expat.EndElementHandler = target.end
+        expat.CharacterDataHandler = target.data
+        while chunk := stream.read(CHUNK):
+            parser.feed(chunk)
+        parser.close()
     except DefusedXmlException as error:
         raise _malformed(
             where,
@@ -162,29 +396,51 @@ def parse_junit(data: bytes, where: str = "junit report") -> JUnitReport:
         raise _malformed(where, f"not well-formed XML: {error}") from None
     except (ValueError, UnicodeError) as error:
         raise _malformed(where, f"not readable XML: {error}") from None
-    if _local(root.tag) not in ("testsuites", "testsuite"):
+    if not target.suite:
         raise _malformed(
             where,
-            f"not a JUnit report: the root element is <{_local(root.tag)}>, "
+            f"not a JUnit report: the root element is <{target.root}>, "
             "not <testsuites> or <testsuite>",
         )
-    namespaced = root.tag.startswith("{")
-    cases = (
-        (element for element in root.iter() if _local(element.tag) == "testcase")
-        if namespaced
-        else root.iter("testcase")
-    )
-    entries = [_entry(case, number, where, namespaced) for number, case in enumerate(cases, 1)]
-    if not entries:
+    if not target.tests:
         raise _malformed(
             where,
             "the report holds no <testcase>, so nothing shows a test ran "
             "(declared totals are not results)",
         )
-    return JUnitReport(entries=entries)
+    if target.nameless == target.tests:
+        raise _malformed(
+            where,
+            f"every <testcase> of it ({target.tests}) has no name, so none can be a "
+            "declared case and nothing shows which tests ran",
+        )
+    entries = [entry for entry in target.entries if entry is not None]
+    return JUnitReport(entries=entries, tests=target.tests, nameless=target.nameless)
 
 
-def matcher(index: EntryIndex) -> Any:
+def parse_junit(data: bytes, where: str = "junit report") -> JUnitReport:
+    """Parse JUnit XML bytes, every named case kept (:func:`read_junit`)."""
+    return read_junit(io.BytesIO(data), where)
+
+
+def wanted_keys(case_ids: Sequence[str]) -> Callable[[Sequence[str]], bool]:
+    """Whether a case with the given keys can match one of ``case_ids``
+    under the rules of :func:`matcher` (every lookup there is exact)."""
+
+    def probes(case_id: str) -> list[str]:
+        found = [case_id]
+        parts = pytest_node_id_parts(case_id)
+        if parts is not None:
+            found += [f"{parts[0]}::{parts[1]}", parts[1]]
+        if "::" in case_id:
+            classname, _, name = case_id.rpartition("::")
+            found.append(f"{classname.replace('::', '.')}::{name}")
+        return found
+
+    return key_filter(case_ids, probes)
+
+
+def matcher(index: EntryIndex) -> Matcher:
     """The JUnit matching rules (module docstring) over ``index``."""
 
     def match(case_id: str) -> list[TestOutcome]:
@@ -197,7 +453,7 @@ def matcher(index: EntryIndex) -> Any:
             found = [
                 entry
                 for entry in index.exact(name)
-                if suffix_related(entry.label.rsplit("::", 1)[0], classname, ".")
+                if suffix_related(index.label(entry).rsplit("::", 1)[0], classname, ".")
             ]
             if found:
                 return found
@@ -220,13 +476,15 @@ class JUnitReader:
         self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
     ) -> list[CaseResult]:
         where = evidence.describe()
-        report = parse_junit(evidence.read_bytes(), where)
+        with evidence.open() as stream:
+            report = read_junit(stream, where, [case.id for case in spec.cases])
         return rows_for(
             spec,
             report.entries,
-            matcher(EntryIndex(report.entries)),
+            trimmed_fallback(matcher, report.entries),
             source=where,
             passed_reruns=True,  # pytest-rerunfailures writes a rerun as a bare <testcase>
+            unnamed=report.nameless,
         )
 
 

@@ -14,15 +14,47 @@ other way round); ``junit`` compares classnames after a ``.``, ``ctrf``
 names after a ``/``, and ``ctrf`` applies it to every id that names a file
 (:func:`names_a_file`). When that finds several different tests the match
 is ambiguous, and the case is refused (``CASE_INVALID``), never guessed.
+
+Names with surrounding whitespace (jest writes ``"renders "``, some tools a
+trailing newline): :func:`trimmed_fallback` applies a reader's rules once
+more, to the names trimmed of surrounding whitespace, for a case they find
+nothing for as written. A declared id never has surrounding whitespace, so
+this only ever adds matches; when the trimmed names of several different
+tests match (``"a "`` and ``"a\\n"``) the match is ambiguous as above.
+
+A reader that keeps only the entries some declared case can match (memory
+for a report of millions of tests) asks :func:`key_filter` which keys those
+are: every rule above looks a key up exactly, or relates it to the id by a
+suffix after a ``/``, so the filter is exact, and the entries it keeps are
+all the entries any lookup returns (ambiguous matches included). The
+readers keep the first :data:`KEEP_ALL` entries of a report whatever they
+are (for a small report the filter costs more than it saves) and filter the
+rest; keeping more entries than needed never changes a row.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
-from .outcomes import TestOutcome
+from .outcomes import TestOutcome, strip_parameters
 
-__all__ = ["EntryIndex", "names_a_file", "pytest_node_id_parts", "suffix_related"]
+__all__ = [
+    "KEEP_ALL",
+    "EntryIndex",
+    "Matcher",
+    "key_filter",
+    "names_a_file",
+    "pytest_node_id_parts",
+    "suffix_related",
+    "trimmed_fallback",
+]
+
+#: How many entries of a report are kept before only those a declared case
+#: can match are (:func:`key_filter`).
+KEEP_ALL = 1000
+
+#: A reader's matching rules over one index: a declared id to its entries.
+Matcher = Callable[[str], list[TestOutcome]]
 
 
 def suffix_related(left: str, right: str, separators: str) -> bool:
@@ -55,14 +87,22 @@ def names_a_file(case_id: str) -> bool:
 
 
 class EntryIndex:
-    """Report entries by key."""
+    """Report entries by key; with ``trimmed``, by their keys with the names
+    trimmed of surrounding whitespace (:attr:`TestOutcome.trimmed`)."""
 
-    def __init__(self, entries: Iterable[TestOutcome]) -> None:
+    def __init__(self, entries: Iterable[TestOutcome], *, trimmed: bool = False) -> None:
         self.entries = list(entries)
+        self.trimmed = trimmed
         self._by_key: dict[str, list[TestOutcome]] = {}
         for entry in self.entries:
-            for key in dict.fromkeys(entry.keys):
+            keys = (entry.trimmed or entry.keys) if trimmed else entry.keys
+            for key in dict.fromkeys(keys):
                 self._by_key.setdefault(key, []).append(entry)
+
+    def label(self, entry: TestOutcome) -> str:
+        """How ``entry`` is named in this index: its label, trimmed in a
+        trimmed index."""
+        return entry.trimmed[0] if self.trimmed and entry.trimmed else entry.label
 
     def exact(self, *keys: str) -> list[TestOutcome]:
         """The entries under the first of ``keys`` that has any."""
@@ -88,3 +128,67 @@ class EntryIndex:
             for entry in entries
         }
         return list(found.values())
+
+
+def trimmed_fallback(
+    rules: Callable[[EntryIndex], Matcher], entries: Sequence[TestOutcome]
+) -> Matcher:
+    """``rules`` over ``entries``; for an id they find nothing for, ``rules``
+    over the entries' names trimmed of surrounding whitespace (when any
+    entry has such a name)."""
+    exact = rules(EntryIndex(entries))
+    if not any(entry.trimmed for entry in entries):
+        return exact
+    loose = rules(EntryIndex(entries, trimmed=True))
+
+    def match(case_id: str) -> list[TestOutcome]:
+        return exact(case_id) or loose(case_id)
+
+    return match
+
+
+def _after_separators(text: str, separators: str) -> Iterable[str]:
+    """What follows each separator in ``text``: ``a/b/c`` -> ``b/c``, ``c``."""
+    for separator in separators:
+        at = text.find(separator)
+        while at != -1:
+            if at + 1 < len(text):
+                yield text[at + 1 :]
+            at = text.find(separator, at + 1)
+
+
+def key_filter(
+    case_ids: Iterable[str],
+    probes: Callable[[str], Iterable[str]],
+    suffix_separators: str = "",
+    suffix_ids: Callable[[str], bool] = lambda case_id: False,
+) -> Callable[[Sequence[str]], bool]:
+    """Whether some declared case can match an entry with the given keys,
+    under rules that look up the keys ``probes(case_id)`` exactly and, for
+    the ids ``suffix_ids`` accepts, every key :func:`suffix_related` to the
+    id after one of ``suffix_separators``. Each id is taken as declared and
+    without its ``[params]`` (the legacy merged rule looks that up too)."""
+    exact: set[str] = set()
+    related: set[str] = set()  # ids some key may end with (after a separator)
+    for declared in case_ids:
+        for case_id in dict.fromkeys((declared, strip_parameters(declared))):
+            exact.update(probes(case_id))
+            if suffix_separators and suffix_ids(case_id):
+                exact.add(case_id)
+                related.add(case_id)
+                exact.update(_after_separators(case_id, suffix_separators))
+
+    def wanted(keys: Sequence[str]) -> bool:
+        for key in keys:
+            if key in exact:
+                return True
+            if related:  # written out: this runs for every entry of the report
+                for separator in suffix_separators:
+                    at = key.find(separator)
+                    while at != -1:
+                        if key[at + 1 :] in related:
+                            return True
+                        at = key.find(separator, at + 1)
+        return False
+
+    return wanted

@@ -34,6 +34,16 @@ A declared case is never guessed: when it matches several different tests
 no rerun explains, or when a legacy report merged the parametrised cases it
 belongs to into one entry, its row is ungradable with ``CASE_INVALID`` and
 says why.
+
+One bad entry is not a bad report:
+
+- an entry the reader found malformed (``invalid``: say CTRF ``tags`` that
+  are not a list) makes the row of a case it matches ungradable with
+  ``EVIDENCE_MALFORMED``, the run's fault, for that case only (never a
+  crash, never a guess at what the entry meant); the other cases are graded;
+- a test without a name can be no declared case: the reader counts it and
+  leaves it out, and the row of a case absent from the report says the
+  report holds such tests (``unnamed``).
 """
 
 from __future__ import annotations
@@ -79,6 +89,12 @@ class TestOutcome:
     raw: str = ""
     #: Earlier executions the entry itself records (verdict, why), oldest first.
     reruns: tuple[tuple[RerunVerdict, str], ...] = ()
+    #: The keys again with the names trimmed of surrounding whitespace, the
+    #: first being the trimmed label; empty when trimming changes nothing
+    #: (see :func:`truereward.readers.matching.trimmed_fallback`).
+    trimmed: tuple[str, ...] = ()
+    #: Why the entry is malformed; a case it matches is EVIDENCE_MALFORMED.
+    invalid: str = ""
 
     __test__ = False  # not a pytest test class, whatever its name says
 
@@ -184,14 +200,26 @@ def rows_for(
     *,
     source: str,
     passed_reruns: bool = False,
+    unnamed: int = 0,
 ) -> list[CaseResult]:
     """One row per declared case of ``spec``. ``match(case_id)`` returns the
     entries that are that case (the reader's matching rules); ``entries`` are
-    all of them; ``source`` names the report in messages; ``passed_reruns``:
-    whether an earlier entry that looks passed can be a rerun (JUnit XML).
-    A declared ``test_x[2]`` that matches nothing, while ``test_x`` matches a
-    merged entry, is ``CASE_INVALID``."""
+    all of them, or at least every one ``match`` can return; ``source``
+    names the report in messages; ``passed_reruns``: whether an earlier
+    entry that looks passed can be a rerun (JUnit XML); ``unnamed``: how
+    many tests of the report have no name (the row of an absent case says
+    so). A declared ``test_x[2]`` that matches nothing, while ``test_x``
+    matches a merged entry, is ``CASE_INVALID``; a case that matches a
+    malformed entry is ``EVIDENCE_MALFORMED``."""
+    entries = list(entries)
     any_merged = any(entry.merged for entry in entries)
+    any_invalid = any(entry.invalid for entry in entries)
+    absent = f"absent from {source}"
+    if unnamed:
+        absent += (
+            f" (it also lists {unnamed} test{'s' if unnamed > 1 else ''} without a name, "
+            "which no case can match)"
+        )
     rows = []
     for case in spec.cases:
         found = match(case.id)
@@ -206,9 +234,7 @@ def rows_for(
                     )
                 )
                 continue
-            rows.append(
-                CaseResult(id=case.id, kind=case.kind, verdict="fail", why=f"absent from {source}")
-            )
+            rows.append(CaseResult(id=case.id, kind=case.kind, verdict="fail", why=absent))
             continue
         labels = sorted({entry.label for entry in found})
         if len(labels) > 1:
@@ -217,6 +243,20 @@ def rows_for(
                     case,
                     f"{case.id} matches {len(labels)} different tests of {source} "
                     f"({', '.join(labels[:5])}); the match is ambiguous",
+                )
+            )
+            continue
+        invalid = (
+            next((entry.invalid for entry in found if entry.invalid), "") if any_invalid else ""
+        )
+        if invalid:
+            rows.append(
+                CaseResult(
+                    id=case.id,
+                    kind=case.kind,
+                    verdict="ungradable",
+                    code="EVIDENCE_MALFORMED",
+                    why=f"{source}: {labels[0]} is a malformed entry: {invalid}",
                 )
             )
             continue

@@ -1,0 +1,187 @@
+"""Strict JSON read as a stream: the parsing events of one document, and
+the values a reader wants from them, without holding the document.
+
+The events come from ijson's C backend (yajl; ijson's wheels ship it; where
+it is missing, ijson's pure-Python backend, slower, same rules) fed from a
+stream in chunks. The rules are those of
+:func:`truereward.strictjson.loads`, on every part of the document, read or
+skipped:
+
+- not JSON (yajl's grammar is RFC 8259's: no ``NaN``, ``Infinity``,
+  comments or trailing garbage), bytes that are not UTF-8, a number too
+  large for a float, a key twice in one object:
+  :class:`~truereward.strictjson.StrictJSONError`;
+- an integer outside 64 bits (``loads`` reads up to 4,300 digits) is
+  refused too: yajl converts integers itself, and past 64 bits it refuses
+  them cleanly, while handing ijson the digits to convert would cost
+  quadratic time on a long one (and ijson's own error path for an integer
+  past Python's digit limit corrupts the interpreter);
+- a leading UTF-8 byte-order mark is accepted;
+- a document nested more than :data:`MAX_DEPTH` levels is refused ("nested
+  too deeply", as ``loads`` refuses what overflows its recursion), before
+  any prefix or stack could grow with it.
+
+:func:`value` builds the value that starts at an event (floats as
+``float``, integers as ``int``, as ``json`` gives them: yajl's ``strtod``
+rounds as ``float()`` does); :func:`skip`
+checks one without building it. A reader walks the levels it cares about
+itself and hands each value to one of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+from ..safefile import CHUNK
+from ..strictjson import StrictJSONError
+from .evidence import Readable
+
+__all__ = ["MAX_DEPTH", "Events", "backend", "events", "skip", "translate", "value"]
+
+#: The deepest nesting read (a report nests a few levels).
+MAX_DEPTH = 512
+
+#: (event, value) pairs, as ijson's ``basic_parse`` gives them.
+Events = Iterator[tuple[str, Any]]
+
+
+class _WithoutBom:
+    """``stream`` without a leading UTF-8 byte-order mark."""
+
+    def __init__(self, stream: Readable) -> None:
+        self._stream = stream
+        self._first = True
+
+    def read(self, size: int = -1) -> bytes:
+        if not self._first or size == 0:
+            return self._stream.read(size)
+        self._first = False
+        data = self._stream.read(size)
+        while 0 < len(data) < 3 and b"\xef\xbb\xbf".startswith(data):
+            more = self._stream.read(size)
+            if not more:
+                break
+            data += more
+        return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+@cache
+def backend() -> Any:
+    """The ijson backend read with: yajl2_c, else ijson's default."""
+    import ijson
+
+    try:
+        return ijson.get_backend("yajl2_c")
+    except ImportError:  # no C backend on this platform
+        return ijson
+
+
+def events(stream: Readable) -> Events:
+    """The events of the JSON document ``stream`` holds. Iterating raises
+    ijson's errors (:func:`translate` says what they mean) and whatever
+    reading raises."""
+    chosen = backend()
+    # The backend's own generator, without ijson's dispatch on the source.
+    parse = getattr(chosen, "basic_parse_gen", chosen.basic_parse)
+    return iter(parse(_WithoutBom(stream), buf_size=CHUNK, use_float=True))
+
+
+def translate(error: Exception) -> StrictJSONError | None:
+    """The :class:`~truereward.strictjson.StrictJSONError` an exception met
+    while iterating :func:`events` stands for (None: it is not a JSON
+    error, let it be)."""
+    import ijson
+
+    if isinstance(error, StrictJSONError):
+        return error
+    if isinstance(error, ijson.JSONError | ValueError):  # the Python backend's too
+        text = " ".join(str(error).split())
+        return StrictJSONError(f"invalid JSON: {text[:300]}")
+    if isinstance(error, StopIteration):  # the events ended where a value must be
+        return StrictJSONError("invalid JSON: the document ends early")
+    return None
+
+
+def _too_deep() -> StrictJSONError:
+    return StrictJSONError(f"JSON nested too deeply (more than {MAX_DEPTH} levels)")
+
+
+def value(stream: Events, event: str, first: Any, depth: int) -> Any:
+    """The value that starts with ``(event, first)``, read from ``stream``
+    to its end; ``depth`` is how deep it lies (the document is at 1)."""
+    if event == "start_map":
+        root: Any = {}
+    elif event == "start_array":
+        root = []
+    else:
+        return first
+    if depth > MAX_DEPTH:
+        raise _too_deep()
+    containers: list[Any] = [root]
+    keys: list[Any] = []
+    top = root
+    key: Any = None
+    # One loop over the events, written out: it runs for every event of
+    # every test of a report.
+    for event, item in stream:
+        if event == "map_key":
+            if item in top:
+                raise StrictJSONError(f"duplicate key {item!r} in one object")
+            key = item
+            continue
+        if event == "end_map" or event == "end_array":
+            containers.pop()
+            if not containers:
+                return root
+            top = containers[-1]
+            key = keys.pop()
+            continue
+        if event == "start_map" or event == "start_array":
+            if depth + len(containers) > MAX_DEPTH:
+                raise _too_deep()
+            item = {} if event == "start_map" else []
+            if type(top) is dict:
+                top[key] = item
+            else:
+                top.append(item)
+            containers.append(item)
+            keys.append(key)
+            top = item
+            continue
+        if type(top) is dict:
+            top[key] = item
+        else:
+            top.append(item)
+    raise StrictJSONError("invalid JSON: the document ends inside a value")
+
+
+def skip(stream: Events, event: str, first: Any, depth: int) -> None:
+    """Check the value that starts with ``(event, first)`` without building
+    it (duplicate keys, depth; yajl checks the rest), reading ``stream`` to
+    its end."""
+    if event == "start_map":
+        stack: list[set[Any] | None] = [set()]
+    elif event == "start_array":
+        stack = [None]
+    else:
+        return
+    if depth > MAX_DEPTH:
+        raise _too_deep()
+    for event, item in stream:
+        if event == "map_key":
+            keys = stack[-1]
+            assert keys is not None  # a key is only ever inside an object
+            if item in keys:
+                raise StrictJSONError(f"duplicate key {item!r} in one object")
+            keys.add(item)
+        elif event == "end_map" or event == "end_array":
+            stack.pop()
+            if not stack:
+                return
+        elif event == "start_map" or event == "start_array":
+            if depth + len(stack) > MAX_DEPTH:
+                raise _too_deep()
+            stack.append(set() if event == "start_map" else None)
+    raise StrictJSONError("invalid JSON: the document ends inside a value")
