@@ -19,8 +19,9 @@ if ! .venv/bin/python infra/venv_current.py "$root" "${TRUEREWARD_EXTRAS:-}"; th
       "pip==$(locked pip)" "uv==$(locked uv)" -e "$project"
   else
     # PIP_CONSTRAINT (not -c) so that the build of the project, in its own
-    # environment, gets the locked hatchling too.
+    # environment, gets the locked hatchling too. No bytecode up front (uv
+    # writes none either): Python writes it as modules are first imported.
     PIP_CONSTRAINT="$root/infra/lock.txt" .venv/bin/python -m pip install --quiet \
-      --disable-pip-version-check "pip==$(locked pip)" -e "$project"
+      --disable-pip-version-check --no-compile "pip==$(locked pip)" -e "$project"
   fi
 fi
