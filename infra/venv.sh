@@ -18,10 +18,13 @@ if ! .venv/bin/python infra/venv_current.py "$root" "${TRUEREWARD_EXTRAS:-}"; th
       --constraints infra/lock.txt --build-constraints infra/lock.txt \
       "pip==$(locked pip)" "uv==$(locked uv)" -e "$project"
   else
+    uv_in_venv="$( [ -x .venv/bin/uv ] && echo 1 || true)"
     # PIP_CONSTRAINT (not -c) so that the build of the project, in its own
     # environment, gets the locked hatchling too. No bytecode up front (uv
     # writes none either): Python writes it as modules are first imported.
+    # A uv already in the venv is brought to its locked version as well.
     PIP_CONSTRAINT="$root/infra/lock.txt" .venv/bin/python -m pip install --quiet \
-      --disable-pip-version-check --no-compile "pip==$(locked pip)" -e "$project"
+      --disable-pip-version-check --no-compile "pip==$(locked pip)" \
+      ${uv_in_venv:+"uv==$(locked uv)"} -e "$project"
   fi
 fi
