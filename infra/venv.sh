@@ -1,19 +1,30 @@
 # Sourced by the other scripts: make ./.venv (Python 3.11+) and install the
-# project into it with the extras named in TRUEREWARD_EXTRAS.
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
-python="${PYTHON:-python3}"
-if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
-  echo "truereward needs Python 3.11 or newer (tried: $python; set PYTHON=...)" >&2
-  exit 2
-fi
-if [ ! -x .venv/bin/python ]; then
-  "$python" -m venv .venv
-  .venv/bin/python -m pip install --quiet --upgrade pip
-fi
+# project into it, editable, with the extras named in TRUEREWARD_EXTRAS, every
+# package at the exact version infra/lock.txt pins (docs/install.md; refresh
+# the lock with `bash infra/lock.sh`). uv installs it; TRUEREWARD_INSTALLER=pip
+# installs the same pins with pip instead (also taken when uv cannot be had).
+source "$(dirname "${BASH_SOURCE[0]}")/uv.sh"
 # Nothing to do when the venv already holds this clone, current, with every
-# requirement of the extras (infra/venv_current.py says how that is decided).
+# requirement of the extras at its locked version (infra/venv_current.py says
+# how that is decided).
 if ! .venv/bin/python infra/venv_current.py "$root" "${TRUEREWARD_EXTRAS:-}"; then
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${TRUEREWARD_EXTRAS:+[$TRUEREWARD_EXTRAS]}"
+  # The lock constrains; the extras choose: infra/demo.sh installs the
+  # prefect extra's part of the lock, infra/test.sh the dev extra's. pip
+  # itself comes at its locked version too (the tests run it). Every package
+  # having one allowed version, no resolver backtracks.
+  project=".${TRUEREWARD_EXTRAS:+[$TRUEREWARD_EXTRAS]}"
+  if [ "${TRUEREWARD_INSTALLER:-uv}" = uv ] && venv_uv; then
+    .venv/bin/uv pip install --quiet --python .venv/bin/python \
+      --constraints infra/lock.txt --build-constraints infra/lock.txt \
+      "pip==$(locked pip)" "uv==$(locked uv)" -e "$project"
+  else
+    uv_in_venv="$( [ -x .venv/bin/uv ] && echo 1 || true)"
+    # PIP_CONSTRAINT (not -c) so that the build of the project, in its own
+    # environment, gets the locked hatchling too. No bytecode up front (uv
+    # writes none either): Python writes it as modules are first imported.
+    # A uv already in the venv is brought to its locked version as well.
+    PIP_CONSTRAINT="$root/infra/lock.txt" .venv/bin/python -m pip install --quiet \
+      --disable-pip-version-check --no-compile "pip==$(locked pip)" \
+      ${uv_in_venv:+"uv==$(locked uv)"} -e "$project"
+  fi
 fi
