@@ -460,7 +460,9 @@ def test_compiled_patterns_stay_within_the_cache_s_memory():
     result = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
-    assert int(result.stdout) < 400, result.stdout  # MB; 30 kept would be over 800
+    # MB; 30 kept would be over 800. About 120 alone here, but 408 under a
+    # loaded CI (memory freed by search threads is not always returned).
+    assert int(result.stdout) < 600, result.stdout
 
 
 # Workers that raise or die.
