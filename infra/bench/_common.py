@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".bench"
@@ -307,3 +308,86 @@ def profile_summary(path: Path, *, top: int = 20, title: str = "profile") -> dic
     for name, share in sorted(shown, key=lambda item: -item[1])[: top + 10]:
         print(f"    {share * 100:5.1f} %  {name}")
     return shares
+
+
+# --- a Prefect server, the deployments, process workers (the tests' own starters) ------------
+
+
+class Deployed:
+    """A ``prefect server start`` of its own (SQLite under ``home``), the
+    ``truereward-process`` work pool and every ``local`` deployment of
+    infra/prefect.yaml (``grade-run/local``, ``grade-sweep/local``), deployed
+    from the project root, as the README does. ``env`` is a client's
+    environment; ``queues`` are extra work queues made on the pool."""
+
+    def __init__(self, home: Path, queues: Iterable[str] = ()) -> None:
+        self.home, self.queues = home, list(queues)
+        self.pid = 0
+        self.url = ""
+        self.env: dict[str, str] = {}
+
+    def __enter__(self) -> Deployed:
+        import shutil
+
+        sys.path.insert(0, str(ROOT))
+        from tests.grading.deployment import POOL, prefect
+        from tests.grading.server import start_server
+
+        shutil.rmtree(self.home, ignore_errors=True)
+        self.pid, self.url, _ = start_server(self.home / "server")
+        self.env = offline_env(
+            PREFECT_API_URL=self.url,
+            PREFECT_HOME=str(self.home / "client"),
+            PREFECT_WORKER_QUERY_SECONDS="1",
+            PREFECT_CLI_PROMPT="false",
+            COLUMNS="1000",
+        )
+        try:
+            steps = [("work-pool", "create", POOL, "--type", "process", "--overwrite")]
+            steps += [("work-queue", "create", queue, "--pool", POOL) for queue in self.queues]
+            steps += [("--no-prompt", "deploy", "--prefect-file", "infra/prefect.yaml")]
+            steps[-1] += ("--name", "local")
+            for step in steps:
+                done = prefect(self.env, *step)
+                if done.returncode != 0:
+                    raise SystemExit(f"prefect {' '.join(step)}:\n{done.stdout}{done.stderr}")
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        from tests.grading.server import stop_server
+
+        stop_server(self.pid)
+
+    def worker(self, log: Path, *more: str) -> Any:
+        """A process worker on the pool in the project root (a context
+        manager; the worker and its flow runs are killed at the end)."""
+        from tests.grading.deployment import worker
+
+        return worker(self.env, log, *more)
+
+    def client_settings(self) -> Any:
+        """Settings for a Prefect client of this server, in this process."""
+        from prefect.settings import PREFECT_API_URL, temporary_settings
+
+        return temporary_settings(updates={PREFECT_API_URL: self.url})
+
+
+def wait_for_workers(deployed: Deployed, names: Iterable[str], timeout: float = 120.0) -> None:
+    """Until the workers ``names`` (``prefect worker start --name``) have
+    sent a heartbeat to the pool."""
+    from prefect.client.orchestration import get_client
+
+    sys.path.insert(0, str(ROOT))
+    from tests.grading.deployment import POOL
+
+    deadline = time.monotonic() + timeout
+    with deployed.client_settings(), get_client(sync_client=True) as client:
+        while time.monotonic() < deadline:
+            online = {item.name for item in client.read_workers_for_work_pool(POOL)}
+            if set(names) <= online:
+                return
+            time.sleep(0.5)
+    raise SystemExit(f"workers {sorted(names)} did not come online in {timeout:.0f} s")
