@@ -38,7 +38,7 @@ import shlex
 from typing import Any
 
 from prefect import State, flow, get_run_logger
-from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.artifacts import acreate_markdown_artifact, acreate_table_artifact
 from prefect.deployments import run_deployment
 from prefect.states import Completed, Failed
 
@@ -183,12 +183,13 @@ async def grade_sweep(request: SweepRequest) -> State[SweepSummary]:
         lines += ["", "## Not graded (not runs)", ""]
         lines += [f"- `{entry}`: {why}" for entry, why in skipped]
     lines += ["", render_summary(summary, title="Sweep summary (from the published grades)")]
-    create_markdown_artifact(
+    # The flow is async: the sync names would return coroutines, never awaited.
+    await acreate_markdown_artifact(
         markdown="\n".join(lines),
         key=artifact_key(request, target, "sweep-summary"),
         description=f"{title}: {summary.runs} runs, {summary.gradable} gradable",
     )
-    create_table_artifact(
+    await acreate_table_artifact(
         table=rows,
         key=artifact_key(request, target, "shards"),
         description=f"{title}: the shards",

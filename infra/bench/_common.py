@@ -8,9 +8,10 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".bench"
@@ -80,3 +81,313 @@ def ratio_line(
         f"(per-round ratios {pairs[0]:.2f}..{pairs[-1]:.2f})"
     )
     return ratio
+
+
+# --- generated sweeps and the plain library loop (grade_run.py, plain_loop.py, ...) ---------
+
+#: Cases in each run of a generated sweep.
+CASES = 20
+SWEEPS = CACHE / "grade-run"
+
+
+def make_sweep(runs: int, cache: Path = SWEEPS) -> Path:
+    """A sweep of ``runs`` runs, generated once into ``cache/sweep-<runs>/``:
+    one directory per run with a task spec of 20 cases and its rows (JSONL;
+    80 % of runs pass, 15 % fail a fail-to-pass case, 5 % left no evidence)."""
+    import json
+    import random
+    import shutil
+
+    sweep = cache / f"sweep-{runs}"
+    if (sweep / ".complete").exists():
+        return sweep
+    shutil.rmtree(sweep, ignore_errors=True)
+    sweep.mkdir(parents=True)
+    random.seed(runs)
+    cases = {
+        f"tests/test_module_{index:02d}.py::test_behaviour": (
+            "fail_to_pass" if index < 5 else "pass_to_pass"
+        )
+        for index in range(CASES)
+    }
+    spec = json.dumps({"cases": cases, "reader": "rows"})
+    for index in range(runs):
+        run = sweep / f"run-{index:05d}"
+        run.mkdir()
+        (run / "task.json").write_text(spec)
+        draw = random.random()
+        if draw < 0.05:
+            continue  # no evidence: EVIDENCE_MISSING
+        failing = next(iter(cases)) if draw < 0.20 else None
+        (run / "rows.jsonl").write_text(
+            "".join(
+                json.dumps(
+                    {
+                        "id": case,
+                        "kind": kind,
+                        "verdict": "fail" if case == failing else "pass",
+                        "measures": {"duration_ms": round(random.uniform(1, 900), 1)},
+                    }
+                )
+                + "\n"
+                for case, kind in cases.items()
+            )
+        )
+    (sweep / ".complete").write_text("")
+    return sweep
+
+
+def run_names(sweep: Path) -> list[str]:
+    """The run directories of a generated sweep, sorted."""
+    import os
+
+    return sorted(entry.name for entry in os.scandir(sweep) if entry.is_dir())
+
+
+def plain_loop(sweep: Path, target: Path, runs: list[str] | None = None) -> int:
+    """The plain library loop, no Prefect: for each run, ``TaskSpec.load``,
+    ``read_with_evidence("rows", ...)``, ``grade_document``, ``publish`` (the
+    four files, atomic and durable), one run after another. Returns the
+    number of runs graded."""
+    from truereward import grade_document, publish
+    from truereward.codes import Ungradable
+    from truereward.readers import read_with_evidence
+    from truereward.taskspec import TaskSpec
+
+    graded = 0
+    for run in run_names(sweep) if runs is None else runs:
+        spec = TaskSpec.load(sweep / run / "task.json")
+        info = {"id": run, "sweep": sweep.name}
+        try:
+            reading = read_with_evidence("rows", str(sweep / run / "rows.jsonl"), spec)
+        except Ungradable as error:  # a refusal: the document says so
+            document = grade_document([], run=info, refusals=[error])
+        else:
+            document = grade_document(
+                reading.rows, case_set=spec, run=info, evidence=reading.evidence
+            )
+        publish(document, target / run)
+        graded += 1
+    return graded
+
+
+# --- processes: memory, real components ------------------------------------------------------
+
+
+def peak_rss_mb(pid: int | str = "self") -> float:
+    """The peak resident memory (VmHWM) of process ``pid``, in MB; 0 when it
+    is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+class PeakSampler:
+    """Samples the peak resident memory (VmHWM) of processes in a thread,
+    every ``interval`` seconds: of ``pids``, and of every descendant of
+    ``family`` (a worker's flow-run processes). ``peaks`` maps each pid seen
+    to its largest VmHWM; a process is sampled until it exits, and VmHWM is
+    a high-water mark, so only a peak in its last ``interval`` can be
+    missed."""
+
+    def __init__(
+        self, pids: Iterable[int] = (), family: Iterable[int] = (), interval: float = 0.2
+    ) -> None:
+        import threading
+
+        self.pids, self.family, self.interval = list(pids), list(family), interval
+        self.peaks: dict[int, float] = {}
+        self.commands: dict[int, str] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> None:
+        import psutil
+
+        watched = set(self.pids)
+        for pid in self.family:
+            try:
+                watched |= {child.pid for child in psutil.Process(pid).children(recursive=True)}
+            except psutil.NoSuchProcess:
+                continue
+        for pid in watched:
+            peak = peak_rss_mb(pid)
+            if peak:
+                self.peaks[pid] = max(peak, self.peaks.get(pid, 0.0))
+                if pid not in self.commands:
+                    try:
+                        self.commands[pid] = " ".join(psutil.Process(pid).cmdline())[:200]
+                    except psutil.Error:
+                        self.commands[pid] = "?"
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._sample()
+
+    def __enter__(self) -> PeakSampler:
+        self._sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+
+def offline_env(**extra: str) -> dict[str, str]:
+    """The environment of the Prefect and Dask processes a bench starts (the
+    tests' own: no analytics, no configured server unless given)."""
+    sys.path.insert(0, str(ROOT))
+    from tests.grading.server import offline_env as env
+
+    return env(**extra)
+
+
+# --- profiles: py-spy (sampling, every thread, any process) ----------------------------------
+
+PY_SPY = Path(sys.executable).with_name("py-spy")
+
+
+def py_spy_command(output: Path, *, idle: bool = False, rate: int = 67) -> list[str]:
+    """The prefix that runs a command under ``py-spy record`` (collapsed
+    stacks into ``output``); py-spy must be installed in the venv
+    (``.venv/bin/pip install py-spy``)."""
+    if not PY_SPY.exists():
+        raise SystemExit(f"--profile needs py-spy: {PY_SPY.parent}/pip install py-spy")
+    command = [str(PY_SPY), "record", "--format", "raw", "-o", str(output), "--rate", str(rate)]
+    command += ["--nonblocking"]
+    if idle:
+        command.append("--idle")
+    return [*command, "--"]
+
+
+def _frame_name(frame: str) -> str:
+    """``function (file:line)`` -> ``function (short/file)``."""
+    name, _, where = frame.partition(" (")
+    path = where.rsplit(":", 1)[0]
+    for marker in ("site-packages/", "lib/python3", "/work/"):
+        if marker in path:
+            path = path.split(marker, 1)[1]
+    return f"{name} ({path})"
+
+
+def profile_summary(path: Path, *, top: int = 20, title: str = "profile") -> dict[str, float]:
+    """Print where the samples of a py-spy raw profile go: the frames with
+    the most own samples, and the share of samples under each of our and
+    Prefect's functions (inclusive); returns the inclusive shares."""
+    own: dict[str, int] = {}
+    inclusive: dict[str, int] = {}
+    total = 0
+    for line in path.read_text(errors="replace").splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        count = int(count_text)
+        total += count
+        frames = [_frame_name(frame) for frame in stack.split(";")]
+        own[frames[-1]] = own.get(frames[-1], 0) + count
+        for name in set(frames):
+            inclusive[name] = inclusive.get(name, 0) + count
+    if not total:
+        print(f"{title}: no samples in {path}")
+        return {}
+    shares = {name: count / total for name, count in inclusive.items()}
+    print(f"{title}: {total} samples ({path})")
+    print("  own samples:")
+    for name, count in sorted(own.items(), key=lambda item: -item[1])[:top]:
+        print(f"    {count / total * 100:5.1f} %  {name}")
+    print("  inclusive (truereward, flows, prefect, pydantic, httpx, ssl, pickle):")
+    keep = ("truereward/", "flows/", "prefect/", "pydantic", "httpx", "ssl", "pickle", "certifi")
+    shown = [item for item in shares.items() if any(key in item[0] for key in keep)]
+    for name, share in sorted(shown, key=lambda item: -item[1])[: top + 10]:
+        print(f"    {share * 100:5.1f} %  {name}")
+    return shares
+
+
+# --- a Prefect server, the deployments, process workers (the tests' own starters) ------------
+
+
+class Deployed:
+    """A ``prefect server start`` of its own (SQLite under ``home``), the
+    ``truereward-process`` work pool and every ``local`` deployment of
+    infra/prefect.yaml (``grade-run/local``, ``grade-sweep/local``), deployed
+    from the project root, as the README does. ``env`` is a client's
+    environment; ``queues`` are extra work queues made on the pool."""
+
+    def __init__(self, home: Path, queues: Iterable[str] = ()) -> None:
+        self.home, self.queues = home, list(queues)
+        self.pid = 0
+        self.url = ""
+        self.env: dict[str, str] = {}
+
+    def __enter__(self) -> Deployed:
+        import shutil
+
+        sys.path.insert(0, str(ROOT))
+        from tests.grading.deployment import POOL, prefect
+        from tests.grading.server import start_server
+
+        shutil.rmtree(self.home, ignore_errors=True)
+        self.pid, self.url, _ = start_server(self.home / "server")
+        self.env = offline_env(
+            PREFECT_API_URL=self.url,
+            PREFECT_HOME=str(self.home / "client"),
+            PREFECT_WORKER_QUERY_SECONDS="1",
+            PREFECT_CLI_PROMPT="false",
+            COLUMNS="1000",
+        )
+        try:
+            steps = [("work-pool", "create", POOL, "--type", "process", "--overwrite")]
+            steps += [("work-queue", "create", queue, "--pool", POOL) for queue in self.queues]
+            steps += [("--no-prompt", "deploy", "--prefect-file", "infra/prefect.yaml")]
+            steps[-1] += ("--name", "local")
+            for step in steps:
+                done = prefect(self.env, *step)
+                if done.returncode != 0:
+                    raise SystemExit(f"prefect {' '.join(step)}:\n{done.stdout}{done.stderr}")
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        from tests.grading.server import stop_server
+
+        stop_server(self.pid)
+
+    def worker(self, log: Path, *more: str) -> Any:
+        """A process worker on the pool in the project root (a context
+        manager; the worker and its flow runs are killed at the end)."""
+        from tests.grading.deployment import worker
+
+        return worker(self.env, log, *more)
+
+    def client_settings(self) -> Any:
+        """Settings for a Prefect client of this server, in this process."""
+        from prefect.settings import PREFECT_API_URL, temporary_settings
+
+        return temporary_settings(updates={PREFECT_API_URL: self.url})
+
+
+def wait_for_workers(deployed: Deployed, names: Iterable[str], timeout: float = 120.0) -> None:
+    """Until the workers ``names`` (``prefect worker start --name``) have
+    sent a heartbeat to the pool."""
+    from prefect.client.orchestration import get_client
+
+    sys.path.insert(0, str(ROOT))
+    from tests.grading.deployment import POOL
+
+    deadline = time.monotonic() + timeout
+    with deployed.client_settings(), get_client(sync_client=True) as client:
+        while time.monotonic() < deadline:
+            online = {item.name for item in client.read_workers_for_work_pool(POOL)}
+            if set(names) <= online:
+                return
+            time.sleep(0.5)
+    raise SystemExit(f"workers {sorted(names)} did not come online in {timeout:.0f} s")

@@ -1,0 +1,158 @@
+"""grade-sweep with two process workers against one, on the same sweep,
+measured alternately in one run against one Prefect server.
+
+    .venv/bin/python infra/bench/grade_sweep.py [--quick] [--rounds N] [--runs N] [--shards N]
+
+A sweep of 4,000 runs (200 in 2 shards with ``--quick``; ``_common.make_sweep``: 20
+cases a run) is graded in 4 shards into a fresh local target, through the
+deployments of infra/prefect.yaml, as ops would run it: a ``prefect server
+start`` (SQLite) started here, the ``truereward-process`` work pool,
+``prefect deploy --prefect-file infra/prefect.yaml --name local`` from the
+project root, and ``run_deployment('grade-sweep/local', ...)`` (what
+``prefect deployment run 'grade-sweep/local' -p request=... --watch``
+does). The parent flow run lists and shards the sweep, starts one
+``grade-run/local`` flow run per shard, waits for them and summarises the
+sweep from the published grades.
+
+Workers are ``prefect worker start --pool truereward-process --limit 1``
+(one flow run at a time each: a shard is a process whose thread runner keeps
+its 8 task runs busy, so one shard per core is what two cores can take),
+started in the project root for each measurement and killed after it:
+
+- one worker: the shards are graded one after another;
+- two workers: two shards at a time.
+
+The parent runs on a work queue of its own (``parents``), served by a third
+worker, so it never takes a shard worker's slot. Each side's time runs from
+creating the parent's flow run to its end (worker polling every second,
+each flow run's process start, the summary and artifacts included).
+Printed: runs per second each way, the peak resident memory (VmHWM) of the
+largest shard and parent flow-run processes, and ``RATIO grade_sweep``: the
+two workers' throughput over one worker's. Target: at least 1.5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import CACHE, Deployed, PeakSampler, make_sweep, wait_for_workers
+
+TARGET_RATIO = 1.5
+WORK = CACHE / "grade-sweep"
+
+
+def grade(
+    deployed: Deployed, sweep: Path, target: Path, shards: int, workers: int, label: str
+) -> dict[str, Any]:
+    """Grade the sweep with ``workers`` shard workers; its figures."""
+    from prefect.deployments import run_deployment
+
+    names = [f"{label}-shards-{index}" for index in range(workers)]
+    logs = WORK / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    with contextlib.ExitStack() as stack:
+        parent_worker = stack.enter_context(
+            deployed.worker(
+                logs / f"{label}-parent.log", "--work-queue", "parents", "--name", f"{label}-parent"
+            )
+        )
+        shard_workers = [
+            stack.enter_context(
+                deployed.worker(
+                    logs / f"{name}.log", "--work-queue", "default", "--limit", "1", "--name", name
+                )
+            )
+            for name in names
+        ]
+        wait_for_workers(deployed, [*names, f"{label}-parent"])
+        request = {"sweep": str(sweep), "target": str(target), "shards": shards}
+        with (
+            PeakSampler(family=[parent_worker.pid]) as parent,
+            PeakSampler(family=[item.pid for item in shard_workers]) as shard,
+            deployed.client_settings(),
+        ):
+            start = time.perf_counter()
+            run = run_deployment(
+                "grade-sweep/local",
+                parameters={"request": request},
+                work_queue_name="parents",
+                timeout=None,
+                poll_interval=1,
+                as_subflow=False,
+            )
+            seconds = time.perf_counter() - start
+    state = run.state
+    if state is None or not state.is_completed():
+        raise SystemExit(
+            f"grade-sweep ended {state.name if state else 'without a state'}: "
+            f"{state.message if state else ''} (worker logs in {logs})"
+        )
+    graded = sum(1 for _ in target.glob("*/grade.json"))
+    return {
+        "seconds": seconds,
+        "graded": graded,
+        "shard_peak_mb": max(shard.peaks.values(), default=0.0),
+        "parent_peak_mb": max(parent.peaks.values(), default=0.0),
+        "state": state.name,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a small sweep, one round")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--runs", type=int, help="runs in the sweep (default 4000)")
+    parser.add_argument("--shards", type=int, help="shards (default 4; 2 with --quick)")
+    args = parser.parse_args()
+    runs = args.runs or (200 if args.quick else 4000)
+    rounds = 1 if args.quick else args.rounds
+    shards = args.shards or (2 if args.quick else 4)
+    sweep = make_sweep(runs)
+    shutil.rmtree(WORK, ignore_errors=True)
+    figures: dict[int, list[dict[str, Any]]] = {1: [], 2: []}
+    with Deployed(WORK / "prefect", queues=["parents"]) as deployed:
+        for index in range(rounds):
+            for workers in (1, 2) if index % 2 == 0 else (2, 1):
+                target = WORK / f"target-{workers}"
+                shutil.rmtree(target, ignore_errors=True)
+                found = grade(deployed, sweep, target, shards, workers, f"r{index}w{workers}")
+                if found["graded"] != runs:
+                    raise SystemExit(f"{found['graded']} grades published for {runs} runs")
+                figures[workers].append(found)
+                print(
+                    f"round {index + 1}, {workers} worker(s): {found['seconds']:.1f} s "
+                    f"({found['state']})",
+                    flush=True,
+                )
+                shutil.rmtree(target)
+    seconds = {workers: statistics.median(item["seconds"] for item in figures[workers])
+               for workers in figures}  # fmt: skip
+    print(
+        f"{runs} runs in {shards} shards (20 cases each, local target), "
+        f"{rounds} alternating rounds, workers with --limit 1:"
+    )
+    for workers in (1, 2):
+        shard = max(item["shard_peak_mb"] for item in figures[workers])
+        parent = max(item["parent_peak_mb"] for item in figures[workers])
+        print(
+            f"  {workers} worker(s): {runs / seconds[workers]:.0f} runs/s "
+            f"({seconds[workers]:.1f} s); peak {shard:.0f} MB a shard's flow-run process, "
+            f"{parent:.0f} MB the parent's"
+        )
+    ratio = seconds[1] / seconds[2]
+    print(
+        f"RATIO grade_sweep {ratio:.2f} (two process workers' throughput / one worker's; "
+        f"target >= {TARGET_RATIO})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
