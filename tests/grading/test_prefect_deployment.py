@@ -314,6 +314,17 @@ def flow_runs_named(env: dict[str, str], prefix: str) -> list[Any]:
     return [run for run in runs if run.name.startswith(prefix)]
 
 
+def artifacts_named(env: dict[str, str], prefix: str) -> dict[str, Any]:
+    """The artifacts whose keys start with ``prefix``, by key."""
+    from prefect.client.orchestration import get_client
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    settings = temporary_settings(updates={PREFECT_API_URL: env["PREFECT_API_URL"]})
+    with settings, get_client(sync_client=True) as client:
+        found = client.read_artifacts(limit=200)
+    return {item.key: item for item in found if item.key and item.key.startswith(prefix)}
+
+
 def a_sweep_sharded_over_two_workers_grades_every_run_once(
     deployed: dict[str, str], tmp_path: Path
 ) -> None:
@@ -337,6 +348,12 @@ def a_sweep_sharded_over_two_workers_grades_every_run_once(
     assert all(run.state is not None and run.state.is_completed() for run in shards)
     # The documents name the sweep, as if it had been graded whole.
     assert json.loads((out / "r0001" / "grade.json").read_text())["run"]["sweep"] == "big"
+    # The parent's artifacts: the whole sweep's summary and one row per shard.
+    found = artifacts_named(deployed, "grade-run-big-")
+    summary = next(item for key, item in found.items() if key.endswith("-sweep-summary"))
+    assert "2000 runs" in (summary.description or ""), summary.description
+    shards_table = next(item for key, item in found.items() if key.endswith("-shards"))
+    assert shards_table.type == "table"
 
 
 def a_worker_killed_mid_shard_then_the_parent_again_completes_the_sweep(
