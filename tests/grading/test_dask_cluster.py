@@ -93,10 +93,6 @@ def test_with_options_task_runner_is_honoured(
     assert seen and seen <= set(workers)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a refusal's why names the evidence by its full location (s3://... vs /tmp/...)",
-)
 def test_an_s3_sweep_through_the_cluster_grades_as_threads_on_a_local_target(
     prefect_client_settings: str,
     cluster: tuple[str, list[int]],

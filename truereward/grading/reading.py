@@ -51,7 +51,6 @@ __all__ = [
     "load_spec",
     "read_run",
     "reader_and_evidence",
-    "relative_to_run",
     "worth_retrying",
 ]
 
@@ -157,16 +156,6 @@ def reader_and_evidence(job: RunJob, spec: TaskSpec) -> tuple[Reader, str]:
     return reader, settings.evidence or spec.evidence or reader.default_evidence
 
 
-def relative_to_run(job: RunJob, digest: EvidenceDigest) -> EvidenceDigest:
-    """``digest`` with its path written relative to the run directory, so a
-    run's grade does not depend on where the sweep lies (a local directory,
-    a bucket); a path outside the run is kept as read."""
-    base = job.url.rstrip("/") + "/"
-    if not digest.path.startswith(base):
-        return digest
-    return EvidenceDigest(path=digest.path[len(base) :], sha256=digest.sha256, size=digest.size)
-
-
 def _read(job: RunJob, digests: list[EvidenceDigest]) -> tuple[TaskSpec, list[CaseResult]]:
     """The spec and rows of ``job``'s run; the digests of every evidence file
     read go to ``digests``, also when the reader refuses."""
@@ -181,7 +170,7 @@ def _read(job: RunJob, digests: list[EvidenceDigest]) -> tuple[TaskSpec, list[Ca
     try:
         reading = read_with_evidence(reader, evidence, spec, **settings.options)
     finally:
-        digests.extend(relative_to_run(job, item) for item in evidence.digests)
+        digests.extend(evidence.digests)  # named relative to the run (Evidence.describe)
     return spec, reading.rows
 
 

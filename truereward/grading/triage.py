@@ -116,7 +116,7 @@ def distrust(job: RunJob, standing: GradeDocument) -> str | None:
     from ..codes import Ungradable
     from ..readers import Evidence
     from ..trust import judge
-    from .reading import load_spec, reader_and_evidence, relative_to_run
+    from .reading import load_spec, reader_and_evidence
 
     try:
         _, where = reader_and_evidence(job, load_spec(job))
@@ -134,7 +134,7 @@ def distrust(job: RunJob, standing: GradeDocument) -> str | None:
             location.digest()
     except Ungradable as error:
         return f"its evidence cannot be read now ({error.code}: {error.why})"
-    return judge(standing, [relative_to_run(job, item) for item in location.digests])
+    return judge(standing, list(location.digests))
 
 
 def triaged(jobs: Iterable[RunJob], policy: Regrade) -> Iterator[RunJob]:

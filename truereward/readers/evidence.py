@@ -38,7 +38,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .. import safefile
+from .. import safefile, urls
 from ..codes import Ungradable
 from ..document import EvidenceDigest
 
@@ -141,25 +141,38 @@ class Evidence:
     @property
     def is_local(self) -> bool:
         """Whether the evidence is a local path."""
-        return "://" not in self.url or self.url.startswith(("file://", "local://"))
+        return urls.is_local(self.url)
 
-    def _local_path(self, relative: str | None) -> str:
-        base = self.url.split("://", 1)[1] if "://" in self.url else self.url
-        return os.path.join(base, relative) if relative else base
-
-    def _remote_path(self, relative: str | None) -> str:
-        return f"{self.url.rstrip('/')}/{relative}" if relative else self.url
+    def location(self, relative: str | None = None) -> str:
+        """Where ``relative`` (or the evidence itself) is read from: a local
+        path or a URL."""
+        base = urls.local_path(self.url) if self.is_local else self.url
+        if not relative:
+            return base
+        return os.path.join(base, relative) if self.is_local else urls.join(base, relative)
 
     def describe(self, relative: str | None = None) -> str:
-        """The location of ``relative`` (or of the evidence itself), for messages."""
-        return self._local_path(relative) if self.is_local else self._remote_path(relative)
+        """How messages and digests name ``relative`` (or the evidence):
+        relative to the run directory (``root``) when it lies inside, so a
+        run's grade reads the same wherever the sweep is stored (a local
+        directory, a bucket); else its full location."""
+        where = self.location(relative)
+        if self.root is None:
+            return where
+        root = urls.local_path(self.root) if urls.is_local(self.root) else self.root
+        base = root.rstrip("/") + "/"
+        return where[len(base) :] if where.startswith(base) else where
+
+    def _shown(self, relative: str | None) -> str:
+        """The name of a digest: ``name`` for the evidence itself, when given."""
+        return self.name if self.name and not relative else self.describe(relative)
 
     def exists(self, relative: str | None = None) -> bool:
         """Whether the file (or directory) exists (a symlink counts as
         existing: reading it is refused). I/O errors are
         ``EVIDENCE_UNREADABLE``."""
         if self.is_local:
-            return os.path.lexists(self._local_path(relative))
+            return os.path.lexists(self.location(relative))
         fs, path = self._fs(relative)
         try:
             return bool(fs.exists(path))
@@ -173,7 +186,7 @@ class Evidence:
         (:meth:`check_inside` refuses those). I/O errors are
         ``EVIDENCE_UNREADABLE``."""
         if self.is_local:
-            where = self._local_path(relative)
+            where = self.location(relative)
             return os.path.isdir(where) and not os.path.islink(where)
         fs, path = self._fs(relative)
         try:
@@ -187,10 +200,13 @@ class Evidence:
         """The bytes of the evidence file (or of ``relative`` inside the
         evidence directory), recorded in :attr:`digests`."""
         where = self.describe(relative)
-        data = self._read_local(where) if self.is_local else self._read_remote(relative, where)
+        if self.is_local:
+            data = self._read_local(self.location(relative), where)
+        else:
+            data = self._read_remote(relative, where)
         self.digests.append(
             EvidenceDigest(
-                path=self.name if self.name and not relative else where,
+                path=self._shown(relative),
                 sha256=hashlib.sha256(data).hexdigest(),
                 size=len(data),
             )
@@ -205,7 +221,10 @@ class Evidence:
         read and hashed, and the file's digest is recorded in
         :attr:`digests` (none when the file is too large or unreadable)."""
         where = self.describe(relative)
-        opened = self._open_local(where) if self.is_local else self._open_remote(relative, where)
+        if self.is_local:
+            opened = self._open_local(self.location(relative), where)
+        else:
+            opened = self._open_remote(relative, where)
         with opened as (read, size):
             stream = EvidenceStream(read, where, self.max_bytes, self._too_big, size)
             try:
@@ -214,7 +233,7 @@ class Evidence:
                 stream.drain()
                 self.digests.append(
                     EvidenceDigest(
-                        path=self.name if self.name and not relative else where,
+                        path=self._shown(relative),
                         sha256=stream.hexdigest(),
                         size=stream.size,
                     )
@@ -244,38 +263,40 @@ class Evidence:
             f"{where}: {size} bytes is more than the {self.max_bytes} bytes a report may have",
         )
 
-    def refuse_outside(self, where: str) -> None:
-        """``EVIDENCE_MALFORMED`` when the local path ``where`` leads out of
-        the run directory (``root``) through a symlinked directory."""
+    def refuse_outside(self, path: str, where: str) -> None:
+        """``EVIDENCE_MALFORMED`` (naming it ``where``) when the local
+        ``path`` leads out of the run directory (``root``) through a
+        symlinked directory."""
         if self.root is None or not self.is_local:
             return
-        root = self.root.split("://", 1)[1] if "://" in self.root else self.root
-        if os.path.lexists(where) and not safefile.inside(os.path.dirname(where), root):
+        root = urls.local_path(self.root)
+        if os.path.lexists(path) and not safefile.inside(os.path.dirname(path), root):
             raise Ungradable(
                 "EVIDENCE_MALFORMED",
                 f"{where}: resolves outside the run directory (through a symlink): "
                 "evidence must be the run's own",
             )
 
-    def _read_local(self, where: str) -> bytes:
-        self.refuse_outside(where)
+    def _read_local(self, path: str, where: str) -> bytes:
+        self.refuse_outside(path, where)
         try:
-            return safefile.read_regular(where, limit=self.max_bytes)
+            return safefile.read_regular(path, limit=self.max_bytes)
         except OSError as error:
             raise self._local_refusal(where, error) from None
 
     @contextmanager
-    def _open_local(self, where: str) -> Iterator[tuple[Callable[[int], bytes], int]]:
-        """A function reading the next bytes of the local file ``where``,
-        opened by :func:`truereward.safefile.opened` (refusals as for
+    def _open_local(self, path: str, where: str) -> Iterator[tuple[Callable[[int], bytes], int]]:
+        """A function reading the next bytes of the local file ``path``
+        (named ``where`` in refusals), opened by
+        :func:`truereward.safefile.opened` (refusals as for
         :meth:`_read_local`), and the file's size."""
-        self.refuse_outside(where)
+        self.refuse_outside(path, where)
         with ExitStack() as stack:
             try:
-                fd = stack.enter_context(safefile.opened(where))
+                fd = stack.enter_context(safefile.opened(path))
                 size = os.fstat(fd).st_size
                 if size > self.max_bytes:
-                    raise safefile.TooLarge(where, size, self.max_bytes)
+                    raise safefile.TooLarge(path, size, self.max_bytes)
             except OSError as error:
                 raise self._local_refusal(where, error) from None
             yield (lambda count: os.read(fd, count)), size
@@ -311,7 +332,7 @@ class Evidence:
                 "needs fsspec (pip install 'truereward[fsspec]')",
             ) from None
         try:
-            fs, path = fsspec.core.url_to_fs(self._remote_path(relative), **self.storage_options)
+            fs, path = fsspec.core.url_to_fs(self.location(relative), **self.storage_options)
         except (ImportError, ValueError) as error:
             raise Ungradable("EVIDENCE_UNREADABLE", f"{self.describe(relative)}: {error}") from None
         return fs, path
@@ -329,7 +350,7 @@ class Evidence:
         except Ungradable:
             raise
         except FileNotFoundError:
-            raise Ungradable("EVIDENCE_MISSING", f"{where}: no such object") from None
+            raise Ungradable("EVIDENCE_MISSING", f"{where}: no such file") from None
         except Exception as error:  # any store failure is the grader's side
             raise Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error}") from error
         if len(data) > self.max_bytes:
@@ -355,7 +376,7 @@ class Evidence:
             except Ungradable:
                 raise
             except FileNotFoundError:
-                raise Ungradable("EVIDENCE_MISSING", f"{where}: no such object") from None
+                raise Ungradable("EVIDENCE_MISSING", f"{where}: no such file") from None
             except Exception as error:  # any store failure is the grader's side
                 raise Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error}") from error
             yield (lambda count: bytes(handle.read(count))), size

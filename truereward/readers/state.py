@@ -188,8 +188,8 @@ def _leaves_root(evidence: Evidence, path: str) -> str | None:
     evidence is a URL: object stores have no symlinks)."""
     if not evidence.is_local:
         return None
-    root = os.path.realpath(evidence.describe())
-    target = os.path.realpath(evidence.describe(path))
+    root = os.path.realpath(evidence.location())
+    target = os.path.realpath(evidence.location(path))
     return None if os.path.commonpath([root, target]) == root else target
 
 
@@ -251,12 +251,12 @@ class StateReader:
                 "EVIDENCE_MISSING",
                 f"{evidence.describe()}: the end state the run left is not there",
             )
-        if evidence.is_local and os.path.islink(evidence.describe()):
+        if evidence.is_local and os.path.islink(evidence.location()):
             raise Ungradable(
                 "EVIDENCE_MALFORMED",
                 f"{evidence.describe()}: a symlink: the end state is read without following links",
             )
-        evidence.refuse_outside(evidence.describe())
+        evidence.refuse_outside(evidence.location(), evidence.describe())
         if not evidence.is_dir():
             raise Ungradable(
                 "EVIDENCE_MALFORMED", f"{evidence.describe()}: the end state must be a directory"
