@@ -18,10 +18,10 @@ from tests.calibrate_support import (
 )
 from truereward.calibrate import (
     Answer,
+    Calibration,
     Case,
     JudgeError,
     Question,
-    Report,
     UnsupportedQuestion,
     at_min_confidence,
     score,
@@ -29,7 +29,9 @@ from truereward.calibrate import (
 )
 
 
-def boolean_report(decisions: list[bool | None], labels: list[bool | None] | None = None) -> Report:
+def boolean_report(
+    decisions: list[bool | None], labels: list[bool | None] | None = None
+) -> Calibration:
     labels = labels if labels is not None else [True] * len(decisions)
     cases = [
         Case(state=index, labels={} if label is None else {"relevant": label})

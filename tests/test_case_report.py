@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from tests import strategies as gen
 from truereward import CaseResult, GradeDocument, grade_document
-from truereward.evaluate import Metric, Report
+from truereward.evaluate import EvaluationReport, Metric
 from truereward.schemas import load
 from truereward.verify import verify_document
 
@@ -29,12 +29,12 @@ ROW_KEYS = {
     "duration_s",
 }
 
-REPORT = Report(
+REPORT = EvaluationReport(
     metric=Metric(namespace="checks", name="token_f1", parameters={"min": 0.8}),
     verdict="pass",
     score=0.9,
     feedback="close enough",
-    details=[Report(metric=Metric(name="exact"), verdict="fail", score=0.0)],
+    details=[EvaluationReport(metric=Metric(name="exact"), verdict="fail", score=0.0)],
 )
 
 
@@ -112,7 +112,7 @@ def test_a_row_with_a_report_round_trips_strictly():
         "parameters": {"min": 0.8},
     }
     again = CaseResult.from_row(json.loads(json.dumps(row, allow_nan=False)))
-    assert again == result and Report.from_data(again.report) == REPORT
+    assert again == result and EvaluationReport.from_data(again.report) == REPORT
     assert CaseResult.model_validate_json(result.model_dump_json()) == result
     jsonschema.validate(row, load("row"))
 
@@ -149,7 +149,7 @@ def test_the_row_holds_a_report_as_data_and_the_evaluation_model_refuses_a_bad_o
     with pytest.raises(TypeError):
         row.report["verdict"] = "fail"  # type: ignore[index]
     with pytest.raises(ValidationError):
-        Report.from_data(row.report)
+        EvaluationReport.from_data(row.report)
 
 
 @pytest.mark.parametrize(
@@ -171,14 +171,14 @@ def test_a_report_rides_in_the_grade_document_and_never_changes_the_reward():
         {"id": "a", "kind": "fail_to_pass", "verdict": "pass"},
         {"id": "b", "kind": "pass_to_pass", "verdict": "pass"},
     ]
-    failing_report = Report(metric=Metric(name="judge"), verdict="fail", score=0.0)
+    failing_report = EvaluationReport(metric=Metric(name="judge"), verdict="fail", score=0.0)
     with_reports = [{**plain[0], "report": failing_report}, plain[1]]
     bare, annotated = grade_document(plain), grade_document(with_reports)
     assert bare.reward == annotated.reward == 1.0
     assert bare.digest != annotated.digest
     again = GradeDocument.from_bytes(annotated.to_bytes())
     assert again == annotated
-    assert Report.from_data(again.detail[0].report) == failing_report
+    assert EvaluationReport.from_data(again.detail[0].report) == failing_report
     assert verify_document(again) == []
     jsonschema.validate(json.loads(annotated.to_bytes()), load("grade"))
 

@@ -254,7 +254,7 @@ def test_params_are_kept_for_reports():
 
 
 def test_every_check_result_can_become_an_evaluation_report():
-    from truereward.evaluate import Metric, Report
+    from truereward.evaluate import EvaluationReport, Metric
 
     outcome = scored(
         '{"a": [1, {"b": null}]}',
@@ -269,7 +269,7 @@ def test_every_check_result_can_become_an_evaluation_report():
     )
     for check in outcome.checks:
         metric = Metric(namespace="checks", name=check.type, parameters=dict(check.params))
-        report = Report(
+        report = EvaluationReport(
             metric=metric,
             verdict="pass" if check.passed else "fail",
             score=check.score,

@@ -13,13 +13,13 @@ from truereward.evaluate import (
     Component,
     CompositeEvaluator,
     EvaluationError,
+    EvaluationReport,
+    EvaluationVerdict,
     Evaluator,
     EvaluatorFunc,
     Metric,
     ProjectionEvaluator,
-    Report,
     SuiteEvaluator,
-    Verdict,
     evaluate_sync,
 )
 from truereward.evaluate.means import weighted_mean
@@ -28,7 +28,7 @@ LARGEST = sys.float_info.max
 
 
 def fixed(name: str, **outcome: object) -> EvaluatorFunc[object]:
-    report = Report(metric=Metric(name=name), **outcome)
+    report = EvaluationReport(metric=Metric(name=name), **outcome)
     return EvaluatorFunc(lambda _subject: report)
 
 
@@ -42,9 +42,9 @@ def worked_components() -> list[Component[object]]:
 @pytest.mark.parametrize(
     ("policy", "minimum", "verdict"),
     [
-        ("at_least", 1, Verdict.PASS),
-        ("any", None, Verdict.PASS),
-        ("all", None, Verdict.FAIL),
+        ("at_least", 1, EvaluationVerdict.PASS),
+        ("any", None, EvaluationVerdict.PASS),
+        ("all", None, EvaluationVerdict.FAIL),
     ],
 )
 def test_composite_worked_numbers(policy, minimum, verdict):
@@ -80,7 +80,7 @@ def test_required_components_must_pass_under_every_policy(policy, minimum):
         minimum_passed=minimum,
     )
     report = evaluate_sync(composite, None)
-    assert report.verdict is Verdict.FAIL
+    assert report.verdict is EvaluationVerdict.FAIL
     assert "required and not passed: a" in report.feedback
 
 
@@ -90,8 +90,14 @@ def test_at_least_counts_passes():
         Component(fixed("b", verdict="pass", score=1.0)),
         Component(fixed("c", verdict="fail", score=0.0)),
     ]
-    assert evaluate_sync(CompositeEvaluator(components, "at_least", 2), 0).verdict is Verdict.PASS
-    assert evaluate_sync(CompositeEvaluator(components, "at_least", 3), 0).verdict is Verdict.FAIL
+    assert (
+        evaluate_sync(CompositeEvaluator(components, "at_least", 2), 0).verdict
+        is EvaluationVerdict.PASS
+    )
+    assert (
+        evaluate_sync(CompositeEvaluator(components, "at_least", 3), 0).verdict
+        is EvaluationVerdict.FAIL
+    )
 
 
 @pytest.mark.parametrize(
@@ -114,15 +120,15 @@ def test_a_child_without_score_or_decided_verdict_is_an_error_never_a_zero(outco
 def test_a_child_that_raises_makes_the_composite_raise_and_cancels_the_others():
     cancelled = []
 
-    async def slow(_subject: object) -> Report:
+    async def slow(_subject: object) -> EvaluationReport:
         try:
             await asyncio.sleep(30)
         except asyncio.CancelledError:
             cancelled.append(True)
             raise
-        return Report(metric=Metric(name="slow"), verdict="pass", score=1.0)
+        return EvaluationReport(metric=Metric(name="slow"), verdict="pass", score=1.0)
 
-    async def broken(_subject: object) -> Report:
+    async def broken(_subject: object) -> EvaluationReport:
         await asyncio.sleep(0)
         raise RuntimeError("provider down")
 
@@ -136,7 +142,7 @@ def test_a_child_that_raises_makes_the_composite_raise_and_cancels_the_others():
 
 def test_a_child_returning_a_non_report_is_an_error():
     composite = CompositeEvaluator([Component(EvaluatorFunc(lambda _s: 0.0))])  # type: ignore[arg-type]
-    with pytest.raises(EvaluationError, match="not a Report"):
+    with pytest.raises(EvaluationError, match="not a EvaluationReport"):
         evaluate_sync(composite, None)
 
 
@@ -193,7 +199,9 @@ def test_composite_matches_its_definition(children, policy, minimum):
         "any": passes >= 1,
         "at_least": passes >= (minimum or 0),
     }[policy]
-    assert report.verdict is (Verdict.PASS if required_ok and policy_ok else Verdict.FAIL)
+    assert report.verdict is (
+        EvaluationVerdict.PASS if required_ok and policy_ok else EvaluationVerdict.FAIL
+    )
     if len({weight or 1.0 for _, weight, _, _ in children}) == 1:
         assert report.score == pytest.approx(sum(scores) / len(scores))
 
@@ -239,12 +247,12 @@ def test_composite_identity_records_its_make_up():
 def _counting_children(count: int) -> tuple[list[EvaluatorFunc[object]], dict[str, int]]:
     state = {"running": 0, "peak": 0}
 
-    async def child(_subject: object) -> Report:
+    async def child(_subject: object) -> EvaluationReport:
         state["running"] += 1
         state["peak"] = max(state["peak"], state["running"])
         await asyncio.sleep(0.01)
         state["running"] -= 1
-        return Report(metric=Metric(name="c"), verdict="pass", score=1.0)
+        return EvaluationReport(metric=Metric(name="c"), verdict="pass", score=1.0)
 
     return [EvaluatorFunc(child) for _ in range(count)], state
 
@@ -261,11 +269,11 @@ def test_composite_and_suite_bound_their_concurrency():
 @pytest.mark.parametrize(
     ("verdicts", "expected"),
     [
-        (["pass", "fail", None], Verdict.FAIL),
-        (["pass", None], Verdict.PASS),
-        (["pass", "pass"], Verdict.PASS),
-        ([None, None], Verdict.UNSPECIFIED),
-        (["fail"], Verdict.FAIL),
+        (["pass", "fail", None], EvaluationVerdict.FAIL),
+        (["pass", None], EvaluationVerdict.PASS),
+        (["pass", "pass"], EvaluationVerdict.PASS),
+        ([None, None], EvaluationVerdict.UNSPECIFIED),
+        (["fail"], EvaluationVerdict.FAIL),
     ],
 )
 def test_suite_verdict_rule(verdicts, expected):
@@ -289,7 +297,7 @@ def test_suite_keeps_every_child_and_records_their_order():
 
 
 def test_suite_child_error_propagates():
-    def broken(_subject: object) -> Report:
+    def broken(_subject: object) -> EvaluationReport:
         raise ValueError("no")
 
     with pytest.raises(ValueError, match="no"):
@@ -297,8 +305,8 @@ def test_suite_child_error_propagates():
 
 
 def test_projection_evaluates_a_part_of_the_subject():
-    def length(answer: str) -> Report:
-        return Report(metric=Metric(name="length"), measurement=len(answer))
+    def length(answer: str) -> EvaluationReport:
+        return EvaluationReport(metric=Metric(name="length"), measurement=len(answer))
 
     async def answer_of(run: dict[str, str]) -> str:
         return run["answer"]
@@ -314,24 +322,24 @@ def test_projection_evaluates_a_part_of_the_subject():
 class Plain:
     """An evaluator class with a synchronous evaluate."""
 
-    def evaluate(self, subject: int) -> Report:
-        return Report(metric=Metric(name="plain"), verdict="pass" if subject else "fail")
+    def evaluate(self, subject: int) -> EvaluationReport:
+        return EvaluationReport(metric=Metric(name="plain"), verdict="pass" if subject else "fail")
 
 
 class Awaiting:
     """An evaluator class with an async evaluate."""
 
-    async def evaluate(self, subject: int) -> Report:
+    async def evaluate(self, subject: int) -> EvaluationReport:
         await asyncio.sleep(0)
-        return Report(metric=Metric(name="awaiting"), score=subject / 10)
+        return EvaluationReport(metric=Metric(name="awaiting"), score=subject / 10)
 
 
 def test_evaluators_may_be_sync_or_async_classes_or_functions():
     assert isinstance(Plain(), Evaluator) and isinstance(Awaiting(), Evaluator)
-    assert evaluate_sync(Plain(), 1).verdict is Verdict.PASS
+    assert evaluate_sync(Plain(), 1).verdict is EvaluationVerdict.PASS
     assert evaluate_sync(Awaiting(), 3).score == 0.3
     suite = SuiteEvaluator([Plain(), Awaiting(), EvaluatorFunc(lambda s: Plain().evaluate(s))])
-    assert evaluate_sync(suite, 0).verdict is Verdict.FAIL
+    assert evaluate_sync(suite, 0).verdict is EvaluationVerdict.FAIL
 
 
 def test_evaluator_func_refuses_a_non_callable_and_components_a_non_evaluator():

@@ -51,7 +51,7 @@ def loaded_after(statement: str, modules: tuple[str, ...]) -> list[str]:
 def test_the_new_packages_import_nothing_heavy():
     heavy = ("pydantic", "fsspec", "asyncio", "prefect")
     assert loaded_after("import truereward.evaluate, truereward.sweeps", heavy) == []
-    # The record carries a Report, yet the fold does not need an event loop.
+    # The record carries a EvaluationReport, yet the fold does not need an event loop.
     assert loaded_after("import truereward; truereward.fold", ("asyncio", "fsspec")) == []
 
 

@@ -18,15 +18,15 @@ from truereward.evaluate import (
     Dataset,
     ErrorPolicy,
     EvaluationError,
+    EvaluationReport,
+    EvaluationVerdict,
     EvaluatorFunc,
     Experiment,
     ExperimentReport,
     ExperimentSummary,
     Metric,
     NotEvaluated,
-    Report,
     SuiteEvaluator,
-    Verdict,
 )
 
 M = Metric(name="m")
@@ -93,13 +93,13 @@ def test_default_bound_with_blocking_sync_cases_exactly_four_start_before_one_is
     four = threading.Event()
     gates = {index: threading.Event() for index in range(5)}
 
-    def blocking(index: int) -> Report:
+    def blocking(index: int) -> EvaluationReport:
         with lock:
             started.append(index)
             if len(started) == 4:
                 four.set()
         assert gates[index].wait(20), "never released"
-        return Report(metric=M, verdict="pass")
+        return EvaluationReport(metric=M, verdict="pass")
 
     outcome: dict[str, ExperimentReport] = {}
     experiment = Experiment(dataset=dataset(5), evaluator=EvaluatorFunc(blocking))
@@ -127,10 +127,10 @@ def test_default_bound_with_blocking_async_cases_exactly_four_start_before_one_i
         started: list[int] = []
         gates = {index: asyncio.Event() for index in range(5)}
 
-        async def blocking(index: int) -> Report:
+        async def blocking(index: int) -> EvaluationReport:
             started.append(index)
             await gates[index].wait()
-            return Report(metric=M, verdict="pass")
+            return EvaluationReport(metric=M, verdict="pass")
 
         run = asyncio.ensure_future(Experiment(dataset(5), EvaluatorFunc(blocking)).run_async())
         for _ in range(200):  # many turns of the loop: a fifth would have started
@@ -150,12 +150,12 @@ def test_default_bound_with_blocking_async_cases_exactly_four_start_before_one_i
 def test_max_concurrency_is_honoured_and_validated():
     state = {"running": 0, "peak": 0}
 
-    async def measured(_index: int) -> Report:
+    async def measured(_index: int) -> EvaluationReport:
         state["running"] += 1
         state["peak"] = max(state["peak"], state["running"])
         await asyncio.sleep(0.005)
         state["running"] -= 1
-        return Report(metric=M, score=0.5)
+        return EvaluationReport(metric=M, score=0.5)
 
     Experiment(dataset(9), EvaluatorFunc(measured), max_concurrency=3).run()
     assert state["peak"] == 3
@@ -171,11 +171,11 @@ def test_max_concurrency_is_honoured_and_validated():
 def test_fail_fast_starts_nothing_after_the_first_error():
     started: list[int] = []
 
-    def evaluate(index: int) -> Report:
+    def evaluate(index: int) -> EvaluationReport:
         started.append(index)
         if index == 1:
             raise RuntimeError("broken case")
-        return Report(metric=M, verdict="pass")
+        return EvaluationReport(metric=M, verdict="pass")
 
     report = Experiment(
         dataset(5), EvaluatorFunc(evaluate), max_concurrency=1, error_policy="fail_fast"
@@ -202,7 +202,7 @@ def test_fail_fast_cancels_running_cases_and_starts_no_more():
         started: list[int] = []
         cancelled: list[int] = []
 
-        async def evaluate(index: int) -> Report:
+        async def evaluate(index: int) -> EvaluationReport:
             started.append(index)
             if index == 0:
                 await asyncio.sleep(0.01)
@@ -212,7 +212,7 @@ def test_fail_fast_cancels_running_cases_and_starts_no_more():
             except asyncio.CancelledError:
                 cancelled.append(index)
                 raise
-            return Report(metric=M, verdict="pass")
+            return EvaluationReport(metric=M, verdict="pass")
 
         report = await Experiment(
             dataset(7), EvaluatorFunc(evaluate), error_policy=ErrorPolicy.FAIL_FAST
@@ -229,14 +229,14 @@ def test_fail_fast_cancels_running_cases_and_starts_no_more():
 
 
 def test_collect_evaluates_every_case_and_keeps_errors_apart_from_unjudged():
-    def evaluate(index: int) -> Report:
+    def evaluate(index: int) -> EvaluationReport:
         if index == 0:
             raise ValueError("evaluator crashed")
         if index == 1:
             return "not a report"  # type: ignore[return-value]
         if index == 2:
-            return Report(metric=M, measurement=3.0)  # unjudged: no verdict
-        return Report(metric=M, verdict="pass" if index % 2 else "fail", score=index / 10)
+            return EvaluationReport(metric=M, measurement=3.0)  # unjudged: no verdict
+        return EvaluationReport(metric=M, verdict="pass" if index % 2 else "fail", score=index / 10)
 
     report = Experiment(dataset(6), EvaluatorFunc(evaluate)).run()
     summary = report.summary
@@ -245,12 +245,16 @@ def test_collect_evaluates_every_case_and_keeps_errors_apart_from_unjudged():
     assert isinstance(report.cases[1].error, EvaluationError)
     assert (summary.total, summary.evaluated, summary.errors) == (6, 4, 2)
     assert (summary.passed, summary.failed, summary.unjudged) == (2, 1, 1)
-    assert report.cases[0].verdict is None and report.cases[2].verdict is Verdict.UNSPECIFIED
+    assert (
+        report.cases[0].verdict is None and report.cases[2].verdict is EvaluationVerdict.UNSPECIFIED
+    )
     assert report.cases[0].as_json()["error"] == "ValueError: evaluator crashed"
 
 
 def test_run_inside_a_running_loop_says_to_await_run_async():
-    experiment = Experiment(dataset(1), EvaluatorFunc(lambda _i: Report(metric=M, score=1.0)))
+    experiment = Experiment(
+        dataset(1), EvaluatorFunc(lambda _i: EvaluationReport(metric=M, score=1.0))
+    )
 
     async def inside() -> None:
         with pytest.raises(RuntimeError, match="run_async"):
@@ -262,9 +266,9 @@ def test_run_inside_a_running_loop_says_to_await_run_async():
 def test_outcomes_keep_the_case_metadata_and_dataset_order():
     cases = [Case(id=f"c{i}", subject=i, metadata={"i": i}) for i in range(6)]
 
-    async def evaluate(index: int) -> Report:
+    async def evaluate(index: int) -> EvaluationReport:
         await asyncio.sleep(0.001 * (6 - index))  # finish in reverse order
-        return Report(metric=M, verdict="pass")
+        return EvaluationReport(metric=M, verdict="pass")
 
     report = Experiment(Dataset(cases), EvaluatorFunc(evaluate)).run()
     assert [case.id for case in report.cases] == [f"c{i}" for i in range(6)]
@@ -279,14 +283,16 @@ def test_summary_groups_by_full_metric_identity_and_walks_details():
     seconds = Metric(name="latency", unit="s", direction="lower_is_better")
     exact = Metric(namespace="qa", name="exact")
 
-    def latency_ms(index: int) -> Report:
-        return Report(metric=ms, measurement=10.0 * (index + 1))
+    def latency_ms(index: int) -> EvaluationReport:
+        return EvaluationReport(metric=ms, measurement=10.0 * (index + 1))
 
-    def latency_s(index: int) -> Report:
-        return Report(metric=seconds, measurement=0.01 * (index + 1))
+    def latency_s(index: int) -> EvaluationReport:
+        return EvaluationReport(metric=seconds, measurement=0.01 * (index + 1))
 
-    def exactness(index: int) -> Report:
-        return Report(metric=exact, verdict="pass" if index else "fail", score=float(index > 0))
+    def exactness(index: int) -> EvaluationReport:
+        return EvaluationReport(
+            metric=exact, verdict="pass" if index else "fail", score=float(index > 0)
+        )
 
     suite = SuiteEvaluator(
         [EvaluatorFunc(latency_ms), EvaluatorFunc(latency_s), EvaluatorFunc(exactness)]
@@ -317,15 +323,17 @@ outcomes = st.lists(
 
 @given(outcomes, st.sampled_from(["collect", "fail_fast"]), st.integers(1, 5))
 def test_summary_invariants(plan, policy, bound):
-    def evaluate(index: int) -> Report:
+    def evaluate(index: int) -> EvaluationReport:
         step = plan[index]
         if step == "error":
             raise RuntimeError("x")
         if step == "unjudged":
-            return Report(metric=M, feedback="qualitative")
+            return EvaluationReport(metric=M, feedback="qualitative")
         if isinstance(step, tuple):
-            return Report(metric=M, verdict="pass", score=step[1])
-        return Report(metric=M, verdict=step, details=[Report(metric=Metric(name="d"), score=0.5)])
+            return EvaluationReport(metric=M, verdict="pass", score=step[1])
+        return EvaluationReport(
+            metric=M, verdict=step, details=[EvaluationReport(metric=Metric(name="d"), score=0.5)]
+        )
 
     report = Experiment(dataset(len(plan)), EvaluatorFunc(evaluate), bound, policy).run()
     summary = report.summary
@@ -355,23 +363,23 @@ def test_a_summary_whose_counts_do_not_add_up_cannot_be_built():
 def test_comparison_pairs_metrics_by_identity_and_leaves_absent_sides_absent():
     shared, only_base, only_cand = Metric(name="s"), Metric(name="b"), Metric(name="c")
 
-    def base(index: int) -> Report:
-        return Report(
+    def base(index: int) -> EvaluationReport:
+        return EvaluationReport(
             metric=Metric(name="suite"),
             details=[
-                Report(metric=shared, verdict="pass", score=0.5),
-                Report(metric=only_base, verdict="fail"),
+                EvaluationReport(metric=shared, verdict="pass", score=0.5),
+                EvaluationReport(metric=only_base, verdict="fail"),
             ],
         )
 
-    def cand(index: int) -> Report:
+    def cand(index: int) -> EvaluationReport:
         if index == 2:
             raise RuntimeError("flaky provider")
-        return Report(
+        return EvaluationReport(
             metric=Metric(name="suite"),
             details=[
-                Report(metric=shared, verdict="pass", score=0.75),
-                Report(metric=only_cand, measurement=4.0),
+                EvaluationReport(metric=shared, verdict="pass", score=0.75),
+                EvaluationReport(metric=only_cand, measurement=4.0),
             ],
         )
 
@@ -393,10 +401,10 @@ def test_comparison_pairs_metrics_by_identity_and_leaves_absent_sides_absent():
 
 
 def test_composite_inside_an_experiment_errors_rather_than_scoring_zero():
-    def maybe_unscored(index: int) -> Report:
+    def maybe_unscored(index: int) -> EvaluationReport:
         if index == 1:
-            return Report(metric=Metric(name="x"), verdict="pass")  # no score
-        return Report(metric=Metric(name="x"), verdict="pass", score=1.0)
+            return EvaluationReport(metric=Metric(name="x"), verdict="pass")  # no score
+        return EvaluationReport(metric=Metric(name="x"), verdict="pass", score=1.0)
 
     composite = CompositeEvaluator([Component(EvaluatorFunc(maybe_unscored))])
     report = Experiment(dataset(3), composite).run()

@@ -1,4 +1,5 @@
-"""The evaluation model's values: Metric, Score, Verdict, Report, Distribution."""
+"""The evaluation model's values: Metric, Score, EvaluationVerdict, EvaluationReport,
+Distribution."""
 
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ from truereward.evaluate import (
     Direction,
     Distribution,
     DistributionDelta,
+    EvaluationReport,
+    EvaluationVerdict,
     Metric,
-    Report,
     Score,
-    Verdict,
 )
 from truereward.evaluate.distribution import ValueCounts, mean_of_counts
 from truereward.strictjson import StrictJSONError
@@ -122,7 +123,7 @@ def test_metric_parameters_nest_at_most_64_deep():
         Metric(name="m", parameters={"x": [deep]})
 
 
-# --- Score and Verdict ----------------------------------------------------------
+# --- Score and EvaluationVerdict ----------------------------------------------------------
 
 
 @pytest.mark.parametrize("value", [0, 0.0, 0.5, 1, 1.0])
@@ -149,20 +150,20 @@ def test_scores_are_numbers(value):
 
 
 def test_score_verdict_passes_at_the_threshold():
-    assert Score(0.7).verdict(0.7) is Verdict.PASS
-    assert Score(0.7).verdict(Score(0.5)) is Verdict.PASS
-    assert Score(0.69999).verdict(0.7) is Verdict.FAIL
-    assert Score(0.0).verdict(0.0) is Verdict.PASS
+    assert Score(0.7).verdict(0.7) is EvaluationVerdict.PASS
+    assert Score(0.7).verdict(Score(0.5)) is EvaluationVerdict.PASS
+    assert Score(0.69999).verdict(0.7) is EvaluationVerdict.FAIL
+    assert Score(0.0).verdict(0.0) is EvaluationVerdict.PASS
     with pytest.raises(ValueError, match="in \\[0, 1\\]"):
         Score(0.5).verdict(1.5)
 
 
 def test_verdict_decided():
-    assert Verdict.PASS.decided and Verdict.FAIL.decided
-    assert not Verdict.UNSPECIFIED.decided
+    assert EvaluationVerdict.PASS.decided and EvaluationVerdict.FAIL.decided
+    assert not EvaluationVerdict.UNSPECIFIED.decided
 
 
-# --- Report --------------------------------------------------------------------
+# --- EvaluationReport --------------------------------------------------------------------
 
 M = Metric(name="m")
 
@@ -171,15 +172,15 @@ M = Metric(name="m")
     "outcome",
     [
         {"verdict": "pass"},
-        {"verdict": Verdict.FAIL},
+        {"verdict": EvaluationVerdict.FAIL},
         {"score": 0},
         {"measurement": -3.5},
         {"feedback": "looks right"},
-        {"details": [Report(metric=M, score=1.0)]},
+        {"details": [EvaluationReport(metric=M, score=1.0)]},
     ],
 )
 def test_a_report_with_one_outcome_is_valid(outcome):
-    assert Report(metric=M, **outcome).has_outcome
+    assert EvaluationReport(metric=M, **outcome).has_outcome
 
 
 @pytest.mark.parametrize(
@@ -194,7 +195,7 @@ def test_a_report_with_one_outcome_is_valid(outcome):
 )
 def test_a_report_without_an_outcome_is_refused(fields):
     with pytest.raises(ValidationError, match="at least one outcome"):
-        Report(metric=M, **fields)
+        EvaluationReport(metric=M, **fields)
 
 
 @pytest.mark.parametrize(
@@ -213,20 +214,20 @@ def test_a_report_without_an_outcome_is_refused(fields):
 )
 def test_invalid_reports_are_refused(fields):
     with pytest.raises(ValidationError):
-        Report(metric=M, **fields)
+        EvaluationReport(metric=M, **fields)
 
 
-def _chain(levels: int) -> Report:
-    report = Report(metric=M, score=0.5)
+def _chain(levels: int) -> EvaluationReport:
+    report = EvaluationReport(metric=M, score=0.5)
     for _ in range(levels - 1):
-        report = Report(metric=M, details=[report])
+        report = EvaluationReport(metric=M, details=[report])
     return report
 
 
 def test_reports_nest_at_most_64_deep():
     assert _chain(64).depth == 64
     with pytest.raises(ValidationError, match="at most 64"):
-        Report(metric=M, details=[_chain(64)])
+        EvaluationReport(metric=M, details=[_chain(64)])
 
 
 def test_a_deep_report_from_json_is_refused_not_a_crash():
@@ -234,28 +235,31 @@ def test_a_deep_report_from_json_is_refused_not_a_crash():
     for _ in range(200):
         text = '{"metric":{"name":"m"},"details":[' + text + "]}"
     with pytest.raises((ValidationError, StrictJSONError)):
-        Report.from_json(text)
+        EvaluationReport.from_json(text)
 
 
 def test_report_json_round_trip_is_strict_and_exact():
-    report = Report(
+    report = EvaluationReport(
         metric=Metric(namespace="n", name="m", unit="ms", direction="lower_is_better"),
         verdict="fail",
         score=0.25,
         measurement=12,
         feedback="slow",
         metadata={"model": "x", "tries": [1, 2, {"ok": None}]},
-        details=[Report(metric=M, verdict="pass"), Report(metric=M, feedback="n/a")],
+        details=[
+            EvaluationReport(metric=M, verdict="pass"),
+            EvaluationReport(metric=M, feedback="n/a"),
+        ],
     )
     data = report.to_json()
     assert json.loads(data)["measurement"] == 12.0
-    again = Report.from_json(data)
+    again = EvaluationReport.from_json(data)
     assert again == report and again.to_json() == data
     assert isinstance(again.score, Score)
 
 
 def test_report_json_leaves_out_unset_fields():
-    assert json.loads(Report(metric=M, measurement=1.0).to_json()) == {
+    assert json.loads(EvaluationReport(metric=M, measurement=1.0).to_json()) == {
         "metric": {"name": "m"},
         "measurement": 1.0,
     }
@@ -274,16 +278,16 @@ def test_report_json_leaves_out_unset_fields():
 )
 def test_bad_report_json_is_refused(text):
     with pytest.raises((ValidationError, StrictJSONError)):
-        Report.from_json(text)
+        EvaluationReport.from_json(text)
 
 
 def test_walk_visits_every_report_depth_first_in_order():
     a, b, c = Metric(name="a"), Metric(name="b"), Metric(name="c")
-    tree = Report(
+    tree = EvaluationReport(
         metric=a,
         details=[
-            Report(metric=b, details=[Report(metric=c, score=1.0)]),
-            Report(metric=c, score=0),
+            EvaluationReport(metric=b, details=[EvaluationReport(metric=c, score=1.0)]),
+            EvaluationReport(metric=c, score=0),
         ],
     )
     assert [str(item.metric) for item in tree.walk()] == ["a", "b", "c", "c"]
@@ -307,7 +311,7 @@ metrics = st.builds(
 )
 reports = st.recursive(
     st.builds(
-        Report,
+        EvaluationReport,
         metric=metrics,
         verdict=st.sampled_from(["pass", "fail"]),
         score=st.none() | st.floats(0, 1),
@@ -316,10 +320,10 @@ reports = st.recursive(
         metadata=st.dictionaries(st.text(max_size=3), json_values, max_size=2),
     ),
     lambda inner: st.builds(
-        Report,
+        EvaluationReport,
         metric=metrics,
         details=st.lists(inner, min_size=1, max_size=3),
-        verdict=st.sampled_from(list(Verdict)),
+        verdict=st.sampled_from(list(EvaluationVerdict)),
     ),
     max_leaves=6,
 )
@@ -327,7 +331,7 @@ reports = st.recursive(
 
 @given(reports)
 def test_every_valid_report_round_trips_through_strict_json(report):
-    again = Report.from_json(report.to_json())
+    again = EvaluationReport.from_json(report.to_json())
     assert again == report
     assert again.to_json() == report.to_json()
 
@@ -338,7 +342,7 @@ def test_every_valid_report_round_trips_through_strict_json(report):
 def test_garbage_never_crashes_report_validation(value):
     # Valid or a ValidationError: never another exception.
     try:
-        report = Report.model_validate(value)
+        report = EvaluationReport.model_validate(value)
     except ValidationError:
         return
     assert report.has_outcome

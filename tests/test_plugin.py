@@ -234,7 +234,7 @@ def test_a_worker_killed_mid_case_is_refused(project, tmp_path):
     [
         ("double", "CASE_INVALID", "called grade() a second time"),
         ("skip", "CASE_NOT_GRADED", "was skipped (no network here)"),
-        ("crash", "CASE_NOT_GRADED", "the reader raised KeyError"),
+        ("crash", "CASE_NOT_GRADED", "assessing the case raised KeyError"),
         ("ungradable:EVIDENCE_MISSING", "EVIDENCE_MISSING", "could not be read"),
     ],
 )
@@ -295,7 +295,7 @@ def test_no_declared_case_set_is_refused(project, tmp_path):
         module.replace(
             'CASES = cases("task.json")',
             """
-from truereward.plugin import Case
+from truereward import CaseSpec as Case
 CASES = [Case(id=c["id"], kind=c["kind"]) for c in json.loads(
     (Path(__file__).parent / "task.json").read_text())["cases"]]""",
         )

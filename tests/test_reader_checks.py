@@ -8,7 +8,7 @@ import json
 import pytest
 
 from truereward import TaskSpec, Ungradable, fold, grade_evidence, read
-from truereward.evaluate import Report
+from truereward.evaluate import EvaluationReport
 
 CRITERIA = [
     {
@@ -45,7 +45,7 @@ def test_criteria_become_rows_with_scores_and_reports(answer):
     assert rows["cites"].verdict == "fail"
     assert rows["cites"].measures["score"] == 0.5
     assert rows["close-to-reference"].verdict == "pass"
-    report = Report.from_data(rows["cites"].report)  # a row holds it as data
+    report = EvaluationReport.from_data(rows["cites"].report)  # a row holds it as data
     assert str(report.metric) == "checks/case"
     assert [str(detail.metric) for detail in report.details] == ["checks/citation_coverage"]
     assert report.details[0].metric.parameters["sources"] == ["src1", "src2"]

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .readers import grade_evidence, read
     from .refusal import Refusal
     from .target import Target
-    from .taskspec import TaskSpec
+    from .taskspec import CaseSpec, TaskSpec
 
 #: Public name -> (module, attribute), imported on first access.
 _LAZY = {
@@ -51,6 +51,7 @@ _LAZY = {
     "publish": ("publishing", "publish"),
     "Refusal": ("refusal", "Refusal"),
     "Target": ("target", "Target"),
+    "CaseSpec": ("taskspec", "CaseSpec"),
     "TaskSpec": ("taskspec", "TaskSpec"),
     "read": ("readers", "read"),
     "grade_evidence": ("readers", "grade_evidence"),
@@ -71,6 +72,7 @@ _SUBMODULES = {
 __all__ = [
     "Blame",
     "CaseResult",
+    "CaseSpec",
     "CheckAnswer",
     "Fold",
     "GradeDocument",

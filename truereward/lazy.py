@@ -5,7 +5,7 @@ their public objects in a table and importing a submodule only when one of
 its names is first looked up. :func:`lazy_names` builds the module-level
 ``__getattr__`` and ``__dir__`` that do it::
 
-    _LAZY = {"Report": "report", "fold": ("folding", "fold")}
+    _LAZY = {"EvaluationReport": "report", "fold": ("folding", "fold")}
     __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
 
 A table value is the submodule (relative to the package) holding the name,

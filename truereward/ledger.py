@@ -23,19 +23,21 @@ from .refusal import Refusal, refusal
 __all__ = ["Ledger", "grade_one"]
 
 
-def grade_one(case: Any, reader: Callable[[Any], Any]) -> tuple[CaseResult, BaseException | None]:
-    """Grade one case: ``reader(case)`` must return the :class:`CaseResult`
-    of that case or raise :class:`~truereward.codes.Ungradable`. Returns the
-    row (timed) and what the reader raised. A reader that raised anything
-    else, or answered with something that is not this case's row, gives an
-    ungradable row under ``CASE_NOT_GRADED``."""
+def grade_one(case: Any, assess: Callable[[Any], Any]) -> tuple[CaseResult, BaseException | None]:
+    """Grade one case: ``assess(case)`` (the verifier author's function;
+    not a :class:`~truereward.readers.Reader`, which reads a whole evidence
+    file) must return the :class:`CaseResult` of that case or raise
+    :class:`~truereward.codes.Ungradable`. Returns the row (timed) and what
+    ``assess`` raised. An ``assess`` that raised anything else, or answered
+    with something that is not this case's row, gives an ungradable row
+    under ``CASE_NOT_GRADED``."""
     started = time.perf_counter()
     raised: BaseException | None = None
     try:
-        result = reader(case)
+        result = assess(case)
         if not isinstance(result, CaseResult) or result.id != case.id:
             raise TypeError(
-                f"the reader answered {result!r:.200}, which is not the CaseResult "
+                f"assessing the case answered {result!r:.200}, which is not the CaseResult "
                 f"of case {case.id}"
             )
     except Ungradable as error:
@@ -43,14 +45,14 @@ def grade_one(case: Any, reader: Callable[[Any], Any]) -> tuple[CaseResult, Base
         result = CaseResult(
             id=case.id, kind=case.kind, verdict="ungradable", code=error.code, why=error.why
         )
-    except Exception as error:  # noqa: BLE001 - a reader's bug is the case's missing result
+    except Exception as error:  # noqa: BLE001 - a bug in assess is the case's missing result
         raised = error
         result = CaseResult(
             id=case.id,
             kind=case.kind,
             verdict="ungradable",
             code="CASE_NOT_GRADED",
-            why=f"{case.id}: the reader raised {type(error).__name__}: {error}",
+            why=f"{case.id}: assessing the case raised {type(error).__name__}: {error}",
         )
     return result.model_copy(update={"duration_s": time.perf_counter() - started}), raised
 

@@ -86,7 +86,7 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -97,8 +97,9 @@ import pytest
 from .cases import CaseResult
 from .document import REWARD_KEYS
 from .ledger import Ledger, grade_one
+from .taskspec import CaseSpec
 
-__all__ = ["Case", "cases"]
+__all__ = ["cases"]
 
 DEFAULT_LOGS = "/logs/verifier"
 LOGS_ENV = "GRADE_LOGS"
@@ -121,19 +122,6 @@ _INFORMATIONAL = (
 )
 
 
-@dataclass(frozen=True)
-class Case:
-    """One declared case: ``id`` and ``kind`` are plain strings a
-    :class:`~truereward.cases.CaseResult` accepts; ``options`` come from the
-    task spec."""
-
-    id: str
-    kind: str
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-    def __str__(self) -> str:
-        return self.id
-
 
 _declared: list[dict[str, Any]] = []
 
@@ -147,7 +135,7 @@ def _resolve(source: str | os.PathLike[str], caller: str | None) -> Path:
     return path
 
 
-def cases(source: Any) -> list[Case]:
+def cases(source: Any) -> list[CaseSpec]:
     """Declare the case set to the plugin and return its cases.
 
     ``source`` is a task spec file (JSON or TOML: ``{"cases": [...]}``, a
@@ -165,29 +153,30 @@ def cases(source: Any) -> list[Case]:
         spec = TaskSpec.load(_resolve(source, frame.filename))
     else:
         spec = TaskSpec.of(source)
-    declared = [Case(id=case.id, kind=case.kind, options=dict(case.options)) for case in spec.cases]
+    declared = list(spec.cases)
     _declared.extend({"id": case.id, "kind": case.kind} for case in declared)
     return declared
 
 
-def _case_of(item: pytest.Item) -> Case | None:
+def _case_of(item: pytest.Item) -> CaseSpec | None:
     """The declared case a test is parametrised with, if any."""
     callspec = getattr(item, "callspec", None)
     if callspec is None:
         return None
-    found = [value for value in callspec.params.values() if isinstance(value, Case)]
+    found = [value for value in callspec.params.values() if isinstance(value, CaseSpec)]
     return found[0] if len(found) == 1 else None
 
 
 @pytest.fixture
 def grade(request: pytest.FixtureRequest) -> Callable[[Any, Callable[[Any], Any]], None]:
-    """``grade(case, reader)``: grade one case through ``reader(case)``
-    (a :class:`~truereward.cases.CaseResult`, or raise
+    """``grade(case, assess)``: grade one case through ``assess(case)``
+    (the verifier's own function, returning a
+    :class:`~truereward.cases.CaseResult`, or raising
     :class:`~truereward.codes.Ungradable`), record its row, and fail the test
     unless the verdict is ``pass``. A second call in one test is refused."""
     calls: list[str] = []
 
-    def run(case: Any, reader: Callable[[Any], Any]) -> None:
+    def run(case: Any, assess: Callable[[Any], Any]) -> None:
         node = request.node
         if calls:
             node.user_properties.append(
@@ -205,7 +194,7 @@ def grade(request: pytest.FixtureRequest) -> Callable[[Any, Callable[[Any], Any]
         calls.append(case.id)
         started = time.perf_counter()
         try:
-            row, raised = grade_one(case, reader)
+            row, raised = grade_one(case, assess)
         except pytest.fail.Exception as error:
             if not _timed_out(str(error)):
                 raise

@@ -37,13 +37,20 @@ class TaskSpecError(ValueError):
 
 
 class CaseSpec(BaseModel):
-    """One declared case: its id, its kind, and options for the reader."""
+    """One declared case: its id, its kind, and options for the reader.
+    The one declared-case type: the task spec's
+    cases, and what :func:`truereward.plugin.cases` returns for
+    ``pytest.mark.parametrize`` (``str()`` is its id, so test ids read
+    ``test_x[<case id>]``)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     id: CaseId
     kind: Kind
     options: dict[str, JsonValue] = Field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.id
 
 
 class TaskSpec(BaseModel):

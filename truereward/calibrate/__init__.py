@@ -6,7 +6,7 @@ levels; region is described but unsupported) are put to a provider about
 labelled cases (:class:`Case`). Each :class:`Answer` reduces to a
 :data:`Decision` or to ``None``, an abstention (:func:`decide`).
 
-- :func:`score` scores collected answers offline into a :class:`Report`
+- :func:`score` scores collected answers offline into a :class:`Calibration`
   (per question :class:`QuestionStats`, misses, decisions, latencies).
 - :func:`at_min_confidence` re-scores a report with low-confidence answers
   made abstentions, without calling anything.
@@ -62,7 +62,7 @@ from .flows import (
 )
 from .logfile import LogFormatError, dump_log, parse_log, read_log, write_log
 from .ndcg import ndcg
-from .report import Miss, QuestionStats, Report, score
+from .report import Calibration, Miss, QuestionStats, score
 from .runner import RunOptions, run, run_sync
 from .stability import stability
 from .threshold import at_min_confidence
@@ -73,6 +73,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Answer",
     "AnswerValue",
+    "Calibration",
     "CalibrationError",
     "Case",
     "Decision",
@@ -92,7 +93,6 @@ __all__ = [
     "Question",
     "QuestionKind",
     "QuestionStats",
-    "Report",
     "RunOptions",
     "ScriptedProvider",
     "TraceStep",

@@ -37,7 +37,7 @@ from ..judging.questions import Question, check_questions
 from ..strictjson import StrictJSONError, canonical_bytes, loads
 from .case import Case
 from .errors import CalibrationError
-from .report import Report, check_latency, score
+from .report import Calibration, check_latency, score
 
 __all__ = ["FORMAT", "LogFormatError", "dump_log", "parse_log", "read_log", "write_log"]
 
@@ -136,7 +136,7 @@ def _case(
     return case, answers, latency
 
 
-def parse_log(text: str | bytes, source: str = "<log>") -> Report:
+def parse_log(text: str | bytes, source: str = "<log>") -> Calibration:
     """The report a calibration log holds (scored with :func:`score`).
     LogFormatError naming ``source``, the line and the field otherwise."""
     if isinstance(text, bytes):
@@ -179,12 +179,12 @@ def parse_log(text: str | bytes, source: str = "<log>") -> Report:
     return score(asked, cases, answers, latencies, total_ms)
 
 
-def read_log(path: str | Path) -> Report:
+def read_log(path: str | Path) -> Calibration:
     """:func:`parse_log` of a file (OSError when it cannot be read)."""
     return parse_log(Path(path).read_bytes(), str(path))
 
 
-def _lines(report: Report, include_state: bool) -> Iterable[Mapping[str, Any]]:
+def _lines(report: Calibration, include_state: bool) -> Iterable[Mapping[str, Any]]:
     yield {
         "format": FORMAT,
         "questions": [question.to_json() for question in report.questions_asked],
@@ -205,7 +205,7 @@ def _lines(report: Report, include_state: bool) -> Iterable[Mapping[str, Any]]:
         yield line
 
 
-def dump_log(report: Report, *, include_state: bool = True) -> str:
+def dump_log(report: Calibration, *, include_state: bool = True) -> str:
     """The report as a calibration log (one JSON object a line, canonical
     key order). States must be JSON values (TypeError otherwise); leave them
     out with ``include_state=False``. Answers are written as given, so a
@@ -216,6 +216,6 @@ def dump_log(report: Report, *, include_state: bool = True) -> str:
     )
 
 
-def write_log(report: Report, path: str | Path, *, include_state: bool = True) -> None:
+def write_log(report: Calibration, path: str | Path, *, include_state: bool = True) -> None:
     """Write :func:`dump_log` to ``path``."""
     Path(path).write_text(dump_log(report, include_state=include_state), encoding="utf-8")

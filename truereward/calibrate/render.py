@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from .report import Report
+from .report import Calibration
 
 __all__ = ["format_number", "latency_summary", "markdown_report", "markdown_stability"]
 
@@ -48,7 +48,7 @@ def _cell(value: object) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown_report(report: Report, title: str = "Judge calibration") -> str:
+def markdown_report(report: Calibration, title: str = "Judge calibration") -> str:
     """Per-question figures, the misses and the latencies as Markdown."""
     lines = [f"# {title}", ""]
     if report.min_confidence is not None:

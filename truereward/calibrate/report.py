@@ -1,5 +1,5 @@
 """Scoring collected answers against labels: :func:`score` and its
-:class:`Report`.
+:class:`Calibration`.
 
 Only labelled (case, question) pairs count. For one question, over the cases
 that carry its label:
@@ -36,7 +36,7 @@ from ..judging.questions import Question, check_questions
 from .case import Case, check_cases
 from .errors import CalibrationError
 
-__all__ = ["Miss", "QuestionStats", "Report", "check_latency", "score"]
+__all__ = ["Calibration", "Miss", "QuestionStats", "check_latency", "score"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +108,7 @@ class Miss(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
-class Report:
+class Calibration:
     """A scored batch. ``questions`` maps each question name (in the order
     asked) to its :class:`QuestionStats`; ``misses`` lists the decided wrong
     answers (case order, then question order); ``decisions`` holds one
@@ -157,7 +157,7 @@ def score(
     answers: Sequence[Mapping[str, Answer]],
     latencies_ms: Sequence[float],
     total_ms: float,
-) -> Report:
+) -> Calibration:
     """Score already-collected answers; no provider is involved.
 
     ``answers`` holds one ``{question name: Answer}`` per case, with exactly
@@ -177,7 +177,7 @@ def _score(
     total_ms: float,
     *,
     min_confidence: float | None,
-) -> Report:
+) -> Calibration:
     asked = check_questions(questions)
     deciders = [Decider(question) for question in asked]
     checked_cases = check_cases(asked, cases, deciders)
@@ -241,7 +241,7 @@ def _score(
         )
         for name in names
     }
-    return Report(
+    return Calibration(
         questions=stats,
         misses=tuple(misses),
         decisions=tuple(decisions),

@@ -39,7 +39,7 @@ from ..judging.provider import Prepared, Provider, ask_prepared, check_provider
 from ..judging.questions import Question
 from .case import Case, check_cases
 from .errors import CalibrationError
-from .report import Report, score
+from .report import Calibration, score
 
 __all__ = ["RunOptions", "run", "run_sync"]
 
@@ -71,7 +71,7 @@ async def run(
     questions: Sequence[Question],
     cases: Sequence[Case],
     options: RunOptions | None = None,
-) -> Report:
+) -> Calibration:
     """Ask ``provider`` about every case and score the answers (see the
     module documentation for the order of work, the budget and failures)."""
     prepared = Prepared(questions)
@@ -153,7 +153,7 @@ def run_sync(
     questions: Sequence[Question],
     cases: Sequence[Case],
     options: RunOptions | None = None,
-) -> Report:
+) -> Calibration:
     """:func:`run` for synchronous code (``asyncio.run``; not from inside a
     running event loop)."""
     return asyncio.run(run(provider, questions, cases, options))

@@ -6,12 +6,12 @@ from collections.abc import Sequence
 
 from ..judging.answers import same_decision
 from .errors import CalibrationError
-from .report import Report
+from .report import Calibration
 
 __all__ = ["stability"]
 
 
-def stability(reports: Sequence[Report]) -> dict[str, float | None]:
+def stability(reports: Sequence[Calibration]) -> dict[str, float | None]:
     """Per question, the share of cases whose decision is identical in every
     report, abstentions included (an abstention every time is stable; an
     abstention once and a decision once is not). Labels play no part:
@@ -26,8 +26,8 @@ def stability(reports: Sequence[Report]) -> dict[str, float | None]:
     if not items:
         raise CalibrationError("reports: at least one report is needed")
     for index, report in enumerate(items):
-        if not isinstance(report, Report):
-            raise CalibrationError(f"reports[{index}]: a Report, got {type(report).__name__}")
+        if not isinstance(report, Calibration):
+            raise CalibrationError(f"reports[{index}]: a Calibration, got {type(report).__name__}")
     first = items[0]
     names = [question.name for question in first.questions_asked]
     ids = [case.id for case in first.cases]

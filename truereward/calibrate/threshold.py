@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from ..judging.answers import check_unit_interval
-from .report import Report, _score
+from .report import Calibration, _score
 
 __all__ = ["at_min_confidence"]
 
 
-def at_min_confidence(report: Report, min_confidence: float) -> Report:
+def at_min_confidence(report: Calibration, min_confidence: float) -> Calibration:
     """The report re-scored with every decided answer whose confidence is
     strictly below ``min_confidence`` made undecided (an abstention).
 

@@ -27,7 +27,7 @@ from .case import score_case
 from .context import ScoringOptions
 from .model import CaseMeta, CaseOutcome, CheckResult, Measurement, Summary
 from .registry import BadCheck, CheckType, check_names, get_check, register
-from .run import Report, score_file
+from .run import ScoringRun, score_file
 from .suite import Scored, SuiteResult, Tally, score_cases, score_suite
 
 __all__ = [
@@ -37,9 +37,9 @@ __all__ = [
     "CheckResult",
     "CheckType",
     "Measurement",
-    "Report",
     "Scored",
     "ScoringOptions",
+    "ScoringRun",
     "SuiteResult",
     "Summary",
     "Tally",

@@ -29,11 +29,11 @@ from .parallel import OrderedMap
 from .suite import Tally
 from .worker import Batch, Settings, configure, lost_chunk, score_alone, score_chunk
 
-__all__ = ["Report", "score_file"]
+__all__ = ["ScoringRun", "score_file"]
 
 
 @dataclass
-class Report:
+class ScoringRun:
     """How a scoring run went: the summary, the first ``keep`` error and
     warning lines (``file:line: case ID: message``) and how many there were."""
 
@@ -101,7 +101,7 @@ def score_file(
     jobs: int = 1,
     options: ScoringOptions = DEFAULT_OPTIONS,
     keep: int = 20,
-) -> Report:
+) -> ScoringRun:
     """Score the case file ``stream`` (named ``file`` in messages) and write
     the report in ``format`` to ``out``; return how it went.
 
@@ -125,7 +125,7 @@ def score_file(
         # the standard streams it inherited when it ends.
         out.flush()
         tally = Tally()
-        report = Report(Summary(0, 0, 0, 0.0, 0.0, 0.0, 0))
+        report = ScoringRun(Summary(0, 0, 0, 0.0, 0.0, 0.0, 0))
         wrote = False
 
         def flush() -> None:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .common import EXIT_OK, CliError, read_bytes
 
 if TYPE_CHECKING:
-    from ..calibrate import Report
+    from ..calibrate import Calibration
 
 
 def _confidence(text: str) -> float:
@@ -85,7 +85,7 @@ def register(subparsers: Any) -> None:
     stability.set_defaults(run=run_stability)
 
 
-def _load(path: str) -> Report:
+def _load(path: str) -> Calibration:
     from ..calibrate import JudgeError, parse_log
 
     source = "<stdin>" if path == "-" else path
@@ -95,7 +95,7 @@ def _load(path: str) -> Report:
         raise CliError(str(error)) from None
 
 
-def _print_report(report: Report, args: argparse.Namespace, title: str) -> int:
+def _print_report(report: Calibration, args: argparse.Namespace, title: str) -> int:
     from ..calibrate.render import latency_summary, markdown_report
 
     if args.format == "json":

@@ -4,8 +4,8 @@ The general model under readers, checks and sweeps (SPEC §8, after the
 ``scope/eval`` seed):
 
 - :class:`Metric` (identity: namespace, name, unit, direction, parameters),
-  :class:`Direction`, :class:`Score` (a float in [0, 1]), :class:`Verdict`
-  (pass, fail, unspecified) and :class:`Report` (metric, verdict, score,
+  :class:`Direction`, :class:`Score` (a float in [0, 1]), :class:`EvaluationVerdict`
+  (pass, fail, unspecified) and :class:`EvaluationReport` (metric, verdict, score,
   measurement, feedback, metadata, details; at least one outcome).
 - :class:`Evaluator` (``evaluate(subject)``, sync or async),
   :class:`EvaluatorFunc`, :class:`CompositeEvaluator` (weighted components,
@@ -17,7 +17,7 @@ The general model under readers, checks and sweeps (SPEC §8, after the
   :class:`DistributionDelta`, :class:`Comparison`, :class:`MetricComparison`.
 
 Names load on first use, so importing this package (which
-``truereward.cases`` does, for :class:`Report`) costs nothing until a name is
+``truereward.cases`` does, for :class:`EvaluationReport`) costs nothing until a name is
 used. ``docs/evaluate.md`` has the rules and worked examples.
 """
 
@@ -38,11 +38,11 @@ if TYPE_CHECKING:
     from .metric import Direction, Metric
     from .outcome import CaseOutcome, CaseStatus
     from .projection import ProjectionEvaluator
-    from .report import Report
+    from .report import EvaluationReport
     from .score import Score
     from .suite import SuiteEvaluator
     from .summary import ExperimentSummary, MetricSummary
-    from .verdict import Verdict
+    from .verdict import EvaluationVerdict
 
 #: Public name -> module, imported on first access.
 _LAZY = {
@@ -68,12 +68,12 @@ _LAZY = {
     "CaseOutcome": "outcome",
     "CaseStatus": "outcome",
     "ProjectionEvaluator": "projection",
-    "Report": "report",
+    "EvaluationReport": "report",
     "Score": "score",
     "SuiteEvaluator": "suite",
     "ExperimentSummary": "summary",
     "MetricSummary": "summary",
-    "Verdict": "verdict",
+    "EvaluationVerdict": "verdict",
 }
 
 __all__ = [
@@ -89,6 +89,8 @@ __all__ = [
     "DistributionDelta",
     "ErrorPolicy",
     "EvaluationError",
+    "EvaluationReport",
+    "EvaluationVerdict",
     "Evaluator",
     "EvaluatorFunc",
     "Experiment",
@@ -100,10 +102,8 @@ __all__ = [
     "NotEvaluated",
     "PassPolicy",
     "ProjectionEvaluator",
-    "Report",
     "Score",
     "SuiteEvaluator",
-    "Verdict",
     "evaluate_sync",
 ]
 

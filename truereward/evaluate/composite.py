@@ -9,10 +9,10 @@ and so does a component that raises. Nothing is ever taken as a silent 0.
   ``sum(w_i * s_i) / sum(w_i)``, the weights first rescaled by a power of two
   (exact) so neither tiny nor huge weights lose the mean, and clamped to
   [0, 1] against rounding. A weight of 0 means 1.
-- **Verdict**: every ``required`` component must pass, under every policy.
+- **EvaluationVerdict**: every ``required`` component must pass, under every policy.
   Then the pass policy: ``all`` (every component passes), ``any`` (at least
   one passes) or ``at_least`` (at least ``minimum_passed`` pass).
-- **Report**: metric ``composite`` (in ``namespace``, when given) whose
+- **EvaluationReport**: metric ``composite`` (in ``namespace``, when given) whose
   parameters record the policy, the minimum, and each component's metric,
   weight and required flag (so composites of different make-up are never
   summarised together); ``details`` are the component reports, in order;
@@ -35,10 +35,10 @@ from .errors import EvaluationError
 from .evaluator import Evaluator, call_evaluator, check_evaluator
 from .means import weighted_mean
 from .metric import COMPOSITE, Metric
-from .report import Report
+from .report import EvaluationReport
 from .scheduling import check_limit, run_bounded
 from .score import Score
-from .verdict import Verdict
+from .verdict import EvaluationVerdict
 
 __all__ = ["Component", "CompositeEvaluator", "PassPolicy", "weighted_mean"]
 
@@ -119,7 +119,7 @@ class CompositeEvaluator(Generic[T]):
         Metric(namespace=namespace, name=COMPOSITE)  # validates the namespace now
         self.namespace = namespace
 
-    async def evaluate(self, subject: T) -> Report:
+    async def evaluate(self, subject: T) -> EvaluationReport:
         """Evaluate every component and aggregate (``EvaluationError`` when a
         component gives no score or no decided verdict; a component's own
         exception is raised as it is, after the others are cancelled)."""
@@ -129,7 +129,7 @@ class CompositeEvaluator(Generic[T]):
         )
         return self.aggregate(reports)
 
-    def aggregate(self, reports: Sequence[Report]) -> Report:
+    def aggregate(self, reports: Sequence[EvaluationReport]) -> EvaluationReport:
         """The composite report of the components' reports (in component
         order). Pure: :meth:`evaluate` is this after evaluating."""
         if len(reports) != len(self.components):
@@ -148,11 +148,11 @@ class CompositeEvaluator(Generic[T]):
                     f"composite component {index} ({report.metric}) did not give {missing}: "
                     "every component must give both"
                 )
-        passed = sum(report.verdict is Verdict.PASS for report in reports)
+        passed = sum(report.verdict is EvaluationVerdict.PASS for report in reports)
         failed_required = [
             str(report.metric)
             for component, report in zip(self.components, reports, strict=True)
-            if component.required and report.verdict is not Verdict.PASS
+            if component.required and report.verdict is not EvaluationVerdict.PASS
         ]
         if self.pass_policy is PassPolicy.ALL:
             policy_holds = passed == len(reports)
@@ -161,7 +161,11 @@ class CompositeEvaluator(Generic[T]):
         else:
             assert self.minimum_passed is not None
             policy_holds = passed >= self.minimum_passed
-        verdict = Verdict.PASS if policy_holds and not failed_required else Verdict.FAIL
+        verdict = (
+            EvaluationVerdict.PASS
+            if policy_holds and not failed_required
+            else EvaluationVerdict.FAIL
+        )
         score = weighted_mean(
             [
                 (float(report.score), component.effective_weight)
@@ -172,7 +176,7 @@ class CompositeEvaluator(Generic[T]):
         feedback = f"{passed} of {len(reports)} components passed (policy {self._policy_text()})"
         if failed_required:
             feedback += "; required and not passed: " + ", ".join(failed_required)
-        return Report(
+        return EvaluationReport(
             metric=self._metric(reports),
             verdict=verdict,
             score=Score(score),
@@ -185,7 +189,7 @@ class CompositeEvaluator(Generic[T]):
             return f"at_least {self.minimum_passed}"
         return self.pass_policy.value
 
-    def _metric(self, reports: Sequence[Report]) -> Metric:
+    def _metric(self, reports: Sequence[EvaluationReport]) -> Metric:
         parameters: dict[str, Any] = {
             "pass_policy": self.pass_policy.value,
             "components": [
@@ -203,7 +207,7 @@ class CompositeEvaluator(Generic[T]):
 
 
 def _job(evaluator: Evaluator[T], subject: T) -> Any:
-    async def run() -> Report:
+    async def run() -> EvaluationReport:
         return await call_evaluator(evaluator, subject)
 
     return run

@@ -7,7 +7,7 @@ __all__ = ["EvaluationError", "NotEvaluated"]
 
 class EvaluationError(Exception):
     """An evaluation could not produce a valid report: an evaluator returned
-    something that is not a :class:`~truereward.evaluate.Report`, or a
+    something that is not a :class:`~truereward.evaluate.EvaluationReport`, or a
     composite child gave no score or no decided verdict. Never turned into a
     score of 0."""
 

@@ -1,4 +1,4 @@
-"""Evaluator: anything with ``evaluate(subject)`` returning a Report.
+"""Evaluator: anything with ``evaluate(subject)`` returning a EvaluationReport.
 
 ``evaluate`` may be a plain method or a coroutine (``async def``), so
 evaluators that call a model or a service can be awaited, and simple
@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from .errors import EvaluationError
-from .report import Report
+from .report import EvaluationReport
 
 __all__ = [
     "Evaluator",
@@ -34,20 +34,20 @@ T_contra = TypeVar("T_contra", contravariant=True)
 
 @runtime_checkable
 class Evaluator(Protocol[T_contra]):
-    """Evaluates one subject and returns a valid :class:`Report` (or an
+    """Evaluates one subject and returns a valid :class:`EvaluationReport` (or an
     awaitable of one). Raising means there is no report for the subject; it
     is never read as a failing report."""
 
-    def evaluate(self, subject: T_contra) -> Report | Awaitable[Report]: ...
+    def evaluate(self, subject: T_contra) -> EvaluationReport | Awaitable[EvaluationReport]: ...
 
 
 class EvaluatorFunc(Generic[T]):
-    """An evaluator made of a function ``fn(subject) -> Report`` or
-    ``async def fn(subject) -> Report``."""
+    """An evaluator made of a function ``fn(subject) -> EvaluationReport`` or
+    ``async def fn(subject) -> EvaluationReport``."""
 
     __slots__ = ("fn",)
 
-    def __init__(self, fn: Callable[[T], Report | Awaitable[Report]]) -> None:
+    def __init__(self, fn: Callable[[T], EvaluationReport | Awaitable[EvaluationReport]]) -> None:
         if not callable(fn):
             raise TypeError(f"EvaluatorFunc wraps a function, got {type(fn).__name__}")
         self.fn = fn
@@ -57,7 +57,7 @@ class EvaluatorFunc(Generic[T]):
         """True when the wrapped function is a coroutine function."""
         return inspect.iscoroutinefunction(self.fn)
 
-    def evaluate(self, subject: T) -> Report | Awaitable[Report]:
+    def evaluate(self, subject: T) -> EvaluationReport | Awaitable[EvaluationReport]:
         """Call the function (for an async function: its coroutine)."""
         return self.fn(subject)
 
@@ -77,8 +77,8 @@ def check_evaluator(evaluator: object, what: str = "evaluator") -> None:
         raise TypeError(f"{what} must have an evaluate(subject) method, got {evaluator!r}")
 
 
-async def call_evaluator(evaluator: Evaluator[T], subject: T) -> Report:
-    """Evaluate ``subject`` and check that the answer is a :class:`Report`
+async def call_evaluator(evaluator: Evaluator[T], subject: T) -> EvaluationReport:
+    """Evaluate ``subject`` and check that the answer is a :class:`EvaluationReport`
     (:class:`EvaluationError` otherwise). Coroutines are awaited; synchronous
     evaluators run in a worker thread. Cancelling the caller cancels an async
     evaluator; a synchronous one cannot be interrupted: it runs to its end
@@ -89,15 +89,15 @@ async def call_evaluator(evaluator: Evaluator[T], subject: T) -> Report:
         result = await asyncio.to_thread(evaluator.evaluate, subject)
         if inspect.isawaitable(result):
             result = await result
-    if not isinstance(result, Report):
+    if not isinstance(result, EvaluationReport):
         raise EvaluationError(
-            f"{evaluator!r} returned {type(result).__name__}, not a Report "
+            f"{evaluator!r} returned {type(result).__name__}, not a EvaluationReport "
             "(an evaluator with nothing to report raises)"
         )
     return result
 
 
-def evaluate_sync(evaluator: Evaluator[T], subject: T) -> Report:
+def evaluate_sync(evaluator: Evaluator[T], subject: T) -> EvaluationReport:
     """Evaluate ``subject`` from synchronous code, whatever kind of evaluator
     this is (``RuntimeError`` inside a running event loop: await
     :func:`call_evaluator` there)."""

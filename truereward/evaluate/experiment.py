@@ -9,7 +9,7 @@ is the coroutine it wraps, for callers already in an event loop.
 - **Concurrency**: at most ``max_concurrency`` cases (default 4) are
   evaluated at once, started in dataset order.
 - **Errors** are kept apart from verdicts: an evaluator that raises (or
-  returns something that is not a Report) gives the case status ``error``,
+  returns something that is not a EvaluationReport) gives the case status ``error``,
   never a failing or unjudged report.
 - ``collect`` (default): every case is evaluated; errors are recorded.
 - ``fail_fast``: at the first error no further case starts, the running ones

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .report import Report
-from .verdict import Verdict
+from .report import EvaluationReport
+from .verdict import EvaluationVerdict
 
 __all__ = ["CaseOutcome", "CaseStatus"]
 
@@ -30,7 +30,7 @@ class CaseOutcome:
 
     id: str
     status: CaseStatus
-    report: Report | None = None
+    report: EvaluationReport | None = None
     error: BaseException | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
@@ -41,7 +41,7 @@ class CaseOutcome:
             raise ValueError("a case that was not evaluated has an error, an evaluated one none")
 
     @property
-    def verdict(self) -> Verdict | None:
+    def verdict(self) -> EvaluationVerdict | None:
         """The report's verdict; ``None`` when there is no report (an error
         is not a verdict, not even ``unspecified``)."""
         return None if self.report is None else self.report.verdict

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
 
 from .evaluator import Evaluator, call_evaluator, check_evaluator
-from .report import Report
+from .report import EvaluationReport
 
 __all__ = ["ProjectionEvaluator"]
 
@@ -34,7 +34,7 @@ class ProjectionEvaluator(Generic[T, S]):
         self.evaluator = evaluator
         self.projection = projection
 
-    async def evaluate(self, subject: T) -> Report:
+    async def evaluate(self, subject: T) -> EvaluationReport:
         """Project, then evaluate the projection."""
         projected: Any = self.projection(subject)
         if inspect.isawaitable(projected):

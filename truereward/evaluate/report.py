@@ -1,4 +1,4 @@
-"""Report: the result of one evaluation.
+"""EvaluationReport: the result of one evaluation.
 
 A report names its :class:`~truereward.evaluate.Metric` and carries any of
 three independent outcomes: a ``verdict`` (pass, fail or unspecified), a
@@ -17,8 +17,8 @@ Rules, checked on construction:
   :class:`~truereward.evaluate.Score`;
 - reports nest at most 64 deep (a report without details has depth 1), and
   ``metadata`` nests JSON values at most 64 deep;
-- strict JSON both ways: :meth:`Report.to_json` writes canonical bytes
-  (unset fields left out), :meth:`Report.from_json` refuses NaN, infinities
+- strict JSON both ways: :meth:`EvaluationReport.to_json` writes canonical bytes
+  (unset fields left out), :meth:`EvaluationReport.from_json` refuses NaN, infinities
   and duplicate keys and gives back an equal report.
 """
 
@@ -43,9 +43,9 @@ from ..strictjson import canonical_bytes, loads
 from .jsondepth import MAX_DEPTH, check_json_depth
 from .metric import Metric
 from .score import Score
-from .verdict import Verdict
+from .verdict import EvaluationVerdict
 
-__all__ = ["MAX_DEPTH", "Report"]
+__all__ = ["MAX_DEPTH", "EvaluationReport"]
 
 
 def _metadata(value: dict[str, JsonValue]) -> dict[str, JsonValue]:
@@ -69,11 +69,11 @@ _OUTCOME_RULE: dict[str, Any] = {
 }
 
 
-class Report(BaseModel):
+class EvaluationReport(BaseModel):
     """One evaluation result; see the module docstring for its rules.
 
     Construction raises ``pydantic.ValidationError`` naming the field.
-    ``verdict`` accepts a :class:`Verdict` or its string; ``score`` a
+    ``verdict`` accepts a :class:`EvaluationVerdict` or its string; ``score`` a
     :class:`Score`, an int or a float in [0, 1]; ``measurement`` an int or a
     float. Reports are frozen; ``metadata`` is copied on construction.
     """
@@ -87,17 +87,17 @@ class Report(BaseModel):
     )
 
     metric: Metric
-    verdict: Annotated[Verdict, Field(strict=False)] = Verdict.UNSPECIFIED
+    verdict: Annotated[EvaluationVerdict, Field(strict=False)] = EvaluationVerdict.UNSPECIFIED
     score: Score | None = None
     measurement: float | None = None
     feedback: str = ""
     metadata: Annotated[dict[str, JsonValue], AfterValidator(_metadata)] = Field(
         default_factory=dict
     )
-    details: list[Report] = Field(default_factory=list)
+    details: list[EvaluationReport] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _has_an_outcome_and_bounded_depth(self) -> Report:
+    def _has_an_outcome_and_bounded_depth(self) -> EvaluationReport:
         if not self.has_outcome:
             raise ValueError(
                 "a report needs at least one outcome: a pass or fail verdict, a score, a "
@@ -123,16 +123,16 @@ class Report(BaseModel):
     def depth(self) -> int:
         """1 for a report without details, else 1 + the deepest detail."""
         deepest = 0
-        stack: list[tuple[Report, int]] = [(self, 1)]
+        stack: list[tuple[EvaluationReport, int]] = [(self, 1)]
         while stack:
             report, level = stack.pop()
             deepest = max(deepest, level)
             stack.extend((child, level + 1) for child in report.details)
         return deepest
 
-    def walk(self) -> Iterator[Report]:
+    def walk(self) -> Iterator[EvaluationReport]:
         """This report and every detail below it, depth first, in order."""
-        stack: list[Report] = [self]
+        stack: list[EvaluationReport] = [self]
         while stack:
             report = stack.pop()
             yield report
@@ -144,14 +144,14 @@ class Report(BaseModel):
         return canonical_bytes(self.model_dump(mode="json"), indent=None)
 
     @classmethod
-    def from_json(cls, data: str | bytes) -> Report:
+    def from_json(cls, data: str | bytes) -> EvaluationReport:
         """The report in ``data``: strict JSON (``StrictJSONError`` on NaN,
         infinities, duplicate keys, bad UTF-8) holding a valid report
         (``pydantic.ValidationError`` otherwise)."""
         return cls.model_validate(loads(data))
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> Report:
+    def from_data(cls, data: Mapping[str, Any]) -> EvaluationReport:
         """The report whose JSON form is ``data``: a plain or frozen object
         (a row's ``report`` holds it frozen: tuples and
         :class:`~truereward.frozen.FrozenDict`). ``pydantic.ValidationError``
@@ -163,7 +163,7 @@ class Report(BaseModel):
         # Unset fields are absent from the JSON, as the seed's `omitzero`:
         # an unspecified verdict is not written as a value to be read back.
         data: dict[str, Any] = handler(self)
-        if self.verdict is Verdict.UNSPECIFIED:
+        if self.verdict is EvaluationVerdict.UNSPECIFIED:
             data.pop("verdict", None)
         if self.score is None:
             data.pop("score", None)

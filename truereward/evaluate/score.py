@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import CoreSchema, core_schema
 
-from .verdict import Verdict
+from .verdict import EvaluationVerdict
 
 __all__ = ["Score"]
 
@@ -36,10 +36,10 @@ class Score(float):
             raise ValueError(f"a score is in [0, 1], got {number!r}")
         return super().__new__(cls, number + 0.0)  # -0.0 is 0.0: one zero, one JSON form
 
-    def verdict(self, threshold: Score | float) -> Verdict:
+    def verdict(self, threshold: Score | float) -> EvaluationVerdict:
         """``pass`` when this score is at least ``threshold`` (``>=``), else
         ``fail``. The threshold is a score too (``ValueError`` outside [0, 1])."""
-        return Verdict.PASS if self >= Score(threshold) else Verdict.FAIL
+        return EvaluationVerdict.PASS if self >= Score(threshold) else EvaluationVerdict.FAIL
 
     def __repr__(self) -> str:
         return f"Score({float(self)!r})"

@@ -20,22 +20,22 @@ from typing import Any, Generic, TypeVar
 
 from .evaluator import Evaluator, call_evaluator, check_evaluator
 from .metric import SUITE, Metric
-from .report import Report
+from .report import EvaluationReport
 from .scheduling import check_limit, run_bounded
-from .verdict import Verdict
+from .verdict import EvaluationVerdict
 
 __all__ = ["SuiteEvaluator", "suite_verdict"]
 
 T = TypeVar("T")
 
 
-def suite_verdict(verdicts: Sequence[Verdict]) -> Verdict:
+def suite_verdict(verdicts: Sequence[EvaluationVerdict]) -> EvaluationVerdict:
     """The suite rule: any fail fails; else any pass passes; else unspecified."""
-    if Verdict.FAIL in verdicts:
-        return Verdict.FAIL
-    if Verdict.PASS in verdicts:
-        return Verdict.PASS
-    return Verdict.UNSPECIFIED
+    if EvaluationVerdict.FAIL in verdicts:
+        return EvaluationVerdict.FAIL
+    if EvaluationVerdict.PASS in verdicts:
+        return EvaluationVerdict.PASS
+    return EvaluationVerdict.UNSPECIFIED
 
 
 class SuiteEvaluator(Generic[T]):
@@ -59,14 +59,14 @@ class SuiteEvaluator(Generic[T]):
         Metric(namespace=namespace, name=SUITE)  # validates the namespace now
         self.namespace = namespace
 
-    async def evaluate(self, subject: T) -> Report:
+    async def evaluate(self, subject: T) -> EvaluationReport:
         """Evaluate every child; the suite report keeps them all."""
         reports = await run_bounded(
             [_job(evaluator, subject) for evaluator in self.evaluators], self.max_concurrency
         )
         return self.aggregate(reports)
 
-    def aggregate(self, reports: Sequence[Report]) -> Report:
+    def aggregate(self, reports: Sequence[EvaluationReport]) -> EvaluationReport:
         """The suite report of the children's reports (in order). Pure."""
         if len(reports) != len(self.evaluators):
             raise ValueError(f"expected {len(self.evaluators)} reports, got {len(reports)}")
@@ -76,11 +76,11 @@ class SuiteEvaluator(Generic[T]):
             parameters={"metrics": [report.metric.model_dump(mode="json") for report in reports]},
         )
         verdict = suite_verdict([report.verdict for report in reports])
-        return Report(metric=metric, verdict=verdict, details=list(reports))
+        return EvaluationReport(metric=metric, verdict=verdict, details=list(reports))
 
 
 def _job(evaluator: Evaluator[T], subject: T) -> Any:
-    async def run() -> Report:
+    async def run() -> EvaluationReport:
         return await call_evaluator(evaluator, subject)
 
     return run

@@ -29,8 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from .distribution import Distribution, ValueCounts
 from .metric import Metric, MetricKey
 from .outcome import CaseOutcome, CaseStatus
-from .report import Report
-from .verdict import Verdict
+from .report import EvaluationReport
+from .verdict import EvaluationVerdict
 
 __all__ = ["ExperimentSummary", "MetricSummary", "summarize"]
 
@@ -101,11 +101,11 @@ class _MetricTally:
         self.scores = ValueCounts()
         self.measurements = ValueCounts()
 
-    def add(self, report: Report) -> None:
+    def add(self, report: EvaluationReport) -> None:
         self.evaluated += 1
-        if report.verdict is Verdict.PASS:
+        if report.verdict is EvaluationVerdict.PASS:
             self.passed += 1
-        elif report.verdict is Verdict.FAIL:
+        elif report.verdict is EvaluationVerdict.FAIL:
             self.failed += 1
         else:
             self.unjudged += 1
@@ -139,9 +139,9 @@ def summarize(cases: Iterable[CaseOutcome]) -> ExperimentSummary:
             continue
         evaluated += 1
         verdict = case.report.verdict
-        if verdict is Verdict.PASS:
+        if verdict is EvaluationVerdict.PASS:
             passed += 1
-        elif verdict is Verdict.FAIL:
+        elif verdict is EvaluationVerdict.FAIL:
             failed += 1
         else:
             unjudged += 1

@@ -73,23 +73,20 @@ def _answer(evidence: Evidence, pointer: Any) -> str:
 
 
 def _report(outcome: Any) -> Any:
-    from ..evaluate import Metric, Report, Verdict
-
-    def verdict(passed: bool) -> Verdict:
-        return Verdict.PASS if passed else Verdict.FAIL
+    from ..evaluate import EvaluationReport, EvaluationVerdict, Metric
 
     details = [
-        Report(
+        EvaluationReport(
             metric=Metric(namespace="checks", name=check.type, parameters=dict(check.params)),
-            verdict=verdict(check.passed),
+            verdict=EvaluationVerdict.of(check.passed),
             score=check.score,
             feedback=check.detail,
         )
         for check in outcome.checks
     ]
-    return Report(
+    return EvaluationReport(
         metric=Metric(namespace="checks", name="case"),
-        verdict=verdict(outcome.passed),
+        verdict=EvaluationVerdict.of(outcome.passed),
         score=outcome.score,
         details=details,
     )
@@ -142,11 +139,12 @@ class ChecksReader:
                 rows.append(case_invalid(case, f"options: {outcome.error}"))
                 continue
             failing = [check for check in outcome.checks if check.required and not check.passed]
+            report = _report(outcome)
             rows.append(
                 CaseResult(
                     id=case.id,
                     kind=case.kind,
-                    verdict="pass" if outcome.passed else "fail",
+                    verdict=report.verdict.to_row(),  # the one mapping (evaluate.verdict)
                     why=""
                     if outcome.passed
                     else "; ".join(
@@ -161,7 +159,7 @@ class ChecksReader:
                         )
                         for check in outcome.checks
                     ],
-                    report=_report(outcome),
+                    report=report,
                 )
             )
         return rows

@@ -54,16 +54,16 @@ def generate(name: str) -> dict[str, Any]:
 def _with_report_shape(schema: dict[str, Any], row_definition: str | None) -> dict[str, Any]:
     """``schema`` with the row's ``report`` property (in the definition
     ``row_definition``, or at the top) described as an evaluation report."""
-    from ..evaluate import Report
+    from ..evaluate import EvaluationReport
 
-    report = Report.model_json_schema(ref_template="#/$defs/{model}")
+    report = EvaluationReport.model_json_schema(ref_template="#/$defs/{model}")
     definitions = schema.setdefault("$defs", {})
     definitions.update(report.pop("$defs", {}))
     if "$ref" not in report:  # a recursive model is all in $defs already
-        definitions["Report"] = report
+        definitions["EvaluationReport"] = report
     row = schema if row_definition is None else definitions[row_definition]
     row["properties"]["report"] = {
-        "anyOf": [{"$ref": "#/$defs/Report"}, {"type": "null"}],
+        "anyOf": [{"$ref": "#/$defs/EvaluationReport"}, {"type": "null"}],
         "default": None,
     }
     return schema

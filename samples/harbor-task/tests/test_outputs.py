@@ -23,13 +23,14 @@ import pytest
 
 from truereward import CaseResult
 from truereward.codes import Ungradable
-from truereward.plugin import Case, cases
+from truereward import CaseSpec
+from truereward.plugin import cases
 
 APP = Path(os.environ.get("APP_DIR", "/app"))
 CASES = cases("task.json")
 
 
-def read_case(case: Case) -> CaseResult:
+def read_case(case: CaseSpec) -> CaseResult:
     """Pass when ``count.py`` prints the case's expected counts for its input and exits 0.
     No time limit here: pytest-timeout (test.sh's ``--timeout``) stops a program that hangs,
     and the case fails."""
@@ -59,5 +60,7 @@ def read_case(case: Case) -> CaseResult:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
-def test_case(case: Case, grade: Callable[[Case, Callable[[Case], CaseResult]], None]) -> None:
+def test_case(
+    case: CaseSpec, grade: Callable[[CaseSpec, Callable[[CaseSpec], CaseResult]], None]
+) -> None:
     grade(case, read_case)
