@@ -1,4 +1,5 @@
-"""Every rule of SPEC §4 (gated-binary/1 and fix-rate/1), one test each."""
+"""Every rule of the fold (README "The rules of the fold", gated-binary/1 and fix-rate/1),
+one test each."""
 
 from __future__ import annotations
 

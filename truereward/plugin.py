@@ -122,7 +122,6 @@ _INFORMATIONAL = (
 )
 
 
-
 _declared: list[dict[str, Any]] = []
 
 

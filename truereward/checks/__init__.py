@@ -1,4 +1,4 @@
-"""Criteria checks: score model outputs against cases (SPEC §9).
+"""Criteria checks: score model outputs against cases (``docs/checks.md``).
 
 A case file (JSON array or JSONL) lists cases with an output and checks
 (``exact``, ``contains``, ``regex``, ``token_f1``, ``json_valid``,

@@ -1,7 +1,7 @@
 """The evaluation model: metrics, reports, evaluators, experiments, summaries.
 
-The general model under readers, checks and sweeps (SPEC §8, after the
-``scope/eval`` seed):
+The general model under readers, checks and sweeps (``docs/evaluate.md``;
+after the ``scope/eval`` seed):
 
 - :class:`Metric` (identity: namespace, name, unit, direction, parameters),
   :class:`Direction`, :class:`Score` (a float in [0, 1]), :class:`EvaluationVerdict`

@@ -10,8 +10,9 @@ filesystems). :func:`publish_objects` is the protocol, the same for all:
    When that succeeds no grade was published, and ``ctrf.json``,
    ``reward.json`` and ``reward.txt`` follow (then step 5). Reward objects
    some other writer left there (with no grade beside them) are
-   overwritten, not deleted first: SPEC section 5 asks for
-   deletion first only before an ungradable grade, and ``reward.txt`` is
+   overwritten, not deleted first: the publishing rule
+   (``docs/design.md``, "From evidence to published reward") deletes
+   first only before an ungradable grade, and ``reward.txt`` is
    still the last write. When the create is refused, the protocol below
    runs from step 1 (a republish of the same grade then costs that refused
    PUT and one listing).

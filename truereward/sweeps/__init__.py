@@ -1,4 +1,4 @@
-"""Sweep analytics over published grades (SPEC §11).
+"""Sweep analytics over published grades (``docs/sweeps.md``).
 
 A sweep is a directory or fsspec URL whose subdirectories are runs, each
 with its published ``grade.json`` (:class:`SweepSource`). Analyses read the
