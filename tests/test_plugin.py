@@ -103,12 +103,14 @@ def run(
         *args,
     ]
     if workers:
-        command += ["-n", str(workers)]
+        command += ["-p", "xdist", "-n", str(workers)]
     if logs is not None:
         # One token: pytest takes an existing path among its arguments as a
         # hint for the root directory, option values included.
         command += [f"--grade-logs={logs}"]
-    environment = {**os.environ, **(env or {})}
+    # Only the plugins a test names (truereward's, xdist): the other installed
+    # ones cost about a second of imports per session and per xdist worker.
+    environment = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **(env or {})}
     environment.pop("GRADE_LOGS", None) if env is None or "GRADE_LOGS" not in env else None
     return subprocess.run(
         command,
