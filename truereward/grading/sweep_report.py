@@ -17,6 +17,7 @@ running the flow again changes nothing); a URL with one fsspec write.
 
 from __future__ import annotations
 
+from .. import urls
 from ..target import Target
 from .commands import deployment_command, local_command, regrade_request
 from .report import GradeRunResult
@@ -83,10 +84,10 @@ def write_sweep_report(
         regrade=[deployment_command(again, deployment), local_command(again)],
     )
     data = page.encode("utf-8")
-    if "://" not in where or where.startswith("file://"):
+    path = urls.local_or_none(where)
+    if path is not None:
         from ..atomic import write_whole
 
-        path = where.removeprefix("file://")
         if _holds(path, data):
             return where  # the same page: a second, idempotent run touches nothing
         write_whole(path, data)

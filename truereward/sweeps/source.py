@@ -24,6 +24,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from .. import urls
 from .parse import parse_grade
 from .record import RunRecord
 
@@ -49,13 +50,6 @@ class SweepNotFound(Exception):
     listed. The message names it."""
 
 
-def _local_path(url: str) -> str | None:
-    if "://" not in url:
-        return url
-    protocol, _, rest = url.partition("://")
-    return rest if protocol in ("file", "local") else None
-
-
 class SweepSource:
     """The runs of one sweep location (see the module docstring).
 
@@ -66,7 +60,7 @@ class SweepSource:
 
     def __init__(self, url: str, storage_options: Mapping[str, Any] | None = None) -> None:
         self.url = url
-        self._local = _local_path(url)
+        self._local = urls.local_or_none(url)
         self._storage_options = dict(storage_options or {})
         self._fs: Any = None
         self._root = ""
