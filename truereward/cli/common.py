@@ -11,8 +11,6 @@ from typing import TYPE_CHECKING, Any
 from ..strictjson import StrictJSONError, loads
 
 if TYPE_CHECKING:
-    from pydantic import ValidationError
-
     from ..cases import CaseResult
 
 __all__ = [
@@ -23,7 +21,6 @@ __all__ = [
     "EXIT_OK",
     "EXIT_PUBLISH_FAILED",
     "CliError",
-    "describe_validation_error",
     "load_case_set",
     "load_rows",
     "read_bytes",
@@ -52,25 +49,6 @@ class CliError(Exception):
         self.status = status
 
 
-def describe_validation_error(error: ValidationError, *, limit: int = 5) -> str:
-    """The errors of a pydantic validation as ``field.path: message`` parts."""
-    parts = []
-    from ..cases import CASE_ID_RULE
-
-    for item in error.errors()[:limit]:
-        where = ".".join(str(part) for part in item["loc"]) or "(row)"
-        message = str(item["msg"]).removeprefix("Value error, ")
-        if item["type"] == "string_pattern_mismatch" and item["loc"][-1:] == ("id",):
-            message = f"{CASE_ID_RULE}, got {item['input']!r}"
-        if message.startswith("code: "):
-            where, message = "code", message.removeprefix("code: ")
-        parts.append(f"{where}: {message}")
-    more = len(error.errors()) - limit
-    if more > 0:
-        parts.append(f"and {more} more")
-    return "; ".join(parts)
-
-
 def read_bytes(path: str) -> bytes:
     """The bytes of ``path`` (``-`` is standard input); :class:`CliError`
     naming the file when it cannot be read."""
@@ -90,6 +68,7 @@ def load_rows(path: str, data: bytes | None = None) -> list[CaseResult]:
     from pydantic import ValidationError
 
     from ..cases import CaseResult
+    from ..errors import describe
 
     if data is None:
         data = read_bytes(path)
@@ -110,7 +89,7 @@ def load_rows(path: str, data: bytes | None = None) -> list[CaseResult]:
         except StrictJSONError as error:
             problems.append(f"{path}:{number}: {error}")
         except ValidationError as error:
-            problems.append(f"{path}:{number}: {describe_validation_error(error)}")
+            problems.append(f"{path}:{number}: {describe(error, whole='(row)')}")
     if problems:
         shown = problems[:10]
         if len(problems) > 10:

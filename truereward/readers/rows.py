@@ -18,17 +18,12 @@ from pydantic import ValidationError
 
 from ..cases import CaseResult
 from ..codes import Ungradable
+from ..errors import describe
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
 from .evidence import Evidence
 
 __all__ = ["READER", "RowsReader"]
-
-
-def _describe(error: ValidationError) -> str:
-    item = error.errors()[0]
-    where = ".".join(str(part) for part in item["loc"]) or "(row)"
-    return f"{where}: {str(item['msg']).removeprefix('Value error, ')}"
 
 
 class RowsReader:
@@ -54,7 +49,8 @@ class RowsReader:
             except StrictJSONError as error:
                 raise Ungradable("EVIDENCE_MALFORMED", f"{where}: {error}") from None
             except ValidationError as error:
-                raise Ungradable("EVIDENCE_MALFORMED", f"{where}: {_describe(error)}") from None
+                problem = describe(error, limit=1, whole="(row)")
+                raise Ungradable("EVIDENCE_MALFORMED", f"{where}: {problem}") from None
         if not rows:
             raise Ungradable("EVIDENCE_MALFORMED", f"{evidence.describe()}: no row at all")
         return rows
