@@ -24,7 +24,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from .. import urls
+from .. import safefile, urls
 from .parse import parse_grade
 from .record import RunRecord
 
@@ -41,8 +41,9 @@ GRADE_FILE = "grade.json"
 #: Where a run graded in place keeps its grade (the flow's default target).
 IN_PLACE = "logs/verifier"
 #: A grade.json larger than this is reported unreadable rather than read
-#: (documents are kilobytes; this bounds the memory one run can take).
-MAX_GRADE_BYTES = 64 << 20
+#: (documents are kilobytes; this bounds the memory one run can take): the
+#: package's one read limit, :data:`truereward.safefile.LIMIT`.
+MAX_GRADE_BYTES = safefile.LIMIT
 
 
 class SweepNotFound(Exception):
@@ -189,8 +190,6 @@ def _read_local(path: str) -> bytes:
     # Non-blocking and without following a final symlink, so a FIFO or a
     # link planted as grade.json can neither hang the reader nor point it
     # elsewhere; only a regular file of bounded size is read.
-    from .. import safefile
-
     return safefile.read_regular(path, limit=MAX_GRADE_BYTES)
 
 
