@@ -33,11 +33,37 @@ import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
-__all__ = ["Registry"]
+__all__ = ["Registry", "named"]
 
 T = TypeVar("T")
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+N = TypeVar("N", bound=_Named)
+
+
+def named(kind: str, cls: type[N]) -> Callable[[str, Any], N]:
+    """A ``check`` for items that carry their own name (a scheme, a check
+    type): what an entry point loaded must be an instance of ``cls``
+    (``TypeError`` otherwise) whose ``name`` is the entry point's name
+    (``ValueError`` otherwise: a name means one item)."""
+
+    def check(name: str, value: Any) -> N:
+        if not isinstance(value, cls):
+            raise TypeError(
+                f"a {kind} entry point names a {cls.__name__}, got {type(value).__name__}"
+            )
+        if value.name != name:
+            raise ValueError(f"the entry point {name!r} names the {kind} {value.name!r}")
+        return value
+
+    return check
 
 
 class Registry(Generic[T]):
