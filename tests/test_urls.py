@@ -53,3 +53,33 @@ def test_bucket_and_key(url: str, parts: tuple[str, str]) -> None:
 def test_join() -> None:
     assert urls.join("s3://bucket/", "a", "b") == "s3://bucket/a/b"
     assert urls.join("", "a") == "a"
+
+
+@pytest.mark.parametrize(
+    ("location", "parts", "joined"),
+    [
+        ("/", ("a",), "/a"),
+        ("memory://", ("a", "b"), "memory://a/b"),
+        ("file:///", ("a",), "file:///a"),
+        ("file:///runs/", ("a",), "file:///runs/a"),
+        ("runs/", (), "runs"),
+        ("", (), ""),
+    ],
+)
+def test_join_keeps_a_root(location: str, parts: tuple[str, ...], joined: str) -> None:
+    assert urls.join(location, *parts) == joined
+
+
+@pytest.mark.parametrize(
+    ("location", "last"),
+    [
+        ("s3://bucket/sweep/run-7/", "run-7"),
+        ("s3://bucket", "bucket"),
+        ("/runs/a", "a"),
+        ("memory://", ""),
+        ("/", ""),
+        ("", ""),
+    ],
+)
+def test_name(location: str, last: str) -> None:
+    assert urls.name(location) == last

@@ -17,7 +17,7 @@ before its first one, compared in lower case):
 - :func:`strip_protocol`; :func:`bucket_and_key`: an object store URL's
   bucket and key;
 - :func:`join`: a location and relative parts, with ``/`` (local paths on
-  POSIX too).
+  POSIX too); :func:`name`: the last part of a location's path.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ __all__ = [
     "join",
     "local_or_none",
     "local_path",
+    "name",
     "path_or_url",
     "protocol",
     "strip_protocol",
@@ -94,6 +95,20 @@ def bucket_and_key(url: str) -> tuple[str, str]:
 
 
 def join(location: str, *parts: str) -> str:
-    """``location/part/...``; an empty location joins the parts alone."""
-    base = location.rstrip("/") or location
-    return "/".join([base, *parts]) if base else "/".join(parts)
+    """``location/part/...``, the location's trailing ``/`` dropped: an
+    empty location joins the parts alone, a root (``/``, ``memory://``)
+    keeps its own ``/`` (``/a``, ``memory://a``); no parts: the location
+    without its trailing ``/``. Parts are taken as they are."""
+    scheme, sep, rest = location.partition(_SEPARATOR)
+    if sep:
+        return f"{scheme}{sep}{join(rest, *parts)}"
+    if location and not location.strip("/"):
+        return "/" + "/".join(parts)
+    return "/".join([location.rstrip("/"), *parts]) if location else "/".join(parts)
+
+
+def name(location: str) -> str:
+    """The last part of ``location``'s path, trailing ``/`` ignored
+    (``s3://bucket/sweep/run-7/`` is ``run-7``, ``s3://bucket`` is
+    ``bucket``); empty for an empty location or a root."""
+    return strip_protocol(location).rstrip("/").rsplit("/", 1)[-1]

@@ -86,7 +86,7 @@ def check_inner_path(value: str, what: str) -> str:
 def run_id_of(url: str) -> str:
     """A run's id: the last segment of its URL (``ValueError`` when that is
     not a valid path segment)."""
-    return check_segment(url.rstrip("/").rsplit("/", 1)[-1])
+    return check_segment(urls.name(url))
 
 
 def _schema_rules(schema: dict[str, Any]) -> None:

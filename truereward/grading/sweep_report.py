@@ -50,7 +50,7 @@ def report_location(request: GradeRequest, target: Target | None = None) -> str 
         base = request.sweep
     if base is None:
         return None
-    return f"{base.rstrip('/')}/{REPORT_NAME}" if base.rstrip("/") else REPORT_NAME
+    return urls.join(base, REPORT_NAME)
 
 
 def write_sweep_report(

@@ -110,7 +110,7 @@ class SweepSource:
         for entry in entries:
             if entry.get("type") != "directory":
                 continue
-            name = str(entry["name"]).rstrip("/").rsplit("/", 1)[-1]
+            name = urls.name(str(entry["name"]))
             if name.startswith("."):
                 skipped.append((name, "its name starts with '.'"))
             elif name:
