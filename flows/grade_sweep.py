@@ -42,6 +42,7 @@ from prefect.artifacts import acreate_markdown_artifact, acreate_table_artifact
 from prefect.deployments import run_deployment
 from prefect.states import Completed, Failed
 
+from truereward import urls
 from truereward.grading.plan import plan_sweep
 from truereward.grading.shards import SweepRequest, shard_requests
 from truereward.prefect.artifacts import artifact_key
@@ -166,7 +167,7 @@ async def grade_sweep(request: SweepRequest) -> State[SweepSummary]:
     lines += ["| shard | runs | flow run | state |", "|---:|---:|---|---|"]
     lines += [f"| {r['shard']} | {r['runs']} | {r['flow run']} | {r['state']} |" for r in rows]
     for index in failed:
-        named = [url.rstrip("/").rsplit("/", 1)[-1] for url in shards[index].runs or ()]
+        named = [urls.name(url) for url in shards[index].runs or ()]
         more = f" and {len(named) - NAMED_RUNS} more" if len(named) > NAMED_RUNS else ""
         lines += [
             "",

@@ -208,3 +208,12 @@ def test_readers_and_their_codes_are_found_through_entry_points(tmp_path):
 
 def test_a_reader_named_by_import_path(tmp_path):
     assert get_reader("truereward.readers.junit:READER").name == "junit"
+    assert get_reader("truereward.readers.junit:") is get_reader("truereward.readers.junit:READER")
+    assert "truereward.readers.junit:READER" not in reader_names()
+
+
+def test_a_reader_path_that_cannot_be_loaded_is_an_unknown_reader():
+    with pytest.raises(UnknownReader, match=r"reader 'nosuch\.mod:X' \(nosuch\.mod:X\) cannot be"):
+        get_reader("nosuch.mod:X")
+    with pytest.raises(UnknownReader, match="is not a reader"):
+        get_reader("os:path")

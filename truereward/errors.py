@@ -4,9 +4,12 @@ field.
 :func:`describe` is the one place the package words validation errors, for
 the command line, the flow, readers and stored documents alike:
 ``field.path: message`` per error (``runs.2: a path segment must not be
-empty``), the first ``limit`` of them, then ``and N more``. Pydantic's
-``Value error, `` prefix is dropped, and a case id that does not match the
-id rule is said in words rather than as a regular expression.
+empty``), the first ``limit`` of them, then ``and N more`` (N the errors
+left out). Pydantic's ``Value error, `` prefix is dropped, a model
+validator's message that starts with a field path (``code: unknown``) is
+said under that field, and a case id that does not match the id rule is
+said in words rather than as a regular expression. Callers put their own
+``where`` (a file, a line, a row index) before the sentence.
 """
 
 from __future__ import annotations
@@ -23,15 +26,23 @@ __all__ = ["describe"]
 _FIELD = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*")
 
 
-def describe(error: ValidationError, *, limit: int = 5, whole: str = "(input)") -> str:
+def describe(
+    error: ValidationError, *, limit: int = 5, whole: str = "(input)", depth: int | None = None
+) -> str:
     """The errors of ``error`` as ``field.path: message`` parts joined by
-    ``; `` (``whole`` names the input itself when an error has no field)."""
+    ``; ``: the first ``limit`` (at least one), then ``and N more`` when
+    some were left out. ``whole`` names the input itself when an error has
+    no field; ``depth``, when given, keeps only the first ``depth`` parts of
+    each field path (``1``: the top-level field, without the union member
+    pydantic adds, ``id.str``)."""
     from .cases import CASE_ID_PATTERN, CASE_ID_RULE
 
     found = error.errors()
+    limit = max(limit, 1)
     parts = []
     for item in found[:limit]:
-        where = ".".join(str(part) for part in item["loc"]) or whole
+        loc = item["loc"] if depth is None else item["loc"][:depth]
+        where = ".".join(str(part) for part in loc) or whole
         message = str(item["msg"]).removeprefix("Value error, ")
         if (
             item["type"] == "string_pattern_mismatch"

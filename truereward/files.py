@@ -31,6 +31,7 @@ import math
 import os
 from collections.abc import Iterable
 
+from . import urls
 from .ctrfreport import ctrf
 from .document import GradeDocument, Publication
 from .strictjson import canonical_bytes
@@ -107,9 +108,10 @@ def render(document: GradeDocument) -> dict[str, bytes]:
 
 
 def _same_place(left: str, right: str) -> bool:
-    if "://" in left or "://" in right:
+    here, there = urls.local_or_none(left), urls.local_or_none(right)
+    if here is None or there is None:
         return left.rstrip("/") == right.rstrip("/")
-    return os.path.realpath(left) == os.path.realpath(right)
+    return os.path.realpath(here) == os.path.realpath(there)
 
 
 def ctrf_view_for(
@@ -120,7 +122,8 @@ def ctrf_view_for(
     read for the grade) is the ``ctrf.json`` of ``target``, so publishing
     keeps the evidence."""
     chosen = publication or Publication()
-    here = f"{target.rstrip('/')}/{CTRF}" if "://" in target else os.path.join(target, CTRF)
+    local = urls.local_or_none(target)
+    here = urls.join(target, CTRF) if local is None else os.path.join(local, CTRF)
     if any(_same_place(path, here) for path in evidence):
         return chosen.model_copy(update={"ctrf": GRADE_CTRF})
     return chosen

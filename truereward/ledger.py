@@ -82,13 +82,15 @@ class Ledger:
         crash of the session."""
         from pydantic import ValidationError
 
+        from .errors import describe
+
         try:
             self.rows.append(CaseResult.from_row(row))
         except ValidationError as error:
             case = row.get("id") if isinstance(row.get("id"), str) else None
             self.refuse(
                 "CASE_NOT_GRADED",
-                f"{test}: its row cannot be read here: {error.errors()[0]['msg']}",
+                f"{test}: its row cannot be read here: {describe(error, limit=1, whole='(row)')}",
                 case,
             )
 

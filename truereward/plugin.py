@@ -94,6 +94,7 @@ from typing import Any
 
 import pytest
 
+from . import urls
 from .cases import CaseResult
 from .document import REWARD_KEYS
 from .ledger import Ledger, grade_one
@@ -360,14 +361,14 @@ class Controller:
         informational modes touch nothing."""
         if _informational(self.config):
             return
-        target = self._logs()
-        if "://" in target and not target.startswith("file://"):
+        target = urls.local_or_none(self._logs())
+        if target is None:
             return
         from .publishing import PublishError
         from .publishing.session import begin_session
 
         try:
-            self.began = begin_session(target.removeprefix("file://"))
+            self.began = begin_session(target)
         except PublishError as error:
             self.began_error = str(error)
 
@@ -529,9 +530,10 @@ class Controller:
         return chosen
 
     def _ctrf_taken(self, target: str) -> bool:
-        if "://" in target and not target.startswith("file://"):
+        local = urls.local_or_none(target)
+        if local is None:
             return False
-        here = os.path.join(target.removeprefix("file://"), "ctrf.json")
+        here = os.path.join(local, "ctrf.json")
         theirs = self.config.getoption("ctrf", default=None)  # pytest-json-ctrf's option
         if isinstance(theirs, str) and os.path.realpath(theirs) == os.path.realpath(here):
             return True
@@ -554,7 +556,7 @@ class Controller:
         """The ini key, a relative path taken from the ini file's directory
         (as pytest reads its own path keys); a URL as written."""
         value = str(self.config.getini("grade_logs") or "")
-        if not value or "://" in value or os.path.isabs(value) or self.config.inipath is None:
+        if not value or urls.is_url(value) or os.path.isabs(value) or self.config.inipath is None:
             return value
         return str(self.config.inipath.parent / value)
 
@@ -579,7 +581,7 @@ class Controller:
             # Locally, the grade that stood was set aside when the session
             # began: this one is created, and one that appeared meanwhile is
             # a conflict. At a URL, the grade standing now is replaced.
-            local = "://" not in target or target.startswith("file://")
+            local = urls.is_local(target)
             result = publish(document, target, replaces=None if local else _standing(target))
         except (PublishConflict, PublishError) as error:
             self.outcome_line = f"truereward: NOT PUBLISHED: {error}"

@@ -15,6 +15,14 @@ only list of them. Two ways an entry point maps to items:
   loaded is reported as a warning and skipped (its names stay unknown, and
   anything using them is refused loudly).
 
+A one-item registry may also take a ``fallback``: for a name that is not
+registered and not an entry point, it gives the entry-point value
+(``package.module:ATTRIBUTE``) to load instead, or ``None`` (the name is
+unknown). That is how a reader is named by its import path without being
+installed; the item loaded is kept (it is loaded once), but such names are
+not among :meth:`Registry.names`, which lists only what was registered and
+the entry points.
+
 A name never changes meaning: registering the same item again (equal) is a
 no-op, another item under a taken name is a ``ValueError``.
 """
@@ -25,11 +33,37 @@ import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
-__all__ = ["Registry"]
+__all__ = ["Registry", "named"]
 
 T = TypeVar("T")
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+N = TypeVar("N", bound=_Named)
+
+
+def named(kind: str, cls: type[N]) -> Callable[[str, Any], N]:
+    """A ``check`` for items that carry their own name (a scheme, a check
+    type): what an entry point loaded must be an instance of ``cls``
+    (``TypeError`` otherwise) whose ``name`` is the entry point's name
+    (``ValueError`` otherwise: a name means one item)."""
+
+    def check(name: str, value: Any) -> N:
+        if not isinstance(value, cls):
+            raise TypeError(
+                f"a {kind} entry point names a {cls.__name__}, got {type(value).__name__}"
+            )
+        if value.name != name:
+            raise ValueError(f"the entry point {name!r} names the {kind} {value.name!r}")
+        return value
+
+    return check
 
 
 class Registry(Generic[T]):
@@ -41,7 +75,9 @@ class Registry(Generic[T]):
     ``missing(name, message)`` makes the exception raised for a name that is
     unknown or cannot be loaded (default: ``LookupError(message)``); the
     message names the known ones, or why loading failed. ``plural`` is the
-    kind's plural in messages (default: ``kind + "s"``).
+    kind's plural in messages (default: ``kind + "s"``). ``fallback(name)``
+    (with ``check`` only) gives the entry-point value to load for a name
+    that is neither registered nor an entry point, or ``None``.
     """
 
     def __init__(
@@ -53,17 +89,22 @@ class Registry(Generic[T]):
         expand: Callable[[str, Any], Iterable[tuple[str, T]]] | None = None,
         missing: Callable[[str, str], Exception] | None = None,
         plural: str | None = None,
+        fallback: Callable[[str], str | None] | None = None,
     ) -> None:
         if (check is None) == (expand is None):
             raise ValueError("a registry takes exactly one of check and expand")
+        if fallback is not None and expand is not None:
+            raise ValueError("a registry with expand takes no fallback")
         self.kind = kind
         self.group = group
         self._check = check
         self._expand = expand
+        self._fallback = fallback
         self._missing = missing or _lookup_error
         self.plural = plural or f"{kind}s"
         self._lock = threading.RLock()
         self._items: dict[str, T] = {}
+        self._fallen: dict[str, T] = {}
         self._points: dict[str, EntryPoint] | None = None
         self._expanded = False
 
@@ -91,15 +132,25 @@ class Registry(Generic[T]):
             self._items.update(items)
 
     def find(self, name: str) -> T | None:
-        """The item named ``name``, or ``None``."""
+        """The item named ``name``, or ``None``; the ``missing`` exception
+        when its entry point (or ``fallback`` value) cannot be loaded or
+        does not load an item."""
         with self._lock:
             found = self._items.get(name)
+            if found is None:
+                found = self._fallen.get(name)
             if found is not None:
                 return found
             if self._expand is not None:
                 self._load_every_entry_point()
                 return self._items.get(name)
             point = self._entry_points().get(name)
+            kept = self._items
+            if point is None and self._fallback is not None:
+                value = self._fallback(name)
+                if value is not None:
+                    point = EntryPoint(name, value, self.group)
+                    kept = self._fallen
             if point is None:
                 return None
             assert self._check is not None
@@ -108,7 +159,7 @@ class Registry(Generic[T]):
             except Exception as error:  # whatever the plug-in raised, named in the message
                 message = f"{self.kind} {name!r} ({point.value}) cannot be loaded: {error}"
                 raise self._missing(name, message) from error
-            self._items[name] = item
+            kept[name] = item
             return item
 
     def get(self, name: str) -> T:

@@ -1,5 +1,6 @@
 """Reading a local file that may be hostile: the one way the package opens
-evidence, task specs, stored grades and the files of a logs directory.
+evidence, task specs, stored grades and the files of a logs directory (and,
+with :func:`open_directory`, the directory a grade is written into).
 
 Runs we grade are not trusted: where a report should be there may be a FIFO
 (reading it would wait for a writer forever), ``/dev/zero`` (it never
@@ -18,6 +19,8 @@ ends), a directory, or a symlink to another run's passing report or to
 
 :func:`inside` tells whether a path resolves inside a directory (a run's
 evidence must not lead out of the run through a symlinked directory).
+:func:`open_directory` opens a directory without following a final symlink,
+for the ``dir_fd`` that reads and writes are then made relative to.
 
 Errors are ``OSError`` subclasses, so callers that map I/O errors keep
 working: :class:`NotAFile` and :class:`TooLarge` are the run's doing,
@@ -33,7 +36,16 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["CHUNK", "LIMIT", "NotAFile", "TooLarge", "inside", "opened", "read_regular"]
+__all__ = [
+    "CHUNK",
+    "LIMIT",
+    "NotAFile",
+    "TooLarge",
+    "inside",
+    "open_directory",
+    "opened",
+    "read_regular",
+]
 
 #: The largest file read by default.
 LIMIT = 64 << 20
@@ -113,6 +125,20 @@ def read_regular(path: str, *, limit: int = LIMIT, dir_fd: int | None = None) ->
             if total > limit:  # it grew while being read
                 raise TooLarge(path, total, limit)
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def open_directory(path: str) -> int:
+    """A descriptor on the directory ``path`` (the caller closes it), opened
+    without following a final symlink: :class:`NotAFile` (``a symlink``)
+    when ``path`` is a symlink, even to a directory; ``NotADirectoryError``
+    when it is anything else but a directory; ``FileNotFoundError`` when
+    it is absent; another ``OSError`` when it cannot be opened."""
+    try:
+        return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(path):
+            raise NotAFile(path, "a symlink") from None
+        raise
 
 
 def inside(path: str, root: str) -> bool:

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
+from . import urls
 from .segments import check_segment
 
 __all__ = ["Target", "is_secret_option", "secret_option_paths"]
@@ -92,10 +93,7 @@ class Target(BaseModel):
     @property
     def protocol(self) -> str:
         """``file`` for local paths, else the URL's scheme (``s3``, ``memory``...)."""
-        if "://" not in self.url:
-            return "file"
-        protocol = self.url.split("://", 1)[0].lower()
-        return "file" if protocol == "local" else protocol
+        return urls.protocol(self.url)
 
     @property
     def is_local(self) -> bool:
@@ -105,7 +103,7 @@ class Target(BaseModel):
     @property
     def path(self) -> str:
         """The URL without its scheme (a local path for local targets)."""
-        return self.url.split("://", 1)[1] if "://" in self.url else self.url
+        return urls.strip_protocol(self.url)
 
     def options(self) -> dict[str, Any]:
         """The storage options with secrets revealed, for the filesystem."""

@@ -98,6 +98,8 @@ class TaskSpec(BaseModel):
         instance. :class:`TaskSpecError` naming the field otherwise."""
         from pydantic import ValidationError
 
+        from .errors import describe
+
         if isinstance(value, TaskSpec):
             return value
         if isinstance(value, Mapping) and ("FAIL_TO_PASS" in value or "PASS_TO_PASS" in value):
@@ -109,7 +111,7 @@ class TaskSpec(BaseModel):
         try:
             return cls.model_validate(value)
         except ValidationError as error:
-            raise TaskSpecError(_describe(error)) from None
+            raise TaskSpecError(describe(error, whole="(spec)")) from None
 
     @classmethod
     def from_swebench(cls, instance: Mapping[str, Any]) -> TaskSpec:
@@ -152,11 +154,3 @@ class TaskSpec(BaseModel):
             return cls.of(value)
         except TaskSpecError as error:
             raise TaskSpecError(f"{name}: {error}") from None
-
-
-def _describe(error: Any) -> str:
-    parts = []
-    for item in error.errors()[:5]:
-        where = ".".join(str(part) for part in item["loc"]) or "(spec)"
-        parts.append(f"{where}: {str(item['msg']).removeprefix('Value error, ')}")
-    return "; ".join(parts)

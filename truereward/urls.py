@@ -3,22 +3,46 @@
 Everywhere the package takes a location (evidence, a sweep, a target, a
 report) it takes a local path, a ``file://`` (or fsspec's ``local://``) URL,
 or any other fsspec URL (``s3://bucket/prefix``, ``memory://...``). This
-module is the one place that tells them apart and strips a protocol:
+module is the one place that tells them apart and strips a protocol; a
+location is a URL when it holds ``://`` anywhere (the scheme is what comes
+before its first one, compared in lower case):
 
+- :func:`is_url`: whether ``location`` is written as a URL at all
+  (``file://`` ones included);
 - :func:`protocol`: ``file`` for a local path or ``file://``/``local://``
   URL, else the URL's scheme in lower case;
 - :func:`is_local`; :func:`local_path`: the path of a local location
-  (``ValueError`` for a URL);
+  (``ValueError`` for a URL); :func:`local_or_none`: that path, or ``None``;
+  :func:`path_or_url`: that path, or the URL as it is;
+- :func:`strip_protocol`; :func:`bucket_and_key`: an object store URL's
+  bucket and key;
 - :func:`join`: a location and relative parts, with ``/`` (local paths on
-  POSIX too).
+  POSIX too); :func:`name`: the last part of a location's path.
 """
 
 from __future__ import annotations
 
-__all__ = ["is_local", "join", "local_path", "protocol", "strip_protocol"]
+__all__ = [
+    "bucket_and_key",
+    "is_local",
+    "is_url",
+    "join",
+    "local_or_none",
+    "local_path",
+    "name",
+    "path_or_url",
+    "protocol",
+    "strip_protocol",
+]
 
 _SEPARATOR = "://"
 _LOCAL = frozenset({"file", "local"})
+
+
+def is_url(location: str) -> bool:
+    """Whether ``location`` is written as a URL (holds ``scheme://``),
+    ``file://`` and ``local://`` ones included; a plain path is not."""
+    return _SEPARATOR in location
 
 
 def protocol(location: str) -> str:
@@ -31,7 +55,8 @@ def protocol(location: str) -> str:
 
 
 def is_local(location: str) -> bool:
-    """Whether ``location`` is a local path (or a ``file://`` URL)."""
+    """Whether ``location`` is a local path or a ``file://``/``local://`` URL
+    (any case of the scheme)."""
     return protocol(location) == "file"
 
 
@@ -48,7 +73,42 @@ def local_path(location: str) -> str:
     return strip_protocol(location)
 
 
+def local_or_none(location: str) -> str | None:
+    """The path of a local ``location``; ``None`` for any other URL."""
+    return strip_protocol(location) if is_local(location) else None
+
+
+def path_or_url(location: str) -> str:
+    """The path of a local ``location``; any other URL as it is (what the
+    standard library, or fsspec, opens)."""
+    return strip_protocol(location) if is_local(location) else location
+
+
+def bucket_and_key(url: str) -> tuple[str, str]:
+    """The bucket and the key (or key prefix) of an object store URL
+    (``s3://bucket/a/b/`` is ``("bucket", "a/b")``): the part after the
+    protocol, without leading and trailing ``/``, split at its first ``/``.
+    Either may be empty (``s3://`` has neither); a location without a
+    protocol is split the same way."""
+    bucket, _, key = strip_protocol(url).strip("/").partition("/")
+    return bucket, key
+
+
 def join(location: str, *parts: str) -> str:
-    """``location/part/...``; an empty location joins the parts alone."""
-    base = location.rstrip("/") or location
-    return "/".join([base, *parts]) if base else "/".join(parts)
+    """``location/part/...``, the location's trailing ``/`` dropped: an
+    empty location joins the parts alone, a root (``/``, ``memory://``)
+    keeps its own ``/`` (``/a``, ``memory://a``); no parts: the location
+    without its trailing ``/``. Parts are taken as they are."""
+    scheme, sep, rest = location.partition(_SEPARATOR)
+    if sep:
+        return f"{scheme}{sep}{join(rest, *parts)}"
+    if location and not location.strip("/"):
+        return "/" + "/".join(parts)
+    return "/".join([location.rstrip("/"), *parts]) if location else "/".join(parts)
+
+
+def name(location: str) -> str:
+    """The last part of ``location``'s path, trailing ``/`` ignored
+    (``s3://bucket/sweep/run-7/`` is ``run-7``, ``s3://bucket`` is
+    ``bucket``); empty for an empty location or a root."""
+    return strip_protocol(location).rstrip("/").rsplit("/", 1)[-1]

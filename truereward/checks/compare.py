@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ..errors import describe
 from ..strictjson import StrictJSONError, loads
 
 __all__ = [
@@ -70,14 +71,6 @@ class ResultCase(BaseModel):
         return self.score is None or self.error is not None
 
 
-def _describe(error: ValidationError) -> str:
-    parts = []
-    for item in error.errors()[:3]:
-        where = ".".join(str(part) for part in item["loc"][:1]) or "case"
-        parts.append(f"{where}: {item['msg']}")
-    return "; ".join(parts)
-
-
 def load_results(path: str, data: bytes | None = None) -> list[ResultCase]:
     """The cases of the result file ``path`` (or of ``data``, named
     ``path``). :class:`BadResults` when it is not a result file or when two
@@ -100,7 +93,8 @@ def load_results(path: str, data: bytes | None = None) -> list[ResultCase]:
         try:
             case = ResultCase.model_validate(raw)
         except ValidationError as error:
-            raise BadResults(f"{path}: cases[{position}]: {_describe(error)}") from None
+            problem = describe(error, limit=3, whole="case", depth=1)
+            raise BadResults(f"{path}: cases[{position}]: {problem}") from None
         first = seen.setdefault(case.key, position)
         if first != position:
             duplicates.append(f"{case.key!r} (cases[{first}] and cases[{position}])")

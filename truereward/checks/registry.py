@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..registry import Registry
+from ..registry import Registry, named
 from .context import CaseContext
 from .model import Measurement
 
@@ -70,17 +70,11 @@ class CheckType:
     measure: Callable[[Mapping[str, Any], CaseContext], Measurement]
 
 
-def _checked(name: str, value: Any) -> CheckType:
-    """``value`` as the check type named ``name``."""
-    if not isinstance(value, CheckType):
-        raise TypeError(f"a check entry point names a CheckType, got {type(value).__name__}")
-    if value.name != name:
-        raise ValueError(f"the entry point {name!r} names the check type {value.name!r}")
-    return value
-
-
 _TYPES: Registry[CheckType] = Registry(
-    "check type", ENTRY_POINT_GROUP, check=_checked, missing=lambda _, message: BadCheck(message)
+    "check type",
+    ENTRY_POINT_GROUP,
+    check=named("check type", CheckType),
+    missing=lambda _, message: BadCheck(message),
 )
 
 

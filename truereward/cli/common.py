@@ -11,8 +11,6 @@ from typing import TYPE_CHECKING, Any
 from ..strictjson import StrictJSONError, loads
 
 if TYPE_CHECKING:
-    from pydantic import ValidationError
-
     from ..cases import CaseResult
 
 __all__ = [
@@ -23,7 +21,6 @@ __all__ = [
     "EXIT_OK",
     "EXIT_PUBLISH_FAILED",
     "CliError",
-    "describe_validation_error",
     "load_case_set",
     "load_rows",
     "read_bytes",
@@ -52,25 +49,6 @@ class CliError(Exception):
         self.status = status
 
 
-def describe_validation_error(error: ValidationError, *, limit: int = 5) -> str:
-    """The errors of a pydantic validation as ``field.path: message`` parts."""
-    parts = []
-    from ..cases import CASE_ID_RULE
-
-    for item in error.errors()[:limit]:
-        where = ".".join(str(part) for part in item["loc"]) or "(row)"
-        message = str(item["msg"]).removeprefix("Value error, ")
-        if item["type"] == "string_pattern_mismatch" and item["loc"][-1:] == ("id",):
-            message = f"{CASE_ID_RULE}, got {item['input']!r}"
-        if message.startswith("code: "):
-            where, message = "code", message.removeprefix("code: ")
-        parts.append(f"{where}: {message}")
-    more = len(error.errors()) - limit
-    if more > 0:
-        parts.append(f"and {more} more")
-    return "; ".join(parts)
-
-
 def read_bytes(path: str) -> bytes:
     """The bytes of ``path`` (``-`` is standard input); :class:`CliError`
     naming the file when it cannot be read."""
@@ -87,9 +65,7 @@ def load_rows(path: str, data: bytes | None = None) -> list[CaseResult]:
     skipped), or from its bytes ``data`` already read. Every bad line is
     reported (up to 10) with its line number and field, and none of the
     file is used."""
-    from pydantic import ValidationError
-
-    from ..cases import CaseResult
+    from ..readers.rows import BadLine, parse_line
 
     if data is None:
         data = read_bytes(path)
@@ -103,14 +79,9 @@ def load_rows(path: str, data: bytes | None = None) -> list[CaseResult]:
         if not line.strip():
             continue
         try:
-            value = loads(line)
-            if not isinstance(value, dict):
-                raise StrictJSONError(f"a row is a JSON object, got {type(value).__name__}")
-            rows.append(CaseResult.from_row(value))
-        except StrictJSONError as error:
+            rows.append(parse_line(line, limit=5))
+        except BadLine as error:
             problems.append(f"{path}:{number}: {error}")
-        except ValidationError as error:
-            problems.append(f"{path}:{number}: {describe_validation_error(error)}")
     if problems:
         shown = problems[:10]
         if len(problems) > 10:

@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..codes import UnknownCode
     from ..document import EvidenceDigest, digest_file, grade_document
+    from ..errors import describe
     from ..folding import UnknownScheme
 
     data = read_bytes(args.rows)
@@ -77,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
         )
     except UnknownScheme as error:
         raise CliError(f"--scheme: {error}") from None
-    except (ValidationError, UnknownCode, TypeError) as error:
+    except ValidationError as error:
+        raise CliError(f"{args.case_set or 'run'}: {describe(error)}") from None
+    except (UnknownCode, TypeError) as error:
         raise CliError(f"{args.case_set or 'run'}: {error}") from None
     return publish_and_report(document, args)

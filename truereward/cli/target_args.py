@@ -66,6 +66,7 @@ def publication(args: argparse.Namespace, evidence: list[str]) -> dict[str, Any]
     """How the files beside grade.json are laid out: the reward keys asked
     for, and our CTRF view as ``grade-ctrf.json`` when one of ``evidence``
     is the target's ``ctrf.json`` (so publishing keeps it)."""
+    from .. import urls
     from ..document import REWARD_KEYS, Publication
     from ..files import ctrf_view_for
 
@@ -78,7 +79,7 @@ def publication(args: argparse.Namespace, evidence: list[str]) -> dict[str, Any]
         )
     chosen = Publication.model_validate({"reward_keys": keys})
     target = args.logs or default_logs()
-    return ctrf_view_for(target.removeprefix("file://"), evidence, chosen).model_dump()
+    return ctrf_view_for(urls.path_or_url(target), evidence, chosen).model_dump()
 
 
 def run_info(args: argparse.Namespace) -> dict[str, Any] | None:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..registry import Registry
+from ..registry import Registry, named
 from .rules import Tally
 
 __all__ = ["ENTRY_POINT_GROUP", "Scheme", "UnknownScheme", "get_scheme", "register", "scheme_names"]
@@ -46,15 +46,16 @@ class UnknownScheme(ValueError):
     """A scheme name nobody registered. The message lists the known ones."""
 
 
+_a_scheme = named("scheme", Scheme)
+
+
 def _checked(name: str, value: Any) -> Scheme:
-    """``value`` as the scheme named ``name``."""
-    if not isinstance(value, Scheme):
-        raise TypeError(f"a scheme entry point names a Scheme, got {type(value).__name__}")
-    if value.name != name:
-        raise ValueError(f"the entry point {name!r} names the scheme {value.name!r}")
+    """``value`` as the scheme named ``name`` (:func:`~truereward.registry.named`),
+    a name of the form ``name/version``."""
+    scheme = _a_scheme(name, value)
     if "/" not in name or not name.rsplit("/", 1)[1].isdigit():
         raise ValueError(f"a scheme name is 'name/version', got {name!r}")
-    return value
+    return scheme
 
 
 _SCHEMES: Registry[Scheme] = Registry(

@@ -151,11 +151,7 @@ def plan_sweep(
     if request.runs is not None:
         jobs = []
         for url in request.runs:
-            local = (
-                url.removeprefix("file://")
-                if "://" not in url or url.startswith("file://")
-                else None
-            )
+            local = urls.local_or_none(url)
             if local is not None and os.path.islink(local.rstrip("/")):
                 skipped.append((url, "a symlink: a run is a real directory"))
                 continue

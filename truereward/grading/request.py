@@ -55,6 +55,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
+from .. import urls
 from ..document import RewardKey
 from ..folding import DEFAULT_SCHEME, scheme_names
 from ..segments import check_segment
@@ -75,7 +76,7 @@ def check_inner_path(value: str, what: str) -> str:
         not value
         or value.startswith("/")
         or "\\" in value
-        or "://" in value
+        or urls.is_url(value)
         or any(part in ("", "..") for part in parts)
     ):
         raise ValueError(f"{what}: a relative path inside the run, got {value!r}")
@@ -85,7 +86,7 @@ def check_inner_path(value: str, what: str) -> str:
 def run_id_of(url: str) -> str:
     """A run's id: the last segment of its URL (``ValueError`` when that is
     not a valid path segment)."""
-    return check_segment(url.rstrip("/").rsplit("/", 1)[-1].rsplit("://", 1)[-1])
+    return check_segment(urls.name(url))
 
 
 def _schema_rules(schema: dict[str, Any]) -> None:

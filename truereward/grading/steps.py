@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import urls
 from ..document import GradeDocument, Publication, grade_document
 from ..files import ctrf_view_for
 from ..publishing import PublishConflict, PublishError, publish
@@ -114,7 +115,7 @@ def _publication(job: RunJob, reading: RunReading) -> Publication:
     chosen = Publication.model_validate({"reward_keys": list(job.settings.reward_keys)})
     target = job.target
     read = [
-        job.inside(item.path) if "://" not in item.path else item.path for item in reading.evidence
+        item.path if urls.is_url(item.path) else job.inside(item.path) for item in reading.evidence
     ]
     return ctrf_view_for(target.path if target.is_local else target.url, read, chosen)
 
@@ -136,7 +137,7 @@ def _stays_in_the_run(job: RunJob) -> None:
     """A run publishing into its own directory must not be led out of it
     through a symlink (``logs`` linked to ``/etc``): nothing is written
     outside the run. :class:`~truereward.PublishError` naming the link."""
-    from .. import safefile, urls
+    from .. import safefile
 
     target = job.target
     if job.in_place and target.is_local and urls.is_local(job.url):

@@ -20,6 +20,7 @@ import os
 
 from pydantic import ValidationError
 
+from .. import safefile
 from ..document import GradeDocument
 from ..files import GRADE
 from ..publishing import PublishError, open_store
@@ -28,16 +29,15 @@ from ..target import Target
 
 __all__ = ["MAX_STORED_BYTES", "standing_bytes", "stored_grade", "stored_grade_or_none"]
 
-#: A stored grade.json larger than this is not read (documents are kilobytes).
-MAX_STORED_BYTES = 64 << 20
+#: A stored grade.json larger than this is not read (documents are
+#: kilobytes): the package's one read limit, :data:`truereward.safefile.LIMIT`.
+MAX_STORED_BYTES = safefile.LIMIT
 
 
 def _read_local(directory: str) -> bytes | None:
     """The bytes of ``directory/grade.json``; ``None`` when there is none,
     or it is not a regular file (a symlink, a FIFO, a directory is never a
     grade of ours), or it is too large to be one."""
-    from .. import safefile
-
     try:
         return safefile.read_regular(os.path.join(directory, GRADE), limit=MAX_STORED_BYTES)
     except (FileNotFoundError, NotADirectoryError, safefile.NotAFile, safefile.TooLarge):

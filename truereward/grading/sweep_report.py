@@ -17,6 +17,7 @@ running the flow again changes nothing); a URL with one fsspec write.
 
 from __future__ import annotations
 
+from .. import safefile, urls
 from ..target import Target
 from .commands import deployment_command, local_command, regrade_request
 from .report import GradeRunResult
@@ -26,21 +27,14 @@ __all__ = ["REPORT_NAME", "report_location", "write_sweep_report"]
 
 
 def _holds(path: str, data: bytes) -> bool:
-    """Whether the regular file at ``path`` already holds ``data``."""
-    import os
-    import stat
-
+    """Whether the regular file at ``path`` already holds ``data`` (read by
+    :func:`truereward.safefile.read_regular`, never through a symlink and
+    no further than one byte past ``data``'s length); ``False`` when it
+    cannot be read."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+        return safefile.read_regular(path, limit=len(data)) == data
+    except OSError:  # absent, not a regular file, larger, unreadable
         return False
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
-            return False
-        return os.read(fd, len(data) + 1) == data
-    finally:
-        os.close(fd)
 
 
 #: The page's name in a target or a sweep.
@@ -56,7 +50,7 @@ def report_location(request: GradeRequest, target: Target | None = None) -> str 
         base = request.sweep
     if base is None:
         return None
-    return f"{base.rstrip('/')}/{REPORT_NAME}" if base.rstrip("/") else REPORT_NAME
+    return urls.join(base, REPORT_NAME)
 
 
 def write_sweep_report(
@@ -83,10 +77,10 @@ def write_sweep_report(
         regrade=[deployment_command(again, deployment), local_command(again)],
     )
     data = page.encode("utf-8")
-    if "://" not in where or where.startswith("file://"):
+    path = urls.local_or_none(where)
+    if path is not None:
         from ..atomic import write_whole
 
-        path = where.removeprefix("file://")
         if _holds(path, data):
             return where  # the same page: a second, idempotent run touches nothing
         write_whole(path, data)

@@ -32,6 +32,7 @@ from prefect.artifacts import (
     create_table_artifact,
 )
 
+from .. import urls
 from ..grading.commands import (
     DEFAULT_DEPLOYMENT,
     deployment_command,
@@ -132,7 +133,7 @@ def deployment_name() -> str:
 
 
 def _link(where: str) -> str:
-    if "://" in where:
+    if urls.is_url(where):
         return where
     import os
     from pathlib import Path

@@ -27,6 +27,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .. import urls
 from ..document import GradeDocument
 from ..target import Target
 from .decide import Decision
@@ -130,7 +131,11 @@ def _spares_evidence(document: GradeDocument, target: Target) -> None:
     names = (GRADE, document.publication.ctrf, REWARD_JSON, REWARD_TXT)
     if target.is_local:
         ours = {os.path.realpath(os.path.join(target.path, name)): name for name in names}
-        read = {os.path.realpath(item.path) for item in document.evidence if "://" not in item.path}
+        read = {
+            os.path.realpath(path)
+            for path in (urls.local_or_none(item.path) for item in document.evidence)
+            if path is not None
+        }
     else:
         base = target.url.rstrip("/")
         ours = {f"{base}/{name}": name for name in names}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from .. import urls
 from ..files import NAMES
 from .errors import PublishError
 from .objects import PreconditionFailed, md5_hex
@@ -39,8 +40,6 @@ class FsspecStore:
     def __init__(self, url: str, options: dict[str, Any], *, unconditional: bool) -> None:
         import fsspec
 
-        from .. import urls
-
         protocol = urls.protocol(url)
         #: memory:// keeps the grade digests beside the objects; others none.
         self.has_metadata = protocol in CONDITIONAL_PROTOCOLS
@@ -57,7 +56,7 @@ class FsspecStore:
         self.location = url.rstrip("/")
 
     def _path(self, name: str) -> str:
-        return f"{self.root.rstrip('/')}/{name}"
+        return urls.join(self.root, name)
 
     def etags(self) -> dict[str, str]:
         with _LOCK:

@@ -105,13 +105,11 @@ def _locked_directory(path: Path) -> Iterator[int]:
     """An fd on ``path``, exclusively flock-ed for the duration. The target
     directory itself must not be a symlink: nothing is written through one."""
     try:
-        dir_fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError as error:
-        if error.errno in (errno.ELOOP, errno.ENOTDIR) and path.is_symlink():
-            raise PublishError(
-                f"{path}: the target directory is a symlink; nothing is written through one"
-            ) from None
-        raise
+        dir_fd = safefile.open_directory(str(path))
+    except safefile.NotAFile:
+        raise PublishError(
+            f"{path}: the target directory is a symlink; nothing is written through one"
+        ) from None
     try:
         fcntl.flock(dir_fd, fcntl.LOCK_EX)
         yield dir_fd

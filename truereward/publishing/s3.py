@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .. import urls
 from ..files import NAMES
 from .errors import BadStorageOptions, PublishError
 from .objects import PreconditionFailed
@@ -50,8 +51,7 @@ class S3Store:
     def __init__(self, url: str, options: dict[str, Any]) -> None:
         import s3fs
 
-        path = url.split("://", 1)[1].strip("/")
-        self.bucket, _, prefix = path.partition("/")
+        self.bucket, prefix = urls.bucket_and_key(url)
         if not self.bucket:
             raise PublishError(f"{url}: an S3 target needs a bucket")
         self.prefix = f"{prefix}/" if prefix else ""

@@ -37,6 +37,7 @@ import errno
 import os
 import stat
 
+from .. import safefile
 from ..files import CTRF, GRADE, GRADE_CTRF, PREVIOUS_GRADE, REWARD_FILES
 from .errors import PublishError
 
@@ -69,12 +70,12 @@ def begin_session(directory: str) -> list[str]:
     """Prepare ``directory`` for a grading session (module docstring).
     Returns what was done, one line each, for the session's log."""
     try:
-        dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        dir_fd = safefile.open_directory(directory)
     except FileNotFoundError:
         return []
+    except (safefile.NotAFile, NotADirectoryError):
+        raise PublishError(f"{directory}: the logs directory is not a directory") from None
     except OSError as error:
-        if error.errno in (errno.ELOOP, errno.ENOTDIR):
-            raise PublishError(f"{directory}: the logs directory is not a directory") from None
         raise PublishError(f"{directory}: {error.strerror or error}") from error
     done: list[str] = []
     try:

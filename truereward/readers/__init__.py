@@ -9,10 +9,14 @@ test ran: ``EVIDENCE_MALFORMED``; unreadable store: ``EVIDENCE_UNREADABLE``).
 Each reader is one module of this package.
 
 Readers are found by name through the entry-point group
-``truereward.readers`` (``name = "package.module:READER"``), so installed
-packages add their own; the built-in ones are also known without
-installation. A name of the form ``package.module:ATTRIBUTE`` is imported
-directly.
+``truereward.readers`` (``name = "package.module:READER"``,
+:class:`truereward.registry.Registry`), so installed packages add their own;
+the built-in ones are listed in ``pyproject.toml`` like any other package's,
+and a reader is imported only when its name is first asked for. A name of
+the form ``package.module:ATTRIBUTE`` that is not an entry point's name is
+imported directly (``package.module:`` means its ``READER``). Either way the
+attribute may be a reader or a class whose instance (made without
+arguments) is one.
 
 :func:`read` is the one way to run a reader: it normalises the case set,
 wraps the evidence location in :class:`Evidence` (bounded reads, digests),
@@ -23,13 +27,12 @@ traceback in a sweep or a silent reward.
 
 from __future__ import annotations
 
-import importlib
-import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..codes import Ungradable
+from ..registry import Registry
 from .evidence import Evidence
 
 if TYPE_CHECKING:
@@ -50,18 +53,8 @@ __all__ = [
     "reader_names",
 ]
 
+#: The entry-point group readers are found through.
 ENTRY_POINT_GROUP = "truereward.readers"
-
-#: Readers that ship with truereward, known even without installed metadata.
-BUILTIN = {
-    "ctrf": "truereward.readers.ctrf:READER",
-    "junit": "truereward.readers.junit:READER",
-    "state": "truereward.readers.state:READER",
-    "figure": "truereward.readers.figure:READER",
-    "rows": "truereward.readers.rows:READER",
-    "judge": "truereward.readers.judge:READER",
-    "checks": "truereward.readers.checks:READER",
-}
 
 
 @runtime_checkable
@@ -92,51 +85,44 @@ class Reading:
     evidence: list[EvidenceDigest]
 
 
-_lock = threading.Lock()
-_cache: dict[str, Reader] = {}
+def _checked(name: str, value: Any) -> Reader:
+    """``value`` (a reader, or a class whose instance is one) as the reader
+    named ``name``; ``TypeError`` when it is not one."""
+    found = value() if isinstance(value, type) else value
+    if not isinstance(found, Reader):
+        raise TypeError(f"{type(found).__name__} is not a reader (name, default_evidence, read)")
+    return found
 
 
-def _entry_points() -> dict[str, str]:
-    from importlib.metadata import entry_points
+def _import_path(name: str) -> str | None:
+    """The entry-point value of a reader named by its import path
+    (``package.module:ATTRIBUTE``; ``package.module:`` is its ``READER``),
+    or ``None`` for a name without a colon."""
+    if ":" not in name:
+        return None
+    return f"{name}READER" if name.endswith(":") else name
 
-    return {point.name: point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
+
+_READERS: Registry[Reader] = Registry(
+    "reader",
+    ENTRY_POINT_GROUP,
+    check=_checked,
+    fallback=_import_path,
+    missing=lambda _, message: UnknownReader(message),
+)
 
 
 def reader_names() -> list[str]:
-    """Every reader name known in this process, sorted."""
-    return sorted({*BUILTIN, *_entry_points()})
-
-
-def _load(target: str) -> Reader:
-    module_name, _, attribute = target.partition(":")
-    module = importlib.import_module(module_name)
-    found: Any = getattr(module, attribute or "READER")
-    if isinstance(found, type):
-        found = found()
-    if not isinstance(found, Reader):
-        raise UnknownReader(f"{target} is not a reader (name, default_evidence, read)")
-    return found
+    """Every reader name known in this process, sorted: the entry points
+    (loaded or not), never an import path."""
+    return _READERS.names()
 
 
 def get_reader(name: str) -> Reader:
     """The reader registered as ``name`` (or importable as
     ``package.module:ATTRIBUTE``); :class:`UnknownReader` listing the known
-    names otherwise."""
-    with _lock:
-        if name in _cache:
-            return _cache[name]
-    target = _entry_points().get(name) or BUILTIN.get(name)
-    if target is None and ":" in name:
-        target = name
-    if target is None:
-        raise UnknownReader(f"unknown reader {name!r}; known readers: {', '.join(reader_names())}")
-    try:
-        reader = _load(target)
-    except (ImportError, AttributeError) as error:
-        raise UnknownReader(f"reader {name!r} ({target}) cannot be loaded: {error}") from error
-    with _lock:
-        _cache[name] = reader
-    return reader
+    names otherwise, or saying why it cannot be loaded."""
+    return _READERS.get(name)
 
 
 def _evidence(evidence: str | Evidence, storage_options: Mapping[str, Any] | None) -> Evidence:

@@ -146,7 +146,7 @@ class Evidence:
     def location(self, relative: str | None = None) -> str:
         """Where ``relative`` (or the evidence itself) is read from: a local
         path or a URL."""
-        base = urls.local_path(self.url) if self.is_local else self.url
+        base = urls.path_or_url(self.url)
         if not relative:
             return base
         return os.path.join(base, relative) if self.is_local else urls.join(base, relative)
@@ -159,7 +159,7 @@ class Evidence:
         where = self.location(relative)
         if self.root is None:
             return where
-        root = urls.local_path(self.root) if urls.is_local(self.root) else self.root
+        root = urls.path_or_url(self.root)
         base = root.rstrip("/") + "/"
         return where[len(base) :] if where.startswith(base) else where
 

@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..cases import CaseResult
 from ..codes import Ungradable, UnknownCode, lookup
+from ..errors import describe
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
 from .attempt import current_attempt
@@ -91,10 +92,8 @@ def _plan(evidence: Evidence) -> FaultPlan:
     except StrictJSONError as error:
         raise Ungradable("EVIDENCE_MALFORMED", f"{where}: {error}") from None
     except ValidationError as error:
-        item = error.errors()[0]
-        field = ".".join(str(part) for part in item["loc"]) or "(plan)"
-        message = str(item["msg"]).removeprefix("Value error, ")
-        raise Ungradable("EVIDENCE_MALFORMED", f"{where}: {field}: {message}") from None
+        message = describe(error, limit=1, whole="(plan)")
+        raise Ungradable("EVIDENCE_MALFORMED", f"{where}: {message}") from None
 
 
 def _beside(evidence: Evidence, relative: str) -> Evidence:

@@ -7,6 +7,9 @@ valid row (blank lines are skipped); any bad line makes the evidence
 unreadable row is not a report of the whole case set. A file with no row is
 malformed too: nothing shows the cases ran. Whether the rows cover the case
 set is the fold's business (``CASES_MISSING``, ``CASE_INVALID``).
+
+:func:`parse_line` reads one line; ``truereward fold`` reads its rows file
+with it too, so a bad row is worded the same wherever it is met.
 """
 
 from __future__ import annotations
@@ -18,17 +21,34 @@ from pydantic import ValidationError
 
 from ..cases import CaseResult
 from ..codes import Ungradable
+from ..errors import describe
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
 from .evidence import Evidence
 
-__all__ = ["READER", "RowsReader"]
+__all__ = ["READER", "BadLine", "RowsReader", "parse_line"]
 
 
-def _describe(error: ValidationError) -> str:
-    item = error.errors()[0]
-    where = ".".join(str(part) for part in item["loc"]) or "(row)"
-    return f"{where}: {str(item['msg']).removeprefix('Value error, ')}"
+class BadLine(ValueError):
+    """A line that is not a valid row; the message says why (naming the
+    field), without saying where the line is."""
+
+
+def parse_line(line: str, *, limit: int = 1) -> CaseResult:
+    """The row on ``line``: a strict JSON object read by
+    :meth:`~truereward.cases.CaseResult.from_row`. :class:`BadLine`
+    otherwise: the JSON error as it is, or the validation errors through
+    :func:`truereward.errors.describe` (the first ``limit`` of them, then
+    how many more)."""
+    try:
+        value = loads(line)
+        if not isinstance(value, dict):
+            raise StrictJSONError(f"a row is a JSON object, got {type(value).__name__}")
+        return CaseResult.from_row(value)
+    except StrictJSONError as error:
+        raise BadLine(str(error)) from None
+    except ValidationError as error:
+        raise BadLine(describe(error, limit=limit, whole="(row)")) from None
 
 
 class RowsReader:
@@ -45,16 +65,11 @@ class RowsReader:
         for number, line in enumerate(text.split("\n"), start=1):
             if not line.strip():
                 continue
-            where = f"{evidence.describe()}:{number}"
             try:
-                value = loads(line)
-                if not isinstance(value, dict):
-                    raise StrictJSONError(f"a row is a JSON object, got {type(value).__name__}")
-                rows.append(CaseResult.from_row(value))
-            except StrictJSONError as error:
+                rows.append(parse_line(line))
+            except BadLine as error:
+                where = f"{evidence.describe()}:{number}"
                 raise Ungradable("EVIDENCE_MALFORMED", f"{where}: {error}") from None
-            except ValidationError as error:
-                raise Ungradable("EVIDENCE_MALFORMED", f"{where}: {_describe(error)}") from None
         if not rows:
             raise Ungradable("EVIDENCE_MALFORMED", f"{evidence.describe()}: no row at all")
         return rows

@@ -28,6 +28,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..errors import describe
 from ..strictjson import StrictJSONError
 from ..versions import SchemaVersion
 from .record import AttemptNote, RunRecord, RunState, notes
@@ -82,13 +83,6 @@ class _GradeViewWithCases(_GradeView):
     detail: list[_RowView]
 
 
-def _describe(error: ValidationError) -> str:
-    item = error.errors()[0]
-    where = ".".join(str(part) for part in item["loc"]) or "(document)"
-    more = error.error_count() - 1
-    return f"{where}: {item['msg']}" + (f" (and {more} more)" if more > 0 else "")
-
-
 def _consistency(gradable: bool, reward: float | None, refusals: int) -> str | None:
     if gradable and refusals:
         return "gradable is true but there are refusals"
@@ -113,7 +107,8 @@ def parse_grade(
     try:
         view = model.model_validate_json(data)
     except ValidationError as error:
-        return RunRecord.unreadable(run, f"grade.json: {_describe(error)}")
+        invalid = describe(error, limit=1, whole="(document)")
+        return RunRecord.unreadable(run, f"grade.json: {invalid}")
     problem = _consistency(view.gradable, view.reward, len(view.refusals)) or _in_bounds(
         view.scheme, view.reward
     )
@@ -146,7 +141,8 @@ def _parse_strict(data: bytes, run: str, *, with_cases: bool) -> RunRecord:
     except StrictJSONError as error:
         return RunRecord.unreadable(run, f"grade.json: {error}")
     except ValidationError as error:
-        return RunRecord.unreadable(run, f"grade.json: {_describe(error)}")
+        invalid = describe(error, limit=1, whole="(document)")
+        return RunRecord.unreadable(run, f"grade.json: {invalid}")
     problem = _consistency(document.gradable, document.reward, len(document.refusals))
     if problem:
         return RunRecord.unreadable(run, f"grade.json: {problem}")

@@ -24,6 +24,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from .. import safefile, urls
 from .parse import parse_grade
 from .record import RunRecord
 
@@ -40,20 +41,14 @@ GRADE_FILE = "grade.json"
 #: Where a run graded in place keeps its grade (the flow's default target).
 IN_PLACE = "logs/verifier"
 #: A grade.json larger than this is reported unreadable rather than read
-#: (documents are kilobytes; this bounds the memory one run can take).
-MAX_GRADE_BYTES = 64 << 20
+#: (documents are kilobytes; this bounds the memory one run can take): the
+#: package's one read limit, :data:`truereward.safefile.LIMIT`.
+MAX_GRADE_BYTES = safefile.LIMIT
 
 
 class SweepNotFound(Exception):
     """The sweep location does not exist, is not a directory, or cannot be
     listed. The message names it."""
-
-
-def _local_path(url: str) -> str | None:
-    if "://" not in url:
-        return url
-    protocol, _, rest = url.partition("://")
-    return rest if protocol in ("file", "local") else None
 
 
 class SweepSource:
@@ -66,7 +61,7 @@ class SweepSource:
 
     def __init__(self, url: str, storage_options: Mapping[str, Any] | None = None) -> None:
         self.url = url
-        self._local = _local_path(url)
+        self._local = urls.local_or_none(url)
         self._storage_options = dict(storage_options or {})
         self._fs: Any = None
         self._root = ""
@@ -115,7 +110,7 @@ class SweepSource:
         for entry in entries:
             if entry.get("type") != "directory":
                 continue
-            name = str(entry["name"]).rstrip("/").rsplit("/", 1)[-1]
+            name = urls.name(str(entry["name"]))
             if name.startswith("."):
                 skipped.append((name, "its name starts with '.'"))
             elif name:
@@ -195,8 +190,6 @@ def _read_local(path: str) -> bytes:
     # Non-blocking and without following a final symlink, so a FIFO or a
     # link planted as grade.json can neither hang the reader nor point it
     # elsewhere; only a regular file of bounded size is read.
-    from .. import safefile
-
     return safefile.read_regular(path, limit=MAX_GRADE_BYTES)
 
 
