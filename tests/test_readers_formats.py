@@ -439,8 +439,9 @@ def test_huge_and_deep_evidence_is_refused_in_bounded_time_and_memory(tmp_path, 
         if reader == "junit"
         else b'{"results": {"tests": [' + b" " * (60 << 20),
     )
+    # VmHWM: the peak of this process's own memory (ru_maxrss would start at
+    # the peak of the pytest worker it was spawned from: exec keeps it).
     script = textwrap.dedent(f"""
-        import resource
         from truereward import read, Ungradable
         codes = []
         for path in ({deep!r}, {huge!r}):
@@ -449,7 +450,9 @@ def test_huge_and_deep_evidence_is_refused_in_bounded_time_and_memory(tmp_path, 
                 codes.append("read")
             except Ungradable as error:
                 codes.append(error.code)
-        print(" ".join(codes), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        status = open("/proc/self/status").read()
+        peak = next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))
+        print(" ".join(codes), peak)
     """)
     result = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
