@@ -180,8 +180,11 @@ def _tidy(dir_fd: int, names: Iterable[str]) -> set[str]:
     return present
 
 
-def _write_temp(dir_fd: int, name: str, data: bytes) -> str:
-    temp = f".truereward.{name}.{secrets.token_hex(8)}.tmp"
+def _write_temp(dir_fd: int, name: str, data: bytes, token: str) -> str:
+    """Write and fsync ``data`` to a new temporary file for ``name``; its
+    name. ``token`` is the publish's random part of the name (one per
+    publish: each of our names is written at most once in one)."""
+    temp = f".truereward.{name}.{token}.tmp"
     fd = os.open(
         temp,
         os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
@@ -201,9 +204,9 @@ def _write_temp(dir_fd: int, name: str, data: bytes) -> str:
     return temp
 
 
-def _replace(dir_fd: int, name: str, data: bytes) -> None:
+def _replace(dir_fd: int, name: str, data: bytes, token: str) -> None:
     """Put ``data`` at ``name`` atomically (replacing a file or symlink)."""
-    temp = _write_temp(dir_fd, name, data)
+    temp = _write_temp(dir_fd, name, data, token)
     try:
         os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
@@ -211,9 +214,9 @@ def _replace(dir_fd: int, name: str, data: bytes) -> None:
         raise
 
 
-def _create(dir_fd: int, name: str, data: bytes) -> bool:
+def _create(dir_fd: int, name: str, data: bytes, token: str) -> bool:
     """Create ``name`` with ``data`` only if the name is free; False if taken."""
-    temp = _write_temp(dir_fd, name, data)
+    temp = _write_temp(dir_fd, name, data, token)
     try:
         os.link(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
     except FileExistsError:
@@ -232,7 +235,7 @@ def _remove(dir_fd: int, name: str) -> bool:
 
 
 def _repair(
-    dir_fd: int, bodies: dict[str, bytes], present: set[str]
+    dir_fd: int, bodies: dict[str, bytes], present: set[str], token: str
 ) -> tuple[list[str], list[str]]:
     """The grade is already published: make the other files match it, in the
     safe order (``present``: the names :func:`_tidy` found). Usually writes
@@ -249,7 +252,7 @@ def _repair(
         if name != GRADE and (name not in present or _read(dir_fd, name) != bodies[name]):
             if name == REWARD_TXT and written:
                 _fsync_dir(dir_fd)  # the files before it are durable first
-            _replace(dir_fd, name, bodies[name])
+            _replace(dir_fd, name, bodies[name], token)
             written.append(name)
     if written:
         _fsync_dir(dir_fd)
@@ -270,6 +273,7 @@ def publish_local(
     bodies = render(document)
     ours = bodies[GRADE]
     digest = document.digest  # sha256 of ours, computed once per document
+    token = secrets.token_hex(8)
     try:
         _ensure_directory(path)
         with _locked_directory(path) as dir_fd:
@@ -286,7 +290,7 @@ def publish_local(
                     replaces=replaces,
                 )
             if decision is Decision.SAME:
-                written, removed = _repair(dir_fd, bodies, present)
+                written, removed = _repair(dir_fd, bodies, present, token)
                 return PublishResult(str(path), digest, decision, tuple(written), tuple(removed))
 
             # The reward files, and our CTRF view of the grade being replaced,
@@ -299,7 +303,7 @@ def publish_local(
             if removed:
                 _fsync_dir(dir_fd)
             if decision is Decision.CREATE:
-                if not _create(dir_fd, GRADE, ours):
+                if not _create(dir_fd, GRADE, ours, token):
                     # Someone outside our lock created it meanwhile.
                     raced = _read(dir_fd, GRADE)
                     raise PublishConflict(
@@ -309,18 +313,18 @@ def publish_local(
                         replaces=replaces,
                     )
             else:
-                _replace(dir_fd, GRADE, ours)
+                _replace(dir_fd, GRADE, ours, token)
             written = [GRADE]
             for name in bodies:  # the CTRF view and reward.json; reward.txt last
                 if name not in (GRADE, REWARD_TXT):
-                    _replace(dir_fd, name, bodies[name])
+                    _replace(dir_fd, name, bodies[name], token)
                     written.append(name)
             # One directory fsync for the three: each file is whole (written
             # and fsynced before its rename); what must be durable before
             # reward.txt appears is all of them, not their order.
             _fsync_dir(dir_fd)
             if REWARD_TXT in bodies:
-                _replace(dir_fd, REWARD_TXT, bodies[REWARD_TXT])
+                _replace(dir_fd, REWARD_TXT, bodies[REWARD_TXT], token)
                 _fsync_dir(dir_fd)
                 written.append(REWARD_TXT)
             return PublishResult(str(path), digest, decision, tuple(written), tuple(removed))
