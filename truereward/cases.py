@@ -43,8 +43,9 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     StringConstraints,
+    ValidationInfo,
+    field_validator,
     model_serializer,
-    model_validator,
 )
 
 from . import codes
@@ -205,7 +206,8 @@ class CaseResult(BaseModel):
     id: CaseId
     kind: Kind
     verdict: Verdict
-    code: str = ""
+    # Validated when defaulted too: an ungradable row without a code is refused.
+    code: Annotated[str, Field(validate_default=True)] = ""
     why: str = ""
     observations: Items[Observation] = ()
     measures: FrozenMap[str, float] = EMPTY
@@ -215,19 +217,26 @@ class CaseResult(BaseModel):
     report: Annotated[FrozenJsonObject | None, BeforeValidator(_as_data)] = None
     reruns: Items[Rerun] = ()
 
-    @model_validator(mode="after")
-    def _code_goes_with_ungradable(self) -> CaseResult:
-        if self.verdict == UNGRADABLE:
-            if not self.code:
-                raise ValueError("code: an ungradable case needs a refusal code")
-            if not codes.known(self.code):
-                raise ValueError(f"code: {codes.UnknownCode(self.code)}")
-        elif self.code:
+    @field_validator("code", mode="after")
+    @classmethod
+    def _code_goes_with_ungradable(cls, code: str, info: ValidationInfo) -> str:
+        # A field validator, not a model one: pydantic runs it on input
+        # only, never again on an instance handed back to validation (a
+        # grade document's detail, rows already validated), which an
+        # "after" model validator would be, once per row every time.
+        if "verdict" not in info.data:
+            return code  # the verdict is invalid, and reported
+        verdict = info.data["verdict"]
+        if verdict == UNGRADABLE:
+            if not code:
+                raise ValueError("an ungradable case needs a refusal code")
+            if not codes.known(code):
+                raise ValueError(str(codes.UnknownCode(code)))
+        elif code:
             raise ValueError(
-                f"code: only an ungradable case carries a code (verdict is "
-                f"{self.verdict!r}, code is {self.code!r})"
+                f"only an ungradable case carries a code (verdict is {verdict!r}, code is {code!r})"
             )
-        return self
+        return code
 
     @model_serializer(mode="wrap")
     def _no_report_key_without_a_report(

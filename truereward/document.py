@@ -196,11 +196,15 @@ class GradeDocument(Fold):
         UTF-8, final newline)."""
         return self._bytes
 
+    @cached_property
+    def _digest(self) -> str:
+        return hashlib.sha256(self._bytes).hexdigest()
+
     @property
     def digest(self) -> str:
         """sha256 (hex) of :meth:`to_bytes`: the name of this grade, given
         as ``replaces=`` to publish a grade over this one."""
-        return hashlib.sha256(self._bytes).hexdigest()
+        return self._digest
 
     @classmethod
     def from_bytes(cls, data: bytes | str) -> GradeDocument:

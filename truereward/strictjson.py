@@ -101,7 +101,7 @@ def canonical_bytes(value: Any, *, indent: int | None = 2, finite: bool = False)
         options = _SORTED | (_INDENT if indent == 2 else 0)
         try:
             out = _orjson.dumps(value, option=options)
-            if _SMALL_FLOAT.search(out):
+            if _SMALL_EXPONENT.search(out) or _SMALL_DECIMAL.search(out):
                 # Perhaps a float written otherwise than Python does: write
                 # those floats as Python does, and let orjson do the rest.
                 out = _orjson.dumps(_as_python_writes_floats(value), option=options)
@@ -139,8 +139,12 @@ def _as_python_writes_floats(value: Any) -> Any:
 _INF = float("inf")
 #: What a float below 1e-4 looks like in orjson's output (``1e-7``,
 #: ``0.00001``), where Python writes ``1e-07`` and ``1e-05``; a string that
-#: happens to look so only costs the slower, exact path.
-_SMALL_FLOAT = re.compile(rb"e-\d|0\.0000\d")
+#: happens to look so only costs the slower, exact path. Two patterns, each
+#: with a literal prefix the regex engine scans for quickly: their
+#: alternation in one pattern costs about seven times as much (40 us over a
+#: 20-case CTRF view, more than encoding it).
+_SMALL_EXPONENT = re.compile(rb"e-\d")
+_SMALL_DECIMAL = re.compile(rb"0\.0000\d")
 
 try:  # orjson is a dependency; the standard library path stays for any other setup
     import orjson as _orjson

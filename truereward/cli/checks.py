@@ -27,7 +27,6 @@ import io
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -165,6 +164,8 @@ def _output(path: str | None) -> Iterator[TextIO]:
         finally:
             stream.detach()
         return
+    import tempfile  # here: the command line imports this module for every command
+
     target = Path(path)
     try:
         handle, temporary = tempfile.mkstemp(

@@ -4,7 +4,6 @@ with messages that name the file, line and field."""
 from __future__ import annotations
 
 import sys
-import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -93,6 +92,8 @@ def load_rows(path: str, data: bytes | None = None) -> list[CaseResult]:
 def load_case_set(path: str) -> Any:
     """A case set from JSON or TOML: a mapping ``{id: kind}``, a list of
     ``{id, kind}``, or an object whose ``cases`` key holds either."""
+    import tomllib  # here: every command imports this module, few read TOML
+
     data = read_bytes(path)
     try:
         if path.endswith(".toml"):

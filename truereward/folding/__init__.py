@@ -94,6 +94,8 @@ def prepare_inputs(
         kinds = declared.kinds
         given = list(declared.refusals) + given
     answers = _ANSWERS.validate_python(list(checks)) if checks else []
+    if kinds is None and not given and not answers:
+        return _NO_INPUTS  # the usual case: shared, as it is immutable
     return FoldInputs.model_validate(
         {
             "case_set": kinds,
@@ -101,6 +103,10 @@ def prepare_inputs(
             "checks": sorted(answers, key=_answer_order) if answers else (),
         }
     )
+
+
+#: The inputs of a fold with nothing beside its rows.
+_NO_INPUTS = FoldInputs()
 
 
 def fold_fields(rows: list[CaseResult], inputs: FoldInputs, scheme: str | Scheme) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from ..cases import FAIL, FAIL_TO_PASS, PASS, PASS_TO_PASS, UNGRADABLE, CaseResu
 from ..caseset import DeclaredCases
 from ..codes import RUN_CHECKS
 from ..refusal import Refusal, refusal, sort_key
-from .model import CaseCounts, FailedIds, KindCounts, RunCheck
+from .model import CaseCounts, FailedIds, RunCheck
 
 __all__ = [
     "Tally",
@@ -176,16 +176,16 @@ def coverage_refusals(
     return [refusal("NO_FAIL_TO_PASS", "no case is fail-to-pass, so nothing tests the change")]
 
 
-def _kind_counts(passed: int, failed: int, ungradable: int) -> KindCounts:
-    return KindCounts.model_validate(
-        {
-            "total": passed + failed + ungradable,
-            "graded": passed + failed,
-            "passed": passed,
-            "failed": failed,
-            "ungradable": ungradable,
-        }
-    )
+def _kind_counts(passed: int, failed: int, ungradable: int) -> dict[str, int]:
+    """The fields of a :class:`KindCounts` (validated as part of the
+    :class:`CaseCounts` holding it: one validation for the three)."""
+    return {
+        "total": passed + failed + ungradable,
+        "graded": passed + failed,
+        "passed": passed,
+        "failed": failed,
+        "ungradable": ungradable,
+    }
 
 
 def tally(
@@ -195,21 +195,33 @@ def tally(
     given: Sequence[Refusal],
 ) -> Tally:
     """Apply the shared rules to validated rows; see the module docstring."""
-    # Counting is done with list comprehensions and list.count (C loops): the
-    # fold runs once per graded run, thousands of times per sweep.
-    fix_verdicts: list[str] = [row.verdict for row in rows if row.kind == FAIL_TO_PASS]
-    guard_verdicts: list[str] = [row.verdict for row in rows if row.kind != FAIL_TO_PASS]
-    fix = [fix_verdicts.count(PASS), fix_verdicts.count(FAIL), fix_verdicts.count(UNGRADABLE)]
-    guard = [
-        guard_verdicts.count(PASS),
-        guard_verdicts.count(FAIL),
-        guard_verdicts.count(UNGRADABLE),
-    ]
-    ids = [row.id for row in rows]
+    # One pass over the rows counts verdicts per kind and notes what the
+    # rules below need: the fold runs once per graded run, thousands of
+    # times per sweep, and a pass per question cost more than the rest.
+    counts: dict[str, dict[str, int]] = {
+        FAIL_TO_PASS: {PASS: 0, FAIL: 0, UNGRADABLE: 0},
+        PASS_TO_PASS: {PASS: 0, FAIL: 0, UNGRADABLE: 0},
+    }
+    failed_ids: dict[str, set[str]] = {FAIL_TO_PASS: set(), PASS_TO_PASS: set()}
+    ids: set[str] = set()
+    answered = rerun = False
+    for row in rows:
+        kind, verdict = row.kind, row.verdict
+        counts[kind][verdict] += 1
+        if verdict == FAIL:
+            failed_ids[kind].add(row.id)
+        ids.add(row.id)
+        if row.checks:
+            answered = True
+        if row.reruns:
+            rerun = True
+    fix_counts, guard_counts = counts[FAIL_TO_PASS], counts[PASS_TO_PASS]
+    fix = [fix_counts[PASS], fix_counts[FAIL], fix_counts[UNGRADABLE]]
+    guard = [guard_counts[PASS], guard_counts[FAIL], guard_counts[UNGRADABLE]]
 
     refusals: list[Refusal] = []
-    if len(set(ids)) < len(ids):
-        refusals += duplicate_ids(Counter(ids))
+    if len(ids) < len(rows):
+        refusals += duplicate_ids(Counter(row.id for row in rows))
     if declared is not None:
         kinds_seen: dict[str, set[str]] = {}
         for row in rows:
@@ -223,7 +235,7 @@ def tally(
         refusals += ungradable_rows(rows)
     refusals += given
     checks: list[RunCheck] = []
-    if answers or any([row.checks for row in rows]):
+    if answers or answered:
         checks, check_refusals = failed_run_checks(rows, answers)
         refusals += check_refusals
 
@@ -233,13 +245,7 @@ def tally(
     refusals += coverage_refusals(graded, has_fix_row, declared, bool(refusals))
     refusals.sort(key=sort_key)
 
-    failed_fix: list[str] = []
-    failed_guard: list[str] = []
-    if fix[1] or guard[1]:
-        failed = [row for row in rows if row.verdict == FAIL]
-        failed_fix = sorted({row.id for row in failed if row.kind == FAIL_TO_PASS})
-        failed_guard = sorted({row.id for row in failed if row.kind == PASS_TO_PASS})
-    cases = CaseCounts.model_validate(
+    cases = CaseCounts.model_validate(  # the two KindCounts validated with it
         {
             "total": len(rows),
             "graded": graded,
@@ -256,9 +262,14 @@ def tally(
         refusals=refusals,
         checks=checks,
         cases=cases,
-        failed=FailedIds.model_validate({"fail_to_pass": failed_fix, "pass_to_pass": failed_guard}),
+        failed=FailedIds.model_validate(
+            {
+                "fail_to_pass": sorted(failed_ids[FAIL_TO_PASS]),
+                "pass_to_pass": sorted(failed_ids[PASS_TO_PASS]),
+            }
+        ),
         guards_hold=guard[1] == 0,
         fix_rate=fix[0] / (fix[0] + fix[1]) if fix[0] + fix[1] else None,
         case_fraction=passed / graded if graded else None,
-        flaky=sorted({row.id for row in rows if row.reruns and row.flaky}),
+        flaky=sorted({row.id for row in rows if row.flaky}) if rerun else [],
     )

@@ -79,6 +79,11 @@ def _fsync_dir(dir_fd: int) -> None:
 def _ensure_directory(path: Path) -> None:
     """Create ``path`` and missing parents, fsyncing each parent so the new
     entries are durable."""
+    try:
+        if stat.S_ISDIR(os.stat(path).st_mode):
+            return  # the usual case: one stat
+    except FileNotFoundError:
+        pass
     missing: list[Path] = []
     probe = path
     while not probe.exists():
@@ -121,7 +126,7 @@ def _read(dir_fd: int, name: str) -> bytes | object | None:
     """The bytes of regular file ``name``; ``None`` when absent; ``_ABSENT``
     when the name is taken by anything else (a symlink, which we replace and
     never follow; a FIFO, which is never opened for reading;
-    :func:`_set_aside_squatters` has moved directories and devices away).
+    :func:`_tidy` has moved directories and devices away).
     A file too large to be ours compares different from any body of ours."""
     try:
         return safefile.read_regular(name, limit=_READ_LIMIT, dir_fd=dir_fd)
@@ -133,29 +138,51 @@ def _read(dir_fd: int, name: str) -> bytes | object | None:
         return b"\0"
 
 
-def _set_aside_squatters(dir_fd: int, names: Iterable[str]) -> list[str]:
-    """Move aside anything under one of our ``names``, or under our
-    temporary-file pattern, that is neither a regular file nor a symlink (a
-    directory, a FIFO, a device planted there), so publishing can go on; it
-    is renamed, never deleted: nothing that stood there is lost."""
-    moved = []
-    for name in [*names, *(entry for entry in os.listdir(dir_fd) if TEMP_PATTERN.match(entry))]:
+def _tidy(dir_fd: int, names: Iterable[str]) -> set[str]:
+    """One listing of the (locked) directory, acted on: anything under one
+    of our ``names``, or under our temporary-file pattern, that is neither a
+    regular file nor a symlink (a directory, a FIFO, a device planted there)
+    is moved aside so publishing can go on (renamed, never deleted: nothing
+    that stood there is lost; the directory is fsynced when something was);
+    then our temporary files left by a killed publisher are removed. Returns
+    the ``names`` present (regular files or symlinks): a name not in the
+    listing is not opened, stat-ed or unlinked afterwards (a fresh directory
+    costs one ``listdir``). A name a writer outside our lock creates after
+    the listing is found where it matters: creating ``grade.json`` with
+    ``os.link`` fails on it (a conflict), and the other names are replaced."""
+    wanted = frozenset(names)
+    present: set[str] = set()
+    temps: list[str] = []
+    moved = False
+    for entry in os.listdir(dir_fd):
+        temp = TEMP_PATTERN.match(entry) is not None
+        if not temp and entry not in wanted:
+            continue
         try:
-            mode = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+            mode = os.stat(entry, dir_fd=dir_fd, follow_symlinks=False).st_mode
         except FileNotFoundError:
             continue
         if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+            if temp:
+                temps.append(entry)
+            else:
+                present.add(entry)
             continue
-        aside = f"{SET_ASIDE_PREFIX}{name.lstrip('.')}.{secrets.token_hex(4)}"
-        os.replace(name, aside, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        moved.append(aside)
+        aside = f"{SET_ASIDE_PREFIX}{entry.lstrip('.')}.{secrets.token_hex(4)}"
+        os.replace(entry, aside, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        moved = True
     if moved:
         _fsync_dir(dir_fd)
-    return moved
+    for entry in temps:  # regular files or symlinks: squatters were moved aside
+        _remove(dir_fd, entry)
+    return present
 
 
-def _write_temp(dir_fd: int, name: str, data: bytes) -> str:
-    temp = f".truereward.{name}.{secrets.token_hex(8)}.tmp"
+def _write_temp(dir_fd: int, name: str, data: bytes, token: str) -> str:
+    """Write and fsync ``data`` to a new temporary file for ``name``; its
+    name. ``token`` is the publish's random part of the name (one per
+    publish: each of our names is written at most once in one)."""
+    temp = f".truereward.{name}.{token}.tmp"
     fd = os.open(
         temp,
         os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
@@ -175,9 +202,9 @@ def _write_temp(dir_fd: int, name: str, data: bytes) -> str:
     return temp
 
 
-def _replace(dir_fd: int, name: str, data: bytes) -> None:
+def _replace(dir_fd: int, name: str, data: bytes, token: str) -> None:
     """Put ``data`` at ``name`` atomically (replacing a file or symlink)."""
-    temp = _write_temp(dir_fd, name, data)
+    temp = _write_temp(dir_fd, name, data, token)
     try:
         os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
@@ -185,9 +212,9 @@ def _replace(dir_fd: int, name: str, data: bytes) -> None:
         raise
 
 
-def _create(dir_fd: int, name: str, data: bytes) -> bool:
+def _create(dir_fd: int, name: str, data: bytes, token: str) -> bool:
     """Create ``name`` with ``data`` only if the name is free; False if taken."""
-    temp = _write_temp(dir_fd, name, data)
+    temp = _write_temp(dir_fd, name, data, token)
     try:
         os.link(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
     except FileExistsError:
@@ -205,28 +232,25 @@ def _remove(dir_fd: int, name: str) -> bool:
     return True
 
 
-def _remove_stale_temps(dir_fd: int) -> None:
-    for entry in os.listdir(dir_fd):
-        if TEMP_PATTERN.match(entry):  # regular files or symlinks: squatters were moved aside
-            _remove(dir_fd, entry)
-
-
-def _repair(dir_fd: int, bodies: dict[str, bytes]) -> tuple[list[str], list[str]]:
+def _repair(
+    dir_fd: int, bodies: dict[str, bytes], present: set[str], token: str
+) -> tuple[list[str], list[str]]:
     """The grade is already published: make the other files match it, in the
-    safe order. Usually writes nothing."""
+    safe order (``present``: the names :func:`_tidy` found). Usually writes
+    nothing."""
     written: list[str] = []
     removed: list[str] = []
     if REWARD_TXT not in bodies:
         for name in REWARD_FILES:
-            if _remove(dir_fd, name):
+            if name in present and _remove(dir_fd, name):
                 removed.append(name)
     if removed:
         _fsync_dir(dir_fd)
     for name in bodies:
-        if name != GRADE and _read(dir_fd, name) != bodies[name]:
+        if name != GRADE and (name not in present or _read(dir_fd, name) != bodies[name]):
             if name == REWARD_TXT and written:
                 _fsync_dir(dir_fd)  # the files before it are durable first
-            _replace(dir_fd, name, bodies[name])
+            _replace(dir_fd, name, bodies[name], token)
             written.append(name)
     if written:
         _fsync_dir(dir_fd)
@@ -246,13 +270,13 @@ def publish_local(
     path = Path(directory)
     bodies = render(document)
     ours = bodies[GRADE]
-    digest = sha256_hex(ours)
+    digest = document.digest  # sha256 of ours, computed once per document
+    token = secrets.token_hex(8)
     try:
         _ensure_directory(path)
         with _locked_directory(path) as dir_fd:
-            _set_aside_squatters(dir_fd, NAMES)
-            _remove_stale_temps(dir_fd)
-            existing = _read(dir_fd, GRADE)
+            present = _tidy(dir_fd, NAMES)
+            existing = _read(dir_fd, GRADE) if GRADE in present else None
             decision = decide(existing if isinstance(existing, bytes) else None, ours, replaces)
             if decision is Decision.CREATE and existing is _ABSENT:
                 decision = Decision.REPLACE  # a symlink squats the name: replace it
@@ -264,18 +288,20 @@ def publish_local(
                     replaces=replaces,
                 )
             if decision is Decision.SAME:
-                written, removed = _repair(dir_fd, bodies)
+                written, removed = _repair(dir_fd, bodies, present, token)
                 return PublishResult(str(path), digest, decision, tuple(written), tuple(removed))
 
             # The reward files, and our CTRF view of the grade being replaced,
             # go first: a publish killed after grade.json then shows an
             # incomplete set, never an older grade's files beside a new grade.
             view = document.publication.ctrf
-            removed = [name for name in (*REWARD_FILES, view) if _remove(dir_fd, name)]
+            removed = [
+                name for name in (*REWARD_FILES, view) if name in present and _remove(dir_fd, name)
+            ]
             if removed:
                 _fsync_dir(dir_fd)
             if decision is Decision.CREATE:
-                if not _create(dir_fd, GRADE, ours):
+                if not _create(dir_fd, GRADE, ours, token):
                     # Someone outside our lock created it meanwhile.
                     raced = _read(dir_fd, GRADE)
                     raise PublishConflict(
@@ -285,18 +311,18 @@ def publish_local(
                         replaces=replaces,
                     )
             else:
-                _replace(dir_fd, GRADE, ours)
+                _replace(dir_fd, GRADE, ours, token)
             written = [GRADE]
             for name in bodies:  # the CTRF view and reward.json; reward.txt last
                 if name not in (GRADE, REWARD_TXT):
-                    _replace(dir_fd, name, bodies[name])
+                    _replace(dir_fd, name, bodies[name], token)
                     written.append(name)
             # One directory fsync for the three: each file is whole (written
             # and fsynced before its rename); what must be durable before
             # reward.txt appears is all of them, not their order.
             _fsync_dir(dir_fd)
             if REWARD_TXT in bodies:
-                _replace(dir_fd, REWARD_TXT, bodies[REWARD_TXT])
+                _replace(dir_fd, REWARD_TXT, bodies[REWARD_TXT], token)
                 _fsync_dir(dir_fd)
                 written.append(REWARD_TXT)
             return PublishResult(str(path), digest, decision, tuple(written), tuple(removed))
