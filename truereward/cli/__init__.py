@@ -93,34 +93,18 @@ def _silence_stdout() -> None:
 #: Commands after which the console script ends the process at once
 #: (``os._exit``, once stdout and stderr are flushed) rather than tearing
 #: the interpreter down: tearing down the modules a fold imports (pydantic
-#: and its schemas) costs about a fifth of ``truereward fold``. They leave
-#: no buffered file open (what they publish locally is written with
-#: ``os.write`` and fsynced before they return) and need no exit handler;
-#: the process ends so only when no other thread is alive (a publish to an
-#: object store leaves fsspec's event-loop thread: then the ordinary exit
-#: runs, with its handlers). Their process also collects cyclic garbage
-#: every 100,000 net allocations rather than every 700 (the imports alone,
-#: mostly acyclic, would run the collector a few hundred times: about 5 %
-#: of the command).
+#: and its schemas) costs about a fifth of ``truereward fold``. They start
+#: no thread or process, leave no buffered file open (what they publish is
+#: written with ``os.write`` and fsynced before they return) and register
+#: no exit handler; a command that does any of these is not listed.
 QUICK_EXIT = frozenset({"fold"})
-
-
-def _alone() -> bool:
-    """Whether the main thread is the only one alive."""
-    threading = sys.modules.get("threading")
-    return threading is None or threading.active_count() == 1
 
 
 def console() -> None:
     """Entry point of the console script."""
     argv = sys.argv[1:]
-    quick = bool(argv) and argv[0] in QUICK_EXIT
-    if quick:
-        import gc
-
-        gc.set_threshold(100_000)
     status = main(argv)
-    if quick and _alone():
+    if argv and argv[0] in QUICK_EXIT:
         try:
             sys.stdout.flush()
             sys.stderr.flush()
