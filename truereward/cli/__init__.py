@@ -90,26 +90,6 @@ def _silence_stdout() -> None:
         pass
 
 
-#: Commands after which the console script ends the process at once
-#: (``os._exit``, once stdout and stderr are flushed) rather than tearing
-#: the interpreter down: tearing down the modules a fold imports (pydantic
-#: and its schemas) costs about a fifth of ``truereward fold``. They start
-#: no thread or process, leave no buffered file open (what they publish is
-#: written with ``os.write`` and fsynced before they return) and register
-#: no exit handler; a command that does any of these is not listed.
-QUICK_EXIT = frozenset({"fold"})
-
-
 def console() -> None:
     """Entry point of the console script."""
-    argv = sys.argv[1:]
-    status = main(argv)
-    if argv and argv[0] in QUICK_EXIT:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass  # a closed pipe or stream: the ordinary exit reports it
-        else:
-            os._exit(status)
-    sys.exit(status)
+    sys.exit(main())
