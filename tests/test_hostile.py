@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -23,17 +24,28 @@ from .grading.sweeps import make_sweep
 
 CLI = [sys.executable, "-m", "truereward"]
 CASES = {"tests/test_app.py::test_fix": "fail_to_pass"}
-BOUND = 2.0  # seconds: every answer here comes well within it
+#: CPU seconds: every answer here comes well within it. A hang (a read
+#: blocked on a FIFO) uses no CPU: the wall-clock cap below catches it.
+BOUND = 2.0
+#: Wall seconds: far above any answer, so a loaded machine does not fail a
+#: test, far below the subprocess timeout.
+WALL = 20.0
 
 
 def cli(*args: str, cwd: Path | None = None) -> tuple[subprocess.CompletedProcess[str], float]:
     """Run the command line with a hard timeout (a hang fails the test,
-    never blocks it), and how long it took."""
+    never blocks it); return it and the CPU seconds it took, after checking
+    that it answered within :data:`WALL` seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     ran = subprocess.run(
         [*CLI, *args], capture_output=True, text=True, timeout=30, cwd=cwd, check=False
     )
-    return ran, time.monotonic() - started
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert wall < WALL, (args, wall)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return ran, cpu
 
 
 def plant(path: Path, kind: str, outside: Path) -> None:
