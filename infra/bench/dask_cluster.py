@@ -3,7 +3,8 @@ runner, measured alternately in one run against one Prefect server.
 
     .venv/bin/python infra/bench/dask_cluster.py [--quick] [--rounds N] [--runs N] [--profile]
 
-A sweep of 10,000 runs (200 with ``--quick``; ``_common.make_sweep``: 20
+A sweep of 10,000 runs (40 in chunks of 5 with ``--quick``, CI's smoke
+run; ``_common.make_sweep``: 20
 cases a run; shared with grade_run.py) is graded into a fresh local target
 by ``grade_run(request)`` (flows/grade_run.py), each time in a fresh flow
 process, on a ``prefect server start`` (SQLite) started here:
@@ -63,7 +64,7 @@ WORKER_MEMORY_MB = 300.0
 WORK = CACHE / "dask-cluster"
 
 
-def side(name: str, sweep: Path, target: Path, address: str) -> None:
+def side(name: str, sweep: Path, target: Path, address: str, chunk_size: int | None) -> None:
     """Grade the sweep one way in this process; print the figures as JSON."""
     sys.path.insert(0, str(ROOT))
     import prefect  # noqa: F401  (imports are not timed on either side)
@@ -72,7 +73,7 @@ def side(name: str, sweep: Path, target: Path, address: str) -> None:
     from flows.grade_run import grade_run
     from truereward.grading import GradeRequest
 
-    fields: dict[str, Any] = {"sweep": str(sweep), "target": str(target)}
+    fields: dict[str, Any] = {"sweep": str(sweep), "target": str(target), "chunk_size": chunk_size}
     if name == "dask":
         fields.update(task_runner="dask", dask_address=address)
     request = GradeRequest(**fields)
@@ -86,12 +87,19 @@ def side(name: str, sweep: Path, target: Path, address: str) -> None:
 
 
 def measure(
-    name: str, sweep: Path, env: dict[str, str], address: str, profile: Path | None = None
+    name: str,
+    sweep: Path,
+    env: dict[str, str],
+    address: str,
+    profile: Path | None = None,
+    chunk_size: int | None = None,
 ) -> dict[str, Any]:
     target = WORK / f"target-{name}"
     shutil.rmtree(target, ignore_errors=True)
     command = [sys.executable, __file__, "--side", name, "--sweep", str(sweep)]
     command += ["--target", str(target), "--address", address]
+    if chunk_size:
+        command += ["--chunk-size", str(chunk_size)]
     if profile is not None:
         command = [*py_spy_command(profile), *command]
     done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, check=False)
@@ -142,9 +150,10 @@ def main() -> int:
     parser.add_argument("--sweep", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--target", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--address", help=argparse.SUPPRESS)
+    parser.add_argument("--chunk-size", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.side:
-        side(args.side, args.sweep, args.target, args.address)
+        side(args.side, args.sweep, args.target, args.address, args.chunk_size)
         return 0
 
     sys.path.insert(0, str(ROOT))
@@ -152,7 +161,8 @@ def main() -> int:
     from tests.grading.server import start_server, stop_server
     from truereward.grading.chunks import chunk_size_for
 
-    runs = args.runs or (200 if args.quick else 10_000)
+    runs = args.runs or (40 if args.quick else 10_000)
+    chunk_size = 5 if args.quick else None
     rounds = 1 if args.quick else args.rounds
     sweep = make_sweep(runs)
     shutil.rmtree(WORK, ignore_errors=True)
@@ -165,7 +175,7 @@ def main() -> int:
             worker_peaks: list[list[float]] = []
             for index in range(rounds):
                 for name in ("threads", "dask") if index % 2 == 0 else ("dask", "threads"):
-                    found = measure(name, sweep, env, address)
+                    found = measure(name, sweep, env, address, chunk_size=chunk_size)
                     figures[name].append(found)
                     print(f"round {index + 1}, {name}: {found['seconds']:.1f} s", flush=True)
                 worker_peaks.append([peak_rss_mb(worker) for worker in workers])
@@ -176,7 +186,8 @@ def main() -> int:
     seconds = {name: statistics.median(item["seconds"] for item in figures[name])
                for name in figures}  # fmt: skip
     print(
-        f"{runs} runs (20 cases each, local target, chunks of {chunk_size_for(runs, 8)}, "
+        f"{runs} runs (20 cases each, local target, chunks of "
+        f"{chunk_size or chunk_size_for(runs, 8)}, "
         "concurrency 8), "
         f"{rounds} alternating rounds; the cluster: a scheduler and 2 workers of 4 threads"
     )

@@ -4,7 +4,7 @@ library loop, measured alternately in one run, each side in a fresh process.
     .venv/bin/python infra/bench/grade_run.py [--quick] [--rounds N] [--sizes N ...]
         [--baseline-at-every-size] [--profile]
 
-Sweeps of 10,000 and 100,000 runs (200 with ``--quick``) are generated once
+Sweeps of 10,000 and 100,000 runs (100 with ``--quick``) are generated once
 into .bench/grade-run/sweep-<N>/ (git-ignored; ``_common.make_sweep``): one
 directory per run with a task spec of 20 cases and its rows (JSONL; 80 % of
 runs pass, 15 % fail a fail-to-pass case, 5 % left no evidence). Each side
@@ -158,7 +158,7 @@ def main() -> int:
     from tests.grading.server import start_server, stop_server
     from truereward.grading.chunks import chunk_size_for
 
-    sizes = args.sizes or ([200] if args.quick else [10_000, 100_000])
+    sizes = args.sizes or ([100] if args.quick else [10_000, 100_000])
     rounds = 1 if args.quick else args.rounds
     sweeps = {size: make_sweep(size) for size in sizes}
     home = CACHE / "prefect-home"

@@ -5,7 +5,7 @@ sample of the same sweep, in the same run.
 
     .venv/bin/python infra/bench/grade_run_deployed.py [--quick] [--runs N] [--sample N]
 
-The sweep (100,000 runs; 200 with ``--quick``; ``_common.make_sweep``: 20
+The sweep (100,000 runs; 40 with ``--quick``; ``_common.make_sweep``: 20
 cases a run, 80 % pass, 15 % fail a fail-to-pass case, 5 % left no
 evidence; shared with grade_run.py) is graded as the README's "Grading
 sweeps with Prefect" does: a ``prefect server start`` (SQLite) started here,
@@ -23,7 +23,7 @@ CLI seeing the end), the peak resident memory (VmHWM) of the flow-run
 process, of the worker and of the server (sampled every second), and the
 grades published (every run once). The baseline: the plain library loop
 (``_common.plain_loop``, one run after another) over the first ``--sample``
-runs (2,000; 100 with ``--quick``), before and after the flow, in a fresh
+runs (2,000; 20 with ``--quick``), before and after the flow, in a fresh
 process each time. Printed: the figures and ``RATIO grade_run_deployed``:
 the flow's throughput over the plain loop's (the target of grade_run.py
 holds here too: at least 0.9).
@@ -93,8 +93,8 @@ def main() -> int:
         return 0
     from tests.grading.deployment import prefect
 
-    runs = args.runs or (200 if args.quick else 100_000)
-    sample = min(runs, args.sample or (100 if args.quick else 2000))
+    runs = args.runs or (40 if args.quick else 100_000)
+    sample = min(runs, args.sample or (20 if args.quick else 2000))
     sweep = make_sweep(runs)
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)

@@ -8,7 +8,7 @@ Prefect server, each in a fresh process.
     .venv/bin/python infra/bench/pipeline_alternative.py [--quick] [--rounds N] [--runs N]
         [--per-run-runs N]
 
-A sweep of 10,000 runs (200 with ``--quick``; ``_common.make_sweep``: 20
+A sweep of 10,000 runs (40 with ``--quick``; ``_common.make_sweep``: 20
 cases a run; shared with grade_run.py) is graded into a fresh local target
 on the thread runner (8 threads) by:
 
@@ -28,7 +28,7 @@ on the thread runner (8 threads) by:
 - ``per-run``: the same ``.map`` flow with chunks of one run, the design
   in which carry.py is not needed (a Prefect retry of a task run re-reads
   only its one run): three task runs per run. Graded on the first
-  ``--per-run-runs`` runs of the sweep (2,000; 100 with ``--quick``), its
+  ``--per-run-runs`` runs of the sweep (2,000; 16 with ``--quick``), its
   throughput is compared with ours on the whole sweep.
 
 Each side's time runs from calling the flow to its end (creating and
@@ -186,8 +186,8 @@ def main() -> int:
     from tests.grading.server import start_server, stop_server
     from truereward.grading.chunks import chunk_size_for
 
-    runs = args.runs or (200 if args.quick else 10_000)
-    per_run = args.per_run_runs or (100 if args.quick else 2000)
+    runs = args.runs or (40 if args.quick else 10_000)
+    per_run = args.per_run_runs or (16 if args.quick else 2000)
     rounds = 1 if args.quick else args.rounds
     sweep = make_sweep(runs)
     shutil.rmtree(WORK, ignore_errors=True)
