@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -50,18 +51,54 @@ def row() -> Callable[..., dict[str, Any]]:
 # --- a real S3 API on loopback (moto's server) ------------------------------------------------
 
 
+class AtomicMotoServer:
+    """moto's S3 server (its WSGI app on werkzeug's threaded server), one
+    request at a time. moto checks ``If-None-Match``/``If-Match`` and then
+    writes, with no lock between: two conditional PUTs racing in its threads
+    can both pass the check, which real S3 never allows (a conditional write
+    is atomic there). Two publishers each "won" a race that way under load.
+    Serialising requests gives every request S3's atomicity; a request that
+    a test's proxy holds is held before it reaches the server, not inside."""
+
+    def __init__(self) -> None:
+        from moto.moto_server.werkzeug_app import (
+            DomainDispatcherApplication,
+            MotoRequestHandler,
+            create_backend_app,
+        )
+        from werkzeug.serving import make_server
+
+        app = DomainDispatcherApplication(create_backend_app)
+        lock = threading.Lock()
+
+        def one_at_a_time(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+            with lock:
+                return list(app(environ, start_response))  # the whole answer inside
+
+        self._server = make_server(
+            "127.0.0.1", 0, one_at_a_time, True, request_handler=MotoRequestHandler
+        )
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def start(self) -> str:
+        self._thread.start()
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._thread.join()
+
+
 @pytest.fixture(scope="session")
 def s3_endpoint() -> Iterator[str]:
-    """moto's S3 server on 127.0.0.1, a free port, for the whole session."""
+    """moto's S3 server on 127.0.0.1, a free port, for the whole session,
+    answering one request at a time (:class:`AtomicMotoServer`)."""
     import logging
 
-    from moto.server import ThreadedMotoServer
-
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
+    server = AtomicMotoServer()
+    yield server.start()
     server.stop()
 
 
