@@ -145,6 +145,42 @@ def make_sweep(runs: int, cache: Path = SWEEPS) -> Path:
     return sweep
 
 
+def print_flow_side(call: Callable[[], Any]) -> None:
+    """One flow side of a bench: time ``call()`` (a flow called with
+    ``return_state=True``), exit unless its state is completed, and print
+    the side's JSON line (seconds, runs graded, this process's peak MB)."""
+    import json
+
+    start = time.perf_counter()
+    state = call()
+    seconds = time.perf_counter() - start
+    if not state.is_completed():
+        raise SystemExit(f"the flow ended {state.name}: {state.message}")
+    runs = int(state.result().summary.runs)
+    print(json.dumps({"seconds": seconds, "runs": runs, "peak_mb": peak_rss_mb()}))
+
+
+def run_side(name: str, command: list[str], env: dict[str, str], target: Path) -> dict[str, Any]:
+    """Run one side of a bench in a fresh process (``command``, from the
+    project root) and return the figures it printed as its last JSON line
+    (py-spy may print lines of its own); exit when it failed or when the
+    grades published under ``target`` are not one per run it reports.
+    ``target`` is removed afterwards."""
+    import json
+    import shutil
+
+    done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{name} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+    last = [line for line in done.stdout.splitlines() if line.startswith("{")][-1]
+    figures: dict[str, Any] = json.loads(last)
+    graded = sum(1 for _ in target.glob("*/grade.json"))
+    if graded != figures["runs"]:
+        raise SystemExit(f"{name}: {graded} grades published for {figures['runs']} runs")
+    shutil.rmtree(target, ignore_errors=True)
+    return figures
+
+
 def run_names(sweep: Path) -> list[str]:
     """The run directories of a generated sweep, sorted."""
     import os

@@ -38,7 +38,6 @@ client), and what the flow process does for each chunk it sends.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import signal
 import statistics
@@ -55,8 +54,10 @@ from _common import (
     make_sweep,
     offline_env,
     peak_rss_mb,
+    print_flow_side,
     profile_summary,
     py_spy_command,
+    run_side,
 )
 
 TARGET_RATIO = 0.8
@@ -77,13 +78,7 @@ def side(name: str, sweep: Path, target: Path, address: str, chunk_size: int | N
     if name == "dask":
         fields.update(task_runner="dask", dask_address=address)
     request = GradeRequest(**fields)
-    start = time.perf_counter()
-    state = grade_run(request, return_state=True)
-    seconds = time.perf_counter() - start
-    if not state.is_completed():
-        raise SystemExit(f"the flow ended {state.name}: {state.message}")
-    runs = int(state.result().summary.runs)
-    print(json.dumps({"seconds": seconds, "runs": runs, "peak_mb": peak_rss_mb()}))
+    print_flow_side(lambda: grade_run(request, return_state=True))
 
 
 def measure(
@@ -102,16 +97,7 @@ def measure(
         command += ["--chunk-size", str(chunk_size)]
     if profile is not None:
         command = [*py_spy_command(profile), *command]
-    done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"{name} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
-    last = [line for line in done.stdout.splitlines() if line.startswith("{")][-1]
-    figures: dict[str, Any] = json.loads(last)
-    graded = sum(1 for _ in target.glob("*/grade.json"))
-    if graded != figures["runs"]:
-        raise SystemExit(f"{name}: {graded} grades published for {figures['runs']} runs")
-    shutil.rmtree(target, ignore_errors=True)
-    return figures
+    return run_side(name, command, env, target)
 
 
 def profiled_round(sweep: Path, env: dict[str, str], address: str, workers: list[int]) -> None:

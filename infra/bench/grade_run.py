@@ -47,7 +47,6 @@ import argparse
 import json
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -63,6 +62,7 @@ from _common import (
     peak_rss_mb,
     profile_summary,
     py_spy_command,
+    run_side,
 )
 from _common import plain_loop as baseline
 
@@ -118,24 +118,7 @@ def measure(
         command += ["--chunk-size", str(chunk_size)]
     if profile:  # every thread of the flow process, CPU samples only
         command = [*py_spy_command(PROFILE), *command]
-    done = subprocess.run(
-        command,
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"{name} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
-    # The last JSON line (py-spy writes its own lines too).
-    last = [line for line in done.stdout.splitlines() if line.startswith("{")][-1]
-    figures: dict[str, Any] = json.loads(last)
-    graded = sum(1 for _ in target.glob("*/grade.json"))
-    if graded != figures["runs"]:
-        raise SystemExit(f"{name}: {graded} grades published for {figures['runs']} runs")
-    shutil.rmtree(target, ignore_errors=True)
-    return figures
+    return run_side(name, command, env, target)
 
 
 def main() -> int:

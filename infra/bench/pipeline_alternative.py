@@ -49,16 +49,21 @@ carry.py.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from _common import CACHE, ROOT, make_sweep, offline_env, peak_rss_mb, run_names
+from _common import (
+    CACHE,
+    ROOT,
+    make_sweep,
+    offline_env,
+    print_flow_side,
+    run_names,
+    run_side,
+)
 
 WORK = CACHE / "pipeline-alternative"
 
@@ -138,13 +143,7 @@ def side(name: str, sweep: Path, target: Path, runs: int | None) -> None:
             chunk_size=1,
         )
     chosen = grade_run if name == "ours" else variant_flow()
-    start = time.perf_counter()
-    state = chosen(request, return_state=True)
-    seconds = time.perf_counter() - start
-    if not state.is_completed():
-        raise SystemExit(f"the flow ended {state.name}: {state.message}")
-    graded = int(state.result().summary.runs)
-    print(json.dumps({"seconds": seconds, "runs": graded, "peak_mb": peak_rss_mb()}))
+    print_flow_side(lambda: chosen(request, return_state=True))
 
 
 def measure(name: str, sweep: Path, env: dict[str, str], runs: int | None) -> dict[str, Any]:
@@ -155,16 +154,7 @@ def measure(name: str, sweep: Path, env: dict[str, str], runs: int | None) -> di
     command += ["--target", str(target)]
     if runs is not None:
         command += ["--first", str(runs)]
-    done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"{name} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
-    last = [line for line in done.stdout.splitlines() if line.startswith("{")][-1]
-    figures: dict[str, Any] = json.loads(last)
-    graded = sum(1 for _ in target.glob("*/grade.json"))
-    if graded != figures["runs"]:
-        raise SystemExit(f"{name}: {graded} grades published for {figures['runs']} runs")
-    shutil.rmtree(target, ignore_errors=True)
-    return figures
+    return run_side(name, command, env, target)
 
 
 def main() -> int:
