@@ -11,6 +11,7 @@ export PREFECT_SERVER_ANALYTICS_ENABLED=false DO_NOT_TRACK=1
 # Property tests draw the same examples every time (tests/conftest.py).
 export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
 # Four workers on two cores: most tests wait on the processes and servers they
-# start (pytest sessions, Prefect, moto), so four keep both cores busy (about
-# 6 minutes against 8 to 11 with two, measured on a 2-core machine).
-exec .venv/bin/python -m pytest -n 4 "$@"
+# start (pytest sessions, Prefect, moto), so four keep both cores busy. One
+# test at a time to a worker (--maxschedchunk 1), the longest first
+# (tests/conftest.py): no long test waits behind another.
+exec .venv/bin/python -m pytest -n 4 --maxschedchunk 1 "$@"

@@ -152,3 +152,21 @@ def memory_root() -> Iterator[str]:
     fs = fsspec.filesystem("memory")
     if fs.exists(root):
         fs.rm(root, recursive=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked ``longest`` (minutes each) first, each followed by a
+    quick one, then the rest in their order. With ``--maxschedchunk 1``
+    (infra/test.sh) pytest-xdist hands each worker two tests to begin with
+    and then one at a time, so every long test starts at once, on a worker
+    of its own, and the short ones fill the others: the suite takes about
+    as long as its longest test or its share of the work, not their sum."""
+    longest = [item for item in items if item.get_closest_marker("longest")]
+    rest = [item for item in items if not item.get_closest_marker("longest")]
+    order: list[pytest.Item] = []
+    for index, item in enumerate(longest):
+        order.append(item)
+        if index < len(rest):
+            order.append(rest[index])
+    order += rest[len(longest) :]
+    items[:] = order

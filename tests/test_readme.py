@@ -228,6 +228,28 @@ S3_ENDPOINT = Sub(
     "http://127.0.0.1:9000", "{s3}", 1, "the compose store's port -> moto's server on loopback"
 )
 
+
+def benchmarks_plan(scripts: int) -> Plan:
+    """A block of ``scripts`` benchmark commands, run as CI runs them."""
+    return Plan(
+        "bash",
+        "bash",
+        where="root",  # the scripts run ./.venv/bin/python and keep their caches in .bench/
+        subs=(
+            Sub(
+                r"(infra/bench/\w+\.py)",
+                r"\1 --quick",
+                scripts,
+                "smoke runs, as CI runs them: the full runs take minutes each",
+                regex=True,
+            ),
+        ),
+        check=check_benchmarks,
+        slow=True,
+        timeout=300,
+    )
+
+
 #: How each block is run, by (heading, place under it).
 PLANS: dict[tuple[str, int], Plan] = {
     ("truereward", 1): Plan("text", "text"),  # the pipeline's diagram: nothing to run
@@ -282,23 +304,8 @@ PLANS: dict[tuple[str, int], Plan] = {
         slow=True,
         timeout=300,
     ),
-    ("Benchmarks", 1): Plan(
-        "bash",
-        "bash",
-        where="root",  # the scripts run ./.venv/bin/python and keep their caches in .bench/
-        subs=(
-            Sub(
-                r"(infra/bench/\w+\.py)",
-                r"\1 --quick",
-                len(list((ROOT / "infra" / "bench").glob("[!_]*.py"))),  # every bench script
-                "smoke runs, as CI runs them: the full runs take minutes each",
-                regex=True,
-            ),
-        ),
-        check=check_benchmarks,
-        slow=True,
-        timeout=300,
-    ),
+    ("Benchmarks", 1): benchmarks_plan(10),
+    ("Benchmarks", 2): benchmarks_plan(5),
 }
 
 
@@ -477,20 +484,29 @@ def run_block(block: Block, plan: Plan, tmp: Path, request: pytest.FixtureReques
 # --- the tests --------------------------------------------------------------------------------
 
 
+def marks(plan: Plan) -> list[Any]:
+    """``slow``; and ``longest`` for a block allowed minutes (timeout 300 s):
+    the suite starts those first, each on a worker of its own
+    (tests/conftest.py)."""
+    if not plan.slow:
+        return []
+    return [pytest.mark.slow, pytest.mark.longest] if plan.timeout >= 300 else [pytest.mark.slow]
+
+
+def test_every_benchmark_script_is_in_a_readme_block() -> None:
+    listed = set(re.findall(r"infra/bench/(\w+)\.py", README.read_text()))
+    scripts = {path.stem for path in (ROOT / "infra" / "bench").glob("[!_]*.py")}
+    assert scripts <= listed, sorted(scripts - listed)
+
+
 def plan_params() -> list[Any]:
-    """Every plan, the slow ones first (longest timeout first), each followed
-    by a quick one: pytest-xdist hands each worker consecutive tests two at a
-    time, so the slow blocks start on different workers (this is the
-    module's first test)."""
-    slow = sorted(
-        (key for key, plan in PLANS.items() if plan.slow), key=lambda k: -PLANS[k].timeout
-    )
-    quick = [key for key, plan in PLANS.items() if not plan.slow]
-    order = [key for pair in zip(slow, quick, strict=False) for key in pair]
-    order += [key for key in (*slow, *quick) if key not in order]
+    """Every plan, in the README's order."""
+    order = list(PLANS)
     return [
         pytest.param(
-            key, id=f"{key[0]}-{key[1]}", marks=[pytest.mark.slow] if PLANS[key].slow else []
+            key,
+            id=f"{key[0]}-{key[1]}",
+            marks=marks(PLANS[key]),
         )
         for key in order
     ]

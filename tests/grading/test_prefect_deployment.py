@@ -27,7 +27,7 @@ from .sweeps import make_sweep, published, snapshot
 
 __all__ = ["deployed"]  # the fixture, imported from .deployment
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.longest]
 
 
 def test_deployed_grade_run_end_to_end(
@@ -44,6 +44,12 @@ def test_deployed_grade_run_end_to_end(
     a_sweep_that_cannot_be_graded_says_why_and_a_bad_request_names_its_field(
         deployed, tmp_path / "not-started"
     )
+
+
+def test_deployed_grade_sweep_end_to_end(deployed: dict[str, str], tmp_path: Path) -> None:
+    # A test of its own, so that pytest-xdist can run it beside the one above
+    # (each worker has its own server, pool and deployments); on one worker
+    # the two run one after the other, as the scenarios inside each do.
     a_sweep_sharded_over_two_workers_grades_every_run_once(deployed, tmp_path / "shards")
     a_worker_killed_mid_shard_then_the_parent_again_completes_the_sweep(
         deployed, tmp_path / "shard-restart"
