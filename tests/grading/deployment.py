@@ -2,11 +2,13 @@
 ``prefect deploy`` from the project root, a process worker, ``prefect
 deployment run ... --watch``.
 
-The scenarios that use the deployment share one work pool and one
+The scenarios that use one server share one work pool and one
 ``grade-run/local`` deployment, so they run one after another inside one test
 (``tests/grading/test_prefect_deployment.py``): a worker started by one never
-picks up another's flow run. (pytest-xdist's ``xdist_group`` cannot be relied
-on for this: with pytest 9.2 and xdist 3.8 it is silently ignored.)
+picks up another's flow run. The grade-sweep scenarios are a second test, on
+a server of its own (:func:`deployed_alone`), so the two can run at once.
+(pytest-xdist's ``xdist_group`` cannot be relied on for this: with pytest 9.2
+and xdist 3.8 it is silently ignored.)
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-from .server import PREFECT, offline_env
+from .server import PREFECT, offline_env, start_server, stop_server
 
 POOL = "truereward-process"
 
@@ -43,13 +45,12 @@ def prefect(
     )
 
 
-@pytest.fixture(scope="module")
-def deployed(prefect_api: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The environment of a client of the session's server, with the
-    work pool created and ``grade-run/local`` deployed from the project root."""
-    home = tmp_path_factory.mktemp("client-home")
+def deploy(api: str, home: Path) -> dict[str, str]:
+    """The environment of a client of the server at ``api`` (client home
+    ``home``), with the work pool created and ``grade-run/local`` and
+    ``grade-sweep/local`` deployed from the project root."""
     env = offline_env(
-        PREFECT_API_URL=prefect_api,
+        PREFECT_API_URL=api,
         PREFECT_HOME=str(home),
         PREFECT_WORKER_QUERY_SECONDS="1",
         PREFECT_CLI_PROMPT="false",
@@ -65,6 +66,25 @@ def deployed(prefect_api: str, tmp_path_factory: pytest.TempPathFactory) -> dict
     for name in ("grade-run/local", "grade-sweep/local"):
         assert name in deploy.stdout, deploy.stdout
     return env
+
+
+@pytest.fixture(scope="module")
+def deployed(prefect_api: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """:func:`deploy` on the session's server."""
+    return deploy(prefect_api, tmp_path_factory.mktemp("client-home"))
+
+
+@pytest.fixture
+def deployed_alone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """:func:`deploy` on a server of its own. The session's server is shared
+    by every xdist worker, and two tests whose workers poll one pool would
+    pick up each other's flow runs: a second deployment test runs beside the
+    first on a server (and so a pool and deployments) of its own."""
+    pid, api, _ = start_server(tmp_path_factory.mktemp("own-server"))
+    try:
+        yield deploy(api, tmp_path_factory.mktemp("client-home"))
+    finally:
+        stop_server(pid)
 
 
 @contextlib.contextmanager

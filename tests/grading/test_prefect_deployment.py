@@ -21,11 +21,11 @@ import pytest
 from tests.conftest import ROOT
 from tests.faultproxy import FaultProxy
 
-from .deployment import deployed, prefect, run_deployment, worker
+from .deployment import deployed, deployed_alone, prefect, run_deployment, worker
 from .server import offline_env
 from .sweeps import make_sweep, published, snapshot
 
-__all__ = ["deployed"]  # the fixture, imported from .deployment
+__all__ = ["deployed", "deployed_alone"]  # the fixtures, imported from .deployment
 
 pytestmark = [pytest.mark.slow, pytest.mark.longest]
 
@@ -46,13 +46,12 @@ def test_deployed_grade_run_end_to_end(
     )
 
 
-def test_deployed_grade_sweep_end_to_end(deployed: dict[str, str], tmp_path: Path) -> None:
-    # A test of its own, so that pytest-xdist can run it beside the one above
-    # (each worker has its own server, pool and deployments); on one worker
-    # the two run one after the other, as the scenarios inside each do.
-    a_sweep_sharded_over_two_workers_grades_every_run_once(deployed, tmp_path / "shards")
+def test_deployed_grade_sweep_end_to_end(deployed_alone: dict[str, str], tmp_path: Path) -> None:
+    # A test of its own, on a server of its own (deployed_alone), so that
+    # pytest-xdist runs it beside the one above.
+    a_sweep_sharded_over_two_workers_grades_every_run_once(deployed_alone, tmp_path / "shards")
     a_worker_killed_mid_shard_then_the_parent_again_completes_the_sweep(
-        deployed, tmp_path / "shard-restart"
+        deployed_alone, tmp_path / "shard-restart"
     )
 
 
