@@ -109,15 +109,20 @@ class S3Store:
 
         return self._guard("listing", listing)
 
-    def etag(self, name: str) -> str | None:
+    def _head(self, name: str) -> dict[str, Any] | None:
+        """The object's HEAD answer; ``None`` when there is no such object."""
         try:
-            head = self._guard(
+            head: dict[str, Any] = self._guard(
                 f"looking at {name}",
                 lambda: self.fs.call_s3("head_object", Bucket=self.bucket, Key=self.prefix + name),
             )
         except FileNotFoundError:
             return None
-        return str(head["ETag"]).strip('"')
+        return head
+
+    def etag(self, name: str) -> str | None:
+        head = self._head(name)
+        return None if head is None else str(head["ETag"]).strip('"')
 
     def read(self, name: str) -> bytes | None:
         try:
@@ -155,12 +160,8 @@ class S3Store:
         self._put(name, data, grade)
 
     def grade_of(self, name: str) -> str | None:
-        try:
-            head = self._guard(
-                f"looking at {name}",
-                lambda: self.fs.call_s3("head_object", Bucket=self.bucket, Key=self.prefix + name),
-            )
-        except FileNotFoundError:
+        head = self._head(name)
+        if head is None:
             return None
         found = (head.get("Metadata") or {}).get(GRADE_KEY)
         return str(found) if found else None

@@ -337,22 +337,36 @@ class Evidence:
             raise Ungradable("EVIDENCE_UNREADABLE", f"{self.describe(relative)}: {error}") from None
         return fs, path
 
+    def _remote_size(self, fs: Any, path: str, where: str) -> int:
+        """The size the store gives the object at ``path``; a directory is
+        ``EVIDENCE_MALFORMED``, more than ``max_bytes`` too. Store errors
+        propagate (:meth:`_remote_refusal` names them)."""
+        info = fs.info(path)
+        if info.get("type") == "directory":
+            raise Ungradable("EVIDENCE_MALFORMED", f"{where}: a directory, not a file")
+        size = int(info.get("size") or 0)
+        if size > self.max_bytes:
+            raise self._too_big(where, size)
+        return size
+
+    @staticmethod
+    def _remote_refusal(where: str, error: Exception) -> Ungradable:
+        """The refusal for ``error``, met reading the object ``where``: a
+        missing object is the run's (``EVIDENCE_MISSING``), any other store
+        failure the grader's side (``EVIDENCE_UNREADABLE``)."""
+        if isinstance(error, FileNotFoundError):
+            return Ungradable("EVIDENCE_MISSING", f"{where}: no such file")
+        return Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error}")
+
     def _read_remote(self, relative: str | None, where: str) -> bytes:
         fs, path = self._fs(relative)
         try:
-            info = fs.info(path)
-            size = int(info.get("size") or 0)
-            if info.get("type") == "directory":
-                raise Ungradable("EVIDENCE_MALFORMED", f"{where}: a directory, not a file")
-            if size > self.max_bytes:
-                raise self._too_big(where, size)
+            self._remote_size(fs, path, where)
             data: bytes = fs.cat_file(path)
         except Ungradable:
             raise
-        except FileNotFoundError:
-            raise Ungradable("EVIDENCE_MISSING", f"{where}: no such file") from None
         except Exception as error:  # any store failure is the grader's side
-            raise Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error}") from error
+            raise self._remote_refusal(where, error) from error
         if len(data) > self.max_bytes:
             raise self._too_big(where, len(data))
         return data
@@ -366,17 +380,10 @@ class Evidence:
         fs, path = self._fs(relative)
         with ExitStack() as stack:
             try:
-                info = fs.info(path)
-                size = int(info.get("size") or 0)
-                if info.get("type") == "directory":
-                    raise Ungradable("EVIDENCE_MALFORMED", f"{where}: a directory, not a file")
-                if size > self.max_bytes:
-                    raise self._too_big(where, size)
+                size = self._remote_size(fs, path, where)
                 handle = stack.enter_context(fs.open(path, "rb"))
             except Ungradable:
                 raise
-            except FileNotFoundError:
-                raise Ungradable("EVIDENCE_MISSING", f"{where}: no such file") from None
             except Exception as error:  # any store failure is the grader's side
-                raise Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error}") from error
+                raise self._remote_refusal(where, error) from error
             yield (lambda count: bytes(handle.read(count))), size
