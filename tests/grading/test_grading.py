@@ -164,6 +164,27 @@ def test_a_sweep_plan_lists_run_directories_sorted_and_skips_the_rest(tmp_path: 
     assert jobs[0].settings is jobs[1].settings  # one copy of the settings per request
 
 
+def test_a_plan_holds_a_name_per_run_and_makes_each_job_when_it_is_taken() -> None:
+    # A flow grading 100,000 runs held a RunJob per run (about 250 bytes)
+    # from start to end; a plan keeps the runs' URLs (already in the request).
+    import tracemalloc
+
+    urls = [f"sweep/run-{index:06d}" for index in range(20_000)]
+    request = GradeRequest(runs=urls)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        jobs = plan_runs(request)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert held < 20 * len(urls), f"the plan holds {held / len(urls):.0f} bytes per run"
+    assert len(jobs) == len(urls)
+    assert [job.url for job in jobs] == urls  # in the given order, every time
+    assert [job.run for job in jobs[:2]] == ["run-000000", "run-000001"]
+    assert jobs[-1].run == "run-019999" and jobs[-1].settings is jobs[0].settings
+
+
 @given(st.integers(0, 100_000), st.integers(1, 512))
 def test_chunk_sizes_are_bounded_and_small_sweeps_get_a_chunk_per_run(
     runs: int, workers: int

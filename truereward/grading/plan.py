@@ -10,8 +10,9 @@ request.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .. import urls
 from ..target import Target
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from ..document import Attempt, GradeDocument
     from ..taskspec import TaskSpec
 
-__all__ = ["DEFAULT_TARGET", "GradeSettings", "RunJob", "plan_runs", "plan_sweep"]
+__all__ = ["DEFAULT_TARGET", "GradeSettings", "PlannedJobs", "RunJob", "plan_runs", "plan_sweep"]
 
 #: Where a run's grade goes when the request names no target: the run's own
 #: verifier logs (where a Harbor verifier's files go).
@@ -97,6 +98,38 @@ class RunJob:
         return urls.join(self.url, relative)
 
 
+class PlannedJobs(Sequence[RunJob]):
+    """The jobs of a plan, each made when it is taken: the plan keeps one
+    string per run (its name in the sweep, or its URL), and ``make`` turns
+    one into its :class:`RunJob`. A job is about 250 bytes and a name 60:
+    at 100,000 runs that is 25 MB a flow process would hold from start to
+    end for nothing (``infra/bench/grade_run.py`` measures the flow's peak
+    from 10,000 to 100,000 runs)."""
+
+    __slots__ = ("_entries", "_make")
+
+    def __init__(self, entries: Sequence[str], make: Callable[[str], RunJob]) -> None:
+        self._entries = tuple(entries)
+        self._make = make
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @overload
+    def __getitem__(self, index: int) -> RunJob: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[RunJob]: ...
+
+    def __getitem__(self, index: int | slice) -> RunJob | list[RunJob]:
+        if isinstance(index, slice):
+            return [self._make(entry) for entry in self._entries[index]]
+        return self._make(self._entries[index])
+
+    def __iter__(self) -> Iterator[RunJob]:
+        return map(self._make, self._entries)
+
+
 def settings_for(request: GradeRequest, target: Target | None = None) -> GradeSettings:
     """The shared settings of ``request``; ``target`` (a loaded target block)
     overrides ``request.target``."""
@@ -128,7 +161,7 @@ def settings_for(request: GradeRequest, target: Target | None = None) -> GradeSe
     )
 
 
-def plan_runs(request: GradeRequest, target: Target | None = None) -> list[RunJob]:
+def plan_runs(request: GradeRequest, target: Target | None = None) -> PlannedJobs:
     """The jobs of :func:`plan_sweep` (the entries that are not runs left
     out)."""
     return plan_sweep(request, target)[0]
@@ -136,7 +169,7 @@ def plan_runs(request: GradeRequest, target: Target | None = None) -> list[RunJo
 
 def plan_sweep(
     request: GradeRequest, target: Target | None = None
-) -> tuple[list[RunJob], list[tuple[str, str]]]:
+) -> tuple[PlannedJobs, list[tuple[str, str]]]:
     """One job per run of ``request`` (sorted by run id for a sweep, in the
     given order for a list of runs), and every entry that is not graded,
     with why: an entry of the sweep that is not a run (a symlink, a name
@@ -149,26 +182,35 @@ def plan_sweep(
     settings = settings_for(request, target)
     skipped: list[tuple[str, str]] = []
     if request.runs is not None:
-        jobs = []
+        listed = []
         for url in request.runs:
             local = urls.local_or_none(url)
             if local is not None and os.path.islink(local.rstrip("/")):
                 skipped.append((url, "a symlink: a run is a real directory"))
                 continue
-            jobs.append(RunJob(run=run_id_of(url), url=url, settings=settings))
-        return jobs, skipped
+            run_id_of(url)  # a listed run that cannot be a run id is refused here
+            listed.append(url)
+
+        def listed_job(url: str) -> RunJob:
+            return RunJob(run=run_id_of(url), url=url, settings=settings)
+
+        return PlannedJobs(listed, listed_job), skipped
     from ..sweeps.source import SweepSource
 
     sweep = request.sweep
     if sweep is None:  # the request's own validation makes this unreachable
         raise ValueError("the request names neither a sweep nor runs")
     names, skipped = SweepSource(sweep, settings.storage_options).scan()
-    jobs = []
+    runs = []
     for name in names:
         try:
             run_id_of(name)
         except ValueError as error:
             skipped.append((name, f"not a run id: {error}"))
             continue
-        jobs.append(RunJob(run=name, url=urls.join(sweep, name), settings=settings))
-    return jobs, sorted(skipped)
+        runs.append(name)
+
+    def sweep_job(name: str) -> RunJob:
+        return RunJob(run=name, url=urls.join(sweep, name), settings=settings)
+
+    return PlannedJobs(runs, sweep_job), sorted(skipped)
