@@ -31,7 +31,7 @@ import math
 import os
 from collections.abc import Iterable
 
-from . import urls
+from . import safefile, urls
 from .ctrfreport import ctrf
 from .document import GradeDocument, Publication
 from .strictjson import canonical_bytes
@@ -111,7 +111,7 @@ def _same_place(left: str, right: str) -> bool:
     here, there = urls.local_or_none(left), urls.local_or_none(right)
     if here is None or there is None:
         return left.rstrip("/") == right.rstrip("/")
-    return os.path.realpath(here) == os.path.realpath(there)
+    return safefile.same_file(here, there)
 
 
 def ctrf_view_for(

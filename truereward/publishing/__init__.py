@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .. import urls
+from .. import safefile, urls
 from ..document import GradeDocument
 from ..target import Target
 from .decide import Decision
@@ -130,17 +130,19 @@ def _spares_evidence(document: GradeDocument, target: Target) -> None:
         return
     names = (GRADE, document.publication.ctrf, REWARD_JSON, REWARD_TXT)
     if target.is_local:
-        ours = {os.path.realpath(os.path.join(target.path, name)): name for name in names}
-        read = {
-            os.path.realpath(path)
+        read = [
+            path
             for path in (urls.local_or_none(item.path) for item in document.evidence)
             if path is not None
-        }
+        ]
+        ours = [os.path.join(target.path, name) for name in names]
+        clash = sorted(
+            mine for mine in ours if any(safefile.same_file(mine, path) for path in read)
+        )
     else:
         base = target.url.rstrip("/")
-        ours = {f"{base}/{name}": name for name in names}
-        read = {item.path for item in document.evidence}
-    clash = sorted(read & set(ours))
+        mapped = {f"{base}/{name}" for name in names}
+        clash = sorted({item.path for item in document.evidence} & mapped)
     if clash:
         raise PublishError(
             f"{target.url}: publishing would overwrite {clash[0]}, the evidence this grade "
