@@ -5,31 +5,75 @@ changes); grading a run of twenty cases costs about as much. So a large
 sweep is graded in chunks of runs, one task run per step per chunk, and a
 small sweep one run per chunk, so each run has task runs of its own named
 after it.
+
+A chunk, and what each step makes of it, is a :class:`Payload`: a plain
+class, not a dataclass. Prefect walks every task parameter and result that
+is a collection, a dataclass or a pydantic model, down to each row of each
+run, looking for futures to resolve and inputs to record; a plain object it
+takes as it is. That walk was a quarter of a Dask worker's samples and a
+sixth of the flow process's (``infra/bench/dask_cluster.py --profile``).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from .plan import RunJob
 
-__all__ = ["MAX_AUTO_CHUNK", "Chunk", "chunk_size_for", "chunked"]
+__all__ = ["MAX_AUTO_CHUNK", "Chunk", "Payload", "chunk_size_for", "chunked"]
 
 #: The largest chunk :func:`chunk_size_for` chooses.
 MAX_AUTO_CHUNK = 100
 
 
-@dataclass(frozen=True)
-class Chunk:
+class Payload:
+    """A value a task run takes or gives, which Prefect passes on without
+    looking inside (module docstring). Subclasses name their attributes in
+    ``__slots__``; two payloads are equal when their type and attributes
+    are. They pickle (Dask moves them between processes)."""
+
+    __slots__: ClassVar[tuple[str, ...]] = ()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({shown})"
+
+    def __reduce__(self) -> tuple[Any, tuple[type[Payload], dict[str, Any]]]:
+        # Made again through __init__, which takes the slots by name (the
+        # default reduction would set them one by one, which is refused).
+        return (_rebuild, (type(self), {name: getattr(self, name) for name in self.__slots__}))
+
+    def _set(self, **values: Any) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+
+def _rebuild(kind: type[Payload], values: dict[str, Any]) -> Payload:
+    return kind(**values)
+
+
+class Chunk(Payload):
     """Consecutive runs graded by one task run per step."""
 
+    __slots__ = ("jobs",)
     jobs: tuple[RunJob, ...]
 
-    def __post_init__(self) -> None:
-        if not self.jobs:
+    def __init__(self, jobs: tuple[RunJob, ...]) -> None:
+        if not jobs:
             raise ValueError("a chunk holds at least one run")
+        self._set(jobs=tuple(jobs))
 
     @property
     def name(self) -> str:

@@ -5,9 +5,10 @@ moves to its next step only when the previous one has finished (the flow
 submits ``fold`` with what ``read`` returned, and records the dependency so
 the UI shows it), so no task run waits idle in a worker thread for its
 input, and the number of task runs at work is bounded by ``concurrency``
-whatever the runner. On the thread runner inputs are passed ``quote``-d:
-Prefect would otherwise walk every row of every run of a chunk, twice per
-task run, looking for futures. On any other runner (Dask) the next step is
+whatever the runner. What the steps take and give are
+:class:`~truereward.grading.chunks.Payload` objects, which Prefect passes
+on without walking every row of every run of a chunk, twice per task run,
+looking for futures. On any other runner than threads (Dask) the next step is
 given the finished step's future, not its value: the runner and Prefect walk
 a parameter looking for futures, and Dask hashes and pickles it, in the
 flow's one thread, so a chunk's rows sent back out as a value kept the flow
@@ -45,7 +46,6 @@ from prefect import tags as prefect_tags
 from prefect.client.schemas.objects import TaskRunResult
 from prefect.futures import PrefectFuture
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
-from prefect.utilities.annotations import quote
 
 from ..grading.chunks import Chunk
 from ..grading.report import GradeRunReport
@@ -103,7 +103,6 @@ def grade_chunks(
     pending: Iterator[Chunk] = iter(chunks)
     parameter = ("chunk", "readings", "grades")
     threads = isinstance(runner, ThreadPoolTaskRunner)
-    wrap = quote if threads else (lambda value: value)
 
     shared = tuple(tags)
 
@@ -115,7 +114,7 @@ def grade_chunks(
         with prefect_tags(*labels):
             future = runner.submit(
                 steps[step],
-                {name: wrap(argument)},
+                {name: argument},
                 dependencies=(
                     {name: {TaskRunResult(id=upstream.task_run_id)}}
                     if upstream is not None

@@ -32,14 +32,13 @@ published by the task itself, and the documents are not kept by Prefect.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from prefect import State, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.context import TaskRunContext
 from prefect.states import Completed
 
-from ..grading.chunks import Chunk
+from ..grading.chunks import Chunk, Payload
 from ..grading.progress import ChunkProgress, PublishProgress, retry_delays
 from ..grading.reading import RunReading
 from ..grading.steps import GradedRun, PublishedRun, fold_reading
@@ -68,28 +67,37 @@ DEFAULT_MAX_ATTEMPTS = 3
 GRADER_REFUSED = "Grader-refused"
 
 
-@dataclass(frozen=True)
-class ChunkReadings:
+class ChunkReadings(Payload):
     """What ``read`` gives: one reading per run of the chunk, in order."""
 
+    __slots__ = ("name", "readings")
     name: str
     readings: list[RunReading]
 
+    def __init__(self, name: str, readings: list[RunReading]) -> None:
+        self._set(name=name, readings=readings)
 
-@dataclass(frozen=True)
-class ChunkGrades:
+
+class ChunkGrades(Payload):
     """What ``fold`` gives: one document per run of the chunk, in order."""
 
+    __slots__ = ("graded", "name")
     name: str
     graded: list[GradedRun]
 
+    def __init__(self, name: str, graded: list[GradedRun]) -> None:
+        self._set(name=name, graded=graded)
 
-@dataclass(frozen=True)
-class ChunkPublished:
+
+class ChunkPublished(Payload):
     """What ``publish`` gives: what publishing did for each run, in order."""
 
+    __slots__ = ("name", "published")
     name: str
     published: list[PublishedRun]
+
+    def __init__(self, name: str, published: list[PublishedRun]) -> None:
+        self._set(name=name, published=published)
 
 
 # Progress kept between the attempts of a task run (see .carry). The task
