@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from truereward.grading import Chunk, GradeRequest, plan_runs
 
 from .sweeps import make_sweep
@@ -29,6 +31,29 @@ def test_the_task_functions_work_without_prefect(tmp_path: Path) -> None:
     states = {item.record.run: item.record.state.value for item in done.published}
     assert states == {"a": "gradable", "b": "ungradable", "c": "ungradable"}
     assert (tmp_path / "out" / "a" / "reward.txt").read_text() == "1.0\n"
+
+
+def test_a_payload_is_opaque_to_prefect_and_unpickles_its_rows_only_when_read(
+    tmp_path: Path,
+) -> None:
+    from prefect.utilities.collections import visit_collection
+
+    from truereward.prefect.tasks import read
+
+    sweep = make_sweep(tmp_path / "sw", {"a": "pass", "b": "pass"})
+    readings = read.fn(Chunk(jobs=tuple(plan_runs(GradeRequest(sweep=str(sweep))))))
+    seen: list[Any] = []
+    visit_collection({"readings": readings}, visit_fn=seen.append, return_data=False)
+    # Prefect looks at the parameters and the payload, never at its rows.
+    assert [type(item).__name__ for item in seen] == ["dict", "str", "ChunkReadings"]
+
+    moved = pickle.loads(pickle.dumps(readings))
+    assert object.__getattribute__(moved, "_packed")  # nothing unpacked yet
+    assert moved.name == "a..b" and moved == readings
+    assert object.__getattribute__(moved, "_packed") is None
+    assert [reading.job.run for reading in moved.readings] == ["a", "b"]
+    with pytest.raises(AttributeError, match="immutable"):
+        moved.name = "c"  # type: ignore[misc]
 
 
 class FakeState:

@@ -17,6 +17,7 @@ sixth of the flow process's (``infra/bench/dask_cluster.py --profile``).
 from __future__ import annotations
 
 import itertools
+import pickle
 from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar
 
@@ -31,10 +32,20 @@ MAX_AUTO_CHUNK = 100
 class Payload:
     """A value a task run takes or gives, which Prefect passes on without
     looking inside (module docstring). Subclasses name their attributes in
-    ``__slots__``; two payloads are equal when their type and attributes
-    are. They pickle (Dask moves them between processes)."""
+    ``__slots__`` and take them by name in ``__init__``; two payloads are
+    equal when their type and attributes are.
 
-    __slots__: ClassVar[tuple[str, ...]] = ()
+    A payload pickles (Dask moves it between processes) as its type and
+    one pickled blob of its attributes, unpacked when an attribute is first
+    read. The flow process is given every finished step's result by Dask,
+    only to learn its state; it never reads a chunk's rows, and unpickling
+    them there was over a third of its samples (``infra/bench/dask_cluster.py
+    --profile``). The worker that runs the next step unpacks them once.
+    """
+
+    # Its own slot holds the packed attributes of an unpickled payload until
+    # they are read; a subclass's __slots__ are its attributes.
+    __slots__: ClassVar[tuple[str, ...]] = ("_packed",)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -47,10 +58,20 @@ class Payload:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
         return f"{type(self).__name__}({shown})"
 
-    def __reduce__(self) -> tuple[Any, tuple[type[Payload], dict[str, Any]]]:
-        # Made again through __init__, which takes the slots by name (the
-        # default reduction would set them one by one, which is refused).
-        return (_rebuild, (type(self), {name: getattr(self, name) for name in self.__slots__}))
+    def __reduce__(self) -> tuple[Any, tuple[type[Payload], bytes]]:
+        values = {name: getattr(self, name) for name in self.__slots__}
+        return (_unpickled, (type(self), pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL)))
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for an attribute not set yet: one still packed.
+        try:
+            packed = object.__getattribute__(self, "_packed")
+        except AttributeError:
+            packed = None
+        if packed is None or name not in type(self).__slots__:
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+        self._set(_packed=None, **pickle.loads(packed))
+        return getattr(self, name)
 
     def _set(self, **values: Any) -> None:
         for name, value in values.items():
@@ -60,8 +81,12 @@ class Payload:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
 
-def _rebuild(kind: type[Payload], values: dict[str, Any]) -> Payload:
-    return kind(**values)
+def _unpickled(kind: type[Payload], packed: bytes) -> Payload:
+    """A payload of type ``kind`` whose attributes are unpacked from
+    ``packed`` when first read."""
+    made = kind.__new__(kind)
+    made._set(_packed=packed)
+    return made
 
 
 class Chunk(Payload):
