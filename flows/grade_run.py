@@ -59,7 +59,12 @@ from truereward.grading.request import REGRADE_POLICIES, GradeRequest
 from truereward.grading.triage import triaged
 from truereward.prefect.artifacts import create_artifacts, flow_run_name
 from truereward.prefect.pipeline import grade_chunks
-from truereward.prefect.runner import RequestedTaskRunner, runner_name, task_runner_for
+from truereward.prefect.runner import (
+    RequestedTaskRunner,
+    largest_chunk,
+    runner_name,
+    task_runner_for,
+)
 from truereward.prefect.tasks import fold, publish, read
 from truereward.target import Target
 
@@ -120,16 +125,17 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
         # The reason is in the state's name too: `prefect deployment run
         # --watch` prints the final state's name, not its message.
         return Failed(name=_not_started(str(error)), message=f"cannot grade: {error}")
-    size = request.chunk_size or chunk_size_for(len(jobs), request.concurrency)
     context = FlowRunContext.get()
     configured = context.task_runner if context is not None else RequestedTaskRunner()
     chosen = isinstance(configured, RequestedTaskRunner)
+    on = request.task_runner if chosen else runner_name(configured)
+    size = request.chunk_size or chunk_size_for(len(jobs), request.concurrency, largest_chunk(on))
     logger.info(
         "grading %d runs in chunks of %d, %d chunks at a time, on %s (regrade: %s)",
         len(jobs),
         size,
         request.concurrency,
-        request.task_runner if chosen else runner_name(configured),
+        on,
         request.regrade,
     )
     retries = request.max_attempts - 1

@@ -10,8 +10,10 @@ by ``grade_run(request)`` (flows/grade_run.py), each time in a fresh flow
 process, on a ``prefect server start`` (SQLite) started here:
 
 - threads: the default request (the thread runner, concurrency 8, chunks of
-  100 runs);
-- dask: the same request with ``task_runner: dask`` and ``dask_address`` the
+  100 runs: ``MAX_AUTO_CHUNK``);
+- dask: the same request with ``task_runner: dask`` (so chunks of 300 runs,
+  the default for task runs in other processes: ``MAX_REMOTE_CHUNK``;
+  ``--chunk-size N`` gives both sides chunks of N) and ``dask_address`` the
   scheduler of a cluster this script starts as separate processes on
   loopback (tests/grading/dask_cluster.py: ``dask scheduler`` and two
   ``dask worker`` processes of 4 threads each, so 8 task runs at a time
@@ -136,7 +138,7 @@ def main() -> int:
     parser.add_argument("--sweep", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--target", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--address", help=argparse.SUPPRESS)
-    parser.add_argument("--chunk-size", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--chunk-size", type=int, help="runs per chunk, both sides")
     args = parser.parse_args()
     if args.side:
         side(args.side, args.sweep, args.target, args.address, args.chunk_size)
@@ -146,9 +148,10 @@ def main() -> int:
     from tests.grading.dask_cluster import dask_cluster
     from tests.grading.server import start_server, stop_server
     from truereward.grading.chunks import chunk_size_for
+    from truereward.prefect.runner import largest_chunk
 
     runs = args.runs or (40 if args.quick else 10_000)
-    chunk_size = 5 if args.quick else None
+    chunk_size = 5 if args.quick else args.chunk_size
     rounds = 1 if args.quick else args.rounds
     sweep = make_sweep(runs)
     shutil.rmtree(WORK, ignore_errors=True)
@@ -173,7 +176,8 @@ def main() -> int:
                for name in figures}  # fmt: skip
     print(
         f"{runs} runs (20 cases each, local target, chunks of "
-        f"{chunk_size or chunk_size_for(runs, 8)}, "
+        f"{chunk_size or chunk_size_for(runs, 8, largest_chunk('threads'))} on threads and "
+        f"{chunk_size or chunk_size_for(runs, 8, largest_chunk('dask'))} on dask, "
         "concurrency 8), "
         f"{rounds} alternating rounds; the cluster: a scheduler and 2 workers of 4 threads"
     )

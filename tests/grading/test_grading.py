@@ -185,16 +185,16 @@ def test_a_plan_holds_a_name_per_run_and_makes_each_job_when_it_is_taken() -> No
     assert jobs[-1].run == "run-019999" and jobs[-1].settings is jobs[0].settings
 
 
-@given(st.integers(0, 100_000), st.integers(1, 512))
+@given(st.integers(0, 100_000), st.integers(1, 512), st.sampled_from([100, 300]))
 def test_chunk_sizes_are_bounded_and_small_sweeps_get_a_chunk_per_run(
-    runs: int, workers: int
+    runs: int, workers: int, largest: int
 ) -> None:
-    size = chunk_size_for(runs, workers)
-    assert 1 <= size <= 100
+    size = chunk_size_for(runs, workers, largest)
+    assert 1 <= size <= largest
     if runs <= 4 * workers:
         assert size == 1
     else:
-        assert -(-runs // size) >= min(4 * workers, -(-runs // 100))
+        assert -(-runs // size) >= min(4 * workers, -(-runs // largest))
 
 
 @given(st.integers(1, 40), st.integers(1, 12))

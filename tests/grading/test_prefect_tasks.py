@@ -117,3 +117,17 @@ def test_the_flow_command_refuses_bad_input_with_exit_2(tmp_path: Path, capsys: 
     assert main([str(tmp_path / "sw"), "--max-attempts", "0"]) == 2
     assert "max_attempts: Input should be greater than or equal to 1" in capsys.readouterr().err
     assert not (tmp_path / "sw" / "a" / "logs").exists()
+
+
+def test_task_runs_in_other_processes_get_larger_chunks_by_default() -> None:
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    from truereward.grading.chunks import MAX_AUTO_CHUNK, MAX_REMOTE_CHUNK, chunk_size_for
+    from truereward.prefect.runner import largest_chunk, runner_name
+
+    assert runner_name(ThreadPoolTaskRunner(max_workers=2)) == "threads"
+    assert largest_chunk("threads") == MAX_AUTO_CHUNK == 100
+    assert largest_chunk("dask") == largest_chunk("RayTaskRunner") == MAX_REMOTE_CHUNK == 300
+    # 10,000 runs, 8 at a time: chunks of 100 on threads, 300 on Dask.
+    assert chunk_size_for(10_000, 8, largest_chunk("threads")) == 100
+    assert chunk_size_for(10_000, 8, largest_chunk("dask")) == 300

@@ -40,7 +40,8 @@ Fields:
   ``retry_delay_seconds``: the first retry's delay, doubled for each later
   one; ``concurrency``: chunks graded at once (and the task runner's
   bound); ``chunk_size``: runs per task run (default: chosen from the
-  sweep's size, see :func:`truereward.grading.chunks.chunk_size_for`);
+  sweep's size, up to 100 on threads and 300 on Dask, see
+  :func:`truereward.grading.chunks.chunk_size_for`);
   ``task_runner``: ``threads`` (default) or ``dask`` (``dask_address``: a
   running Dask scheduler; default: a local cluster).
 - ``reward_keys``: figures ``reward.json`` carries beside ``reward``

@@ -24,9 +24,10 @@ from typing import Any
 
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
+from ..grading.chunks import MAX_AUTO_CHUNK, MAX_REMOTE_CHUNK
 from ..grading.request import GradeRequest
 
-__all__ = ["RequestedTaskRunner", "runner_name", "task_runner_for"]
+__all__ = ["RequestedTaskRunner", "largest_chunk", "runner_name", "task_runner_for"]
 
 
 class RequestedTaskRunner(ThreadPoolTaskRunner[Any]):
@@ -40,6 +41,14 @@ def runner_name(runner: TaskRunner[Any]) -> str:
         return "threads"
     name = type(runner).__name__
     return "dask" if name == "DaskTaskRunner" else name
+
+
+def largest_chunk(runner: str) -> int:
+    """The largest chunk a sweep is cut into by default on the runner named
+    ``runner`` (:func:`runner_name`): :data:`~truereward.grading.chunks.MAX_AUTO_CHUNK`
+    on threads, :data:`~truereward.grading.chunks.MAX_REMOTE_CHUNK` on any
+    runner whose task runs are in other processes (Dask, or another)."""
+    return MAX_AUTO_CHUNK if runner == "threads" else MAX_REMOTE_CHUNK
 
 
 def task_runner_for(request: GradeRequest) -> TaskRunner[Any]:
