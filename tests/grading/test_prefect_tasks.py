@@ -131,3 +131,27 @@ def test_task_runs_in_other_processes_get_larger_chunks_by_default() -> None:
     # 10,000 runs, 8 at a time: chunks of 100 on threads, 300 on Dask.
     assert chunk_size_for(10_000, 8, largest_chunk("threads")) == 100
     assert chunk_size_for(10_000, 8, largest_chunk("dask")) == 300
+
+
+def test_a_released_payload_holds_nothing_and_says_so(tmp_path: Path) -> None:
+    import gc
+    import weakref
+
+    from truereward.prefect.tasks import read
+
+    sweep = make_sweep(tmp_path / "sw", {"a": "pass"})
+    readings = read.fn(Chunk(jobs=tuple(plan_runs(GradeRequest(sweep=str(sweep))))))
+    rows = readings.readings[0].rows
+    alive = weakref.ref(readings.readings[0])
+    cycle: list[Any] = [readings]
+    cycle.append(cycle)  # held in a reference cycle, as Prefect's engine holds a result
+    del rows
+    gc.disable()
+    try:
+        readings.release()
+        assert alive() is None  # gone at once, without a garbage collection
+    finally:
+        gc.enable()
+    with pytest.raises(AttributeError, match="released"):
+        _ = readings.readings
+    readings.release()  # twice is harmless

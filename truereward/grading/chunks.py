@@ -16,6 +16,7 @@ sixth of the flow process's (``infra/bench/dask_cluster.py --profile``).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import pickle
 from collections.abc import Iterable, Iterator
@@ -78,10 +79,25 @@ class Payload:
             packed = object.__getattribute__(self, "_packed")
         except AttributeError:
             packed = None
-        if packed is None or name not in type(self).__slots__:
+        if name not in type(self).__slots__:
             raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+        if packed is None:
+            raise AttributeError(f"this {type(self).__name__} was released: {name} is gone")
         self._set(_packed=None, **pickle.loads(packed))
         return getattr(self, name)
+
+    def release(self) -> None:
+        """Drop what the payload holds, once nothing will read it again
+        (reading an attribute then raises ``AttributeError``). Prefect's
+        engine keeps a task run's parameters and result in reference
+        cycles, so a chunk's rows outlived it until a full garbage
+        collection, whose cost grows with everything alive: 4.9 s of a
+        17-second flow over 10,000 runs (``gc.callbacks``). Released, they
+        go as soon as the last reference does."""
+        for name in self.__slots__:
+            with contextlib.suppress(AttributeError):  # still packed, or released already
+                object.__delattr__(self, name)
+        object.__setattr__(self, "_packed", None)
 
     def _set(self, **values: Any) -> None:
         for name, value in values.items():
