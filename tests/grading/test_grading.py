@@ -29,6 +29,7 @@ from truereward.grading import (
     retry_delays,
     worth_retrying,
 )
+from truereward.grading.chunks import MIN_AUTO_CHUNK
 from truereward.readers import Evidence, read_with_evidence
 from truereward.readers.attempt import attempt_scope, current_attempt
 from truereward.refusal import refusal
@@ -190,11 +191,23 @@ def test_chunk_sizes_are_bounded_and_small_sweeps_get_a_chunk_per_run(
     runs: int, workers: int, largest: int
 ) -> None:
     size = chunk_size_for(runs, workers, largest)
+    chunks = -(-runs // size)
     assert 1 <= size <= largest
-    if runs <= 4 * workers:
-        assert size == 1
-    else:
-        assert -(-runs // size) >= min(4 * workers, -(-runs // largest))
+    if runs <= workers:
+        assert size == 1  # every run its own task runs, none waits for a worker
+    if size > MIN_AUTO_CHUNK:  # a large sweep: about four chunks a worker
+        assert chunks >= min(4 * workers, -(-runs // largest))
+    else:  # a smaller one: chunks of MIN_AUTO_CHUNK, or every worker one chunk
+        assert size == MIN_AUTO_CHUNK or size == -(-runs // workers) or size == 1
+        assert chunks <= max(workers, -(-runs // MIN_AUTO_CHUNK))
+
+
+def test_the_sample_sweep_is_graded_in_chunks_of_four() -> None:
+    # 30 runs, 8 at a time: 8 chunks in one round, not 30 one-run chunks
+    # whose task runs wait on each other's database locks (MIN_AUTO_CHUNK).
+    assert chunk_size_for(30, 8) == 4
+    assert chunk_size_for(8, 8) == 1 and chunk_size_for(9, 8) == 2
+    assert chunk_size_for(1_000, 8) == 32 and chunk_size_for(500, 8) == 25
 
 
 @given(st.integers(1, 40), st.integers(1, 12))

@@ -112,7 +112,10 @@ def a_worker_killed_mid_sweep_then_a_rerun_grades_every_run_once(
     deployed: dict[str, str], tmp_path: Path
 ) -> None:
     tmp_path.mkdir(parents=True, exist_ok=True)
-    runs = {f"run-{index:02d}": ("slow", 0.25) for index in range(24)}
+    # 12 runs, one chunk each, one at a time: the kill after 4 lands mid-sweep
+    # (a chunk is three task runs, about a second a run here), and the rerun
+    # grades the other 8.
+    runs = {f"run-{index:02d}": ("slow", 0.25) for index in range(12)}
     sweep = make_sweep(tmp_path / "sweep", runs)
     out = tmp_path / "out"
     request = {"sweep": str(sweep), "target": str(out), "concurrency": 1, "chunk_size": 1}
@@ -365,9 +368,10 @@ def a_worker_killed_mid_shard_then_the_parent_again_completes_the_sweep(
     deployed: dict[str, str], tmp_path: Path
 ) -> None:
     tmp_path.mkdir(parents=True, exist_ok=True)
-    # 96 runs of one chunk each: enough that a kill lands mid-shard, few
-    # enough that the rerun costs the suite little (each run is three task runs).
-    runs = {f"s{index:03d}": ("slow", 0.05) for index in range(96)}
+    # 48 runs of one chunk each, 12 a shard: enough that a kill lands
+    # mid-shard, few enough that the rerun costs the suite little (each run
+    # is three task runs).
+    runs = {f"s{index:03d}": ("slow", 0.05) for index in range(48)}
     sweep = make_sweep(tmp_path / "slow", runs, cases=2)
     out = tmp_path / "out"
     request = {"sweep": str(sweep), "target": str(out), "shards": 4, "concurrency": 1,

@@ -1,10 +1,11 @@
 """Runs in chunks: the unit a task run grades.
 
 Orchestrating a task run costs milliseconds (an API round trip, state
-changes); grading a run of twenty cases costs about as much. So a large
-sweep is graded in chunks of runs, one task run per step per chunk, and a
-small sweep one run per chunk, so each run has task runs of its own named
-after it.
+changes), and more on Prefect's default SQLite database under concurrency;
+grading a run of twenty cases costs about as much. So a sweep is graded in
+chunks of runs, one task run per step per chunk; a sweep no larger than the
+number of chunks in flight is graded one run per chunk, so each run has task
+runs of its own named after it.
 
 A chunk, and what each step makes of it, is a :class:`Payload`: a plain
 class, not a dataclass. Prefect walks every task parameter and result that
@@ -24,7 +25,15 @@ from typing import Any, ClassVar
 
 from .plan import RunJob
 
-__all__ = ["MAX_AUTO_CHUNK", "MAX_REMOTE_CHUNK", "Chunk", "Payload", "chunk_size_for", "chunked"]
+__all__ = [
+    "MAX_AUTO_CHUNK",
+    "MAX_REMOTE_CHUNK",
+    "MIN_AUTO_CHUNK",
+    "Chunk",
+    "Payload",
+    "chunk_size_for",
+    "chunked",
+]
 
 #: The largest chunk :func:`chunk_size_for` chooses for the thread runner.
 #: The flow process holds the rows of every chunk in flight; larger chunks
@@ -38,6 +47,15 @@ MAX_AUTO_CHUNK = 100
 #: with chunks of 100, 0.85x with 313); the rows stay on the workers (peak
 #: 267 MB a worker with chunks of 313).
 MAX_REMOTE_CHUNK = 300
+#: The smallest chunk :func:`chunk_size_for` chooses when the sweep has more
+#: runs than chunks in flight. Each task run of a tagged task asks the server
+#: for its tags' concurrency slots in a write transaction, and on SQLite
+#: (Prefect's default, and its ephemeral API) eight at once collide: the
+#: server answers ``503`` and the client waits about 2 s before it asks
+#: again. The 30-run sample sweep, 8 at a time, took 24.4 s in one-run
+#: chunks (29 such waits) and 10.5 s in chunks of 4 (``python
+#: flows/grade_run.py samples/sweep --chunk-size N``, ephemeral API).
+MIN_AUTO_CHUNK = 25
 
 
 class Payload:
@@ -138,15 +156,26 @@ class Chunk(Payload):
 
 
 def chunk_size_for(runs: int, concurrency: int, largest: int = MAX_AUTO_CHUNK) -> int:
-    """The default chunk size: every worker gets about four chunks (so a
-    slow chunk does not leave the others idle), no chunk exceeds
-    ``largest`` (:data:`MAX_AUTO_CHUNK`; :data:`MAX_REMOTE_CHUNK` for a
-    runner in other processes), and a sweep smaller than four chunks per
-    worker is graded one run per chunk. Zero runs give 1."""
+    """The default chunk size for ``runs`` runs graded ``concurrency``
+    chunks at a time.
+
+    - A large sweep gives every worker about four chunks (so a slow chunk
+      does not leave the others idle), none over ``largest``
+      (:data:`MAX_AUTO_CHUNK`; :data:`MAX_REMOTE_CHUNK` for a runner in
+      other processes).
+    - A smaller sweep gets chunks of :data:`MIN_AUTO_CHUNK` runs, or fewer
+      when that would leave a worker without a chunk: then the runs are
+      shared out, about ``runs / concurrency`` a chunk (orchestrating a
+      task run costs more than grading a few runs).
+    - A sweep of at most ``concurrency`` runs is graded one run per chunk
+      (each run has task runs named after it).
+
+    Zero runs (or no concurrency) give 1."""
     if runs <= 0 or concurrency <= 0:
         return 1
-    per_worker = 4 * concurrency
-    return max(1, min(largest, -(-runs // per_worker)))
+    four_each = -(-runs // (4 * concurrency))
+    one_each = -(-runs // concurrency)
+    return max(1, min(largest, max(four_each, min(MIN_AUTO_CHUNK, one_each))))
 
 
 def chunked(jobs: Iterable[RunJob], size: int) -> Iterator[Chunk]:

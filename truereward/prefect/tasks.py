@@ -2,8 +2,9 @@
 
 Each is a thin wrapper over the Prefect-free steps of
 :mod:`truereward.grading`, and works on a :class:`~truereward.grading.Chunk`
-of runs (one run per chunk for small sweeps, so a task run is named after
-its run: ``read-run-0042``; ``read-run-0001..run-0100`` for a chunk).
+of runs (one run per chunk for a sweep no larger than the concurrency, so
+a task run is named after its run: ``read-run-0042``;
+``read-run-0001..run-0100`` for a chunk).
 
 - ``read(chunk) -> ChunkReadings``: reads every run (a run whose target
   already holds a grade is not read: its stored document is carried). A run
