@@ -39,7 +39,8 @@ from typing import Any
 
 from prefect import State, flow, get_run_logger
 from prefect.artifacts import acreate_markdown_artifact, acreate_table_artifact
-from prefect.deployments import run_deployment
+from prefect.deployments import arun_deployment
+from prefect.flow_runs import wait_for_flow_run
 from prefect.states import Completed, Failed
 
 from truereward import urls
@@ -88,19 +89,29 @@ def _again(request: SweepRequest, shard: int) -> str:
 
 
 async def _run_shards(request: SweepRequest, shards: dict[int, Any], logger: Any) -> dict[int, Any]:
-    """Each shard's finished flow run, at most ``shards_in_flight`` at once."""
+    """Each shard's finished flow run, at most ``shards_in_flight`` at once.
+
+    The shards' flow runs are created one at a time and waited for together.
+    Created at once, they collide on the write lock of a SQLite database
+    (Prefect's default): the server answers ``503``, each client backs off
+    2, 4, 8 s..., and while the first shards grade their own task runs keep
+    the lock busy. In ``infra/bench/grade_sweep.py`` (4,000 runs, 4 shards,
+    two workers) the last shard's flow run was created 30 s after the
+    first, and both workers had been idle for 13 s of it."""
     room = asyncio.Semaphore(request.shards_in_flight or len(shards) or 1)
+    creating = asyncio.Lock()
 
     async def one(index: int, shard: Any) -> Any:
         async with room:
             logger.info("shard %d: %d runs on %s", index, len(shard.runs or ()), request.deployment)
-            return await run_deployment(
-                name=request.deployment,
-                parameters={"request": shard.model_dump(mode="json", exclude_defaults=True)},
-                tags=["truereward", f"sweep:{shard.sweep_label or 'runs'}", f"shard:{index}"],
-                poll_interval=1,
-                timeout=None,
-            )
+            async with creating:
+                created = await arun_deployment(
+                    name=request.deployment,
+                    parameters={"request": shard.model_dump(mode="json", exclude_defaults=True)},
+                    tags=["truereward", f"sweep:{shard.sweep_label or 'runs'}", f"shard:{index}"],
+                    timeout=0,  # created, not waited for
+                )
+            return await wait_for_flow_run(created.id, timeout=None)
 
     finished = await asyncio.gather(*(one(index, shard) for index, shard in shards.items()))
     return dict(zip(shards, finished, strict=True))
