@@ -44,16 +44,18 @@ Or here, on Prefect's ephemeral API, printing the table::
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from prefect import State, flow, get_run_logger
 from prefect.context import FlowRunContext
+from prefect.futures import PrefectFuture
 from prefect.states import Completed, Failed
+from prefect.task_runners import TaskRunner
 from prefect.tasks import exponential_backoff
 
 from truereward.grading.chunks import chunk_size_for, chunked
 from truereward.grading.markdown import render_result, render_runs
-from truereward.grading.plan import plan_sweep
+from truereward.grading.plan import RunJob, plan_sweep
 from truereward.grading.report import GradeRunReport, GradeRunResult, PublishFailed
 from truereward.grading.request import REGRADE_POLICIES, GradeRequest
 from truereward.grading.triage import triaged
@@ -91,7 +93,7 @@ class CannotGrade(Exception):
     """The request cannot be graded at all; the message says why."""
 
 
-def _plan(request: GradeRequest) -> tuple[list[Any], list[tuple[str, str]], Target | None]:
+def _plan(request: GradeRequest) -> tuple[Sequence[RunJob], list[tuple[str, str]], Target | None]:
     """The runs, the entries that are not, and the target block's target,
     or :class:`CannotGrade`."""
     from truereward.sweeps.source import SweepNotFound
@@ -111,7 +113,9 @@ def _plan(request: GradeRequest) -> tuple[list[Any], list[tuple[str, str]], Targ
     name="grade-run",
     description="Grade every run of a sweep: read, fold and publish each run's grade.",
     flow_run_name=flow_run_name,
-    task_runner=RequestedTaskRunner(),
+    # A cast: TaskRunner is invariant in its future type, so mypy takes a
+    # thread runner (of PrefectConcurrentFuture) for no TaskRunner[PrefectFuture].
+    task_runner=cast("TaskRunner[PrefectFuture[Any]]", RequestedTaskRunner()),
     validate_parameters=True,
     persist_result=False,
 )
@@ -256,7 +260,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RuntimeError as error:  # the ephemeral API did not come up, for one
         print(f"grade_run: Prefect could not run the flow: {str(error)[:2000]}", file=sys.stderr)
         return 1
-    result = state.result(raise_on_failure=False)
+    # The flow returns a State, so its declared result type is a State; the
+    # value is the GradeRunResult (or PublishFailed) it carries.
+    result: object = state.result(raise_on_failure=False)
     if isinstance(result, PublishFailed):
         result = result.result
     if not isinstance(result, GradeRunResult):
