@@ -59,9 +59,61 @@ def healthy(url: str, timeout: float = 2.0) -> bool:
         return False
 
 
+def migrated_database() -> Path:
+    """An empty Prefect database with every migration applied, made once per
+    Prefect version (``prefect server database upgrade`` in a scratch home)
+    under the system's temp directory, and reused: a new server's home gets
+    a copy (:func:`start_server`). Migrating a new database is most of a
+    server's start: 11 s, against 4.5 s from a copy, on a 2-core machine.
+    The copy is made with SQLite's backup API (one consistent file, whatever
+    the journal mode) and moved into place whole, so a process that sees the
+    file sees it complete, and two that make it at once keep one."""
+    import importlib.metadata
+    import shutil
+    import sqlite3
+    import tempfile
+
+    version = importlib.metadata.version("prefect")
+    cache = Path(tempfile.gettempdir()) / f"truereward-prefect-{version}-database"
+    database = cache / "prefect.db"
+    if database.exists():
+        return database
+    scratch = Path(tempfile.mkdtemp(prefix=f"{cache.name}-", dir=cache.parent))
+    try:
+        upgraded = subprocess.run(
+            [PREFECT, "server", "database", "upgrade", "--yes"],
+            env=offline_env(PREFECT_HOME=str(scratch / "home")),
+            capture_output=True,
+            text=True,
+            timeout=START_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        if upgraded.returncode != 0:
+            raise RuntimeError(
+                f"prefect server database upgrade failed:\n{upgraded.stdout}{upgraded.stderr}"
+            )
+        (scratch / "template").mkdir()
+        source = contextlib.closing(sqlite3.connect(scratch / "home" / "prefect.db"))
+        copy = contextlib.closing(sqlite3.connect(scratch / "template" / "prefect.db"))
+        with source as reading, copy as writing:
+            reading.backup(writing)
+        with contextlib.suppress(OSError):  # another process put its own in place first
+            os.rename(scratch / "template", cache)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return database
+
+
 def start_server(home: Path) -> tuple[int, str, Path]:
-    """Start ``prefect server start``; returns (pid, API URL, log file)."""
+    """Start ``prefect server start`` in ``home`` (a copy of
+    :func:`migrated_database` when the home has no database yet); returns
+    (pid, API URL, log file)."""
+    import shutil
+
     home.mkdir(parents=True, exist_ok=True)
+    if not (home / "prefect.db").exists():
+        shutil.copyfile(migrated_database(), home / "prefect.db")
     port = free_port()
     log = home / "server.log"
     with open(log, "ab") as output:
