@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib.metadata
 import json
 import os
+import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -68,11 +72,6 @@ def migrated_database() -> Path:
     The copy is made with SQLite's backup API (one consistent file, whatever
     the journal mode) and moved into place whole, so a process that sees the
     file sees it complete, and two that make it at once keep one."""
-    import importlib.metadata
-    import shutil
-    import sqlite3
-    import tempfile
-
     version = importlib.metadata.version("prefect")
     cache = Path(tempfile.gettempdir()) / f"truereward-prefect-{version}-database"
     database = cache / "prefect.db"
@@ -109,8 +108,6 @@ def start_server(home: Path) -> tuple[int, str, Path]:
     """Start ``prefect server start`` in ``home`` (a copy of
     :func:`migrated_database` when the home has no database yet); returns
     (pid, API URL, log file)."""
-    import shutil
-
     home.mkdir(parents=True, exist_ok=True)
     if not (home / "prefect.db").exists():
         shutil.copyfile(migrated_database(), home / "prefect.db")

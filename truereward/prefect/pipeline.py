@@ -147,8 +147,6 @@ def grade_chunks(
                 argument.release()  # the previous step's output, now used: see Payload.release
             completed, outcome = _outcome(future, value=True)
             if not completed or isinstance(outcome, BaseException):
-                if not isinstance(outcome, BaseException):
-                    outcome = _outcome(future, value=True)[1]
                 error = outcome if isinstance(outcome, BaseException) else None
                 for item in _failed(chunk, _STEPS[step], error):
                     report.add(item)
