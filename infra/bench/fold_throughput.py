@@ -12,6 +12,12 @@ from JSON lines (rows read from a file, as ``truereward fold`` does). Times
 are CPU time of this process (``time.process_time``): all of it is CPU
 work, and on a shared machine wall time also counts other processes'
 turns (``--wall`` times wall clock instead). Target: throughput ratio >= 1.5.
+
+Also timed in the same rounds, as a floor: pydantic validating the same 20
+rows alone, as strict ``TypedDict`` rows with the record's field types (no
+model instances, no fold, no document): the least any pydantic validation
+of the rows costs. 0.4.0's whole path over that floor is the best ratio a
+pydantic-validated record can reach (``ceiling``).
 """
 
 from __future__ import annotations
@@ -20,13 +26,37 @@ import argparse
 import json
 import sys
 import time
+from typing import Annotated, Literal
 
 from _common import alternate, install_target, load_as, ratio_line
+from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter
+from typing_extensions import TypedDict
 
 import truereward
 from truereward import CaseResult
+from truereward.cases import CASE_ID_PATTERN
 
 KINDS = ["fail_to_pass"] * 5 + ["pass_to_pass"] * 15
+
+
+class FloorRow(TypedDict, total=False):
+    """A row's fields with the record's types and constraints, strict, as a
+    TypedDict: validated by pydantic-core without building any object."""
+
+    __pydantic_config__ = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)
+    id: Annotated[str, StringConstraints(min_length=1, max_length=512, pattern=CASE_ID_PATTERN)]
+    kind: Literal["fail_to_pass", "pass_to_pass"]
+    verdict: Literal["pass", "fail", "ungradable"]
+    code: str
+    why: str
+    observations: list[dict[str, str]]
+    measures: dict[str, float]
+    checks: list[dict[str, object]]
+    containment: dict[str, object] | None
+    duration_s: Annotated[float, Field(ge=0)]
+
+
+FLOOR: TypeAdapter[list[FloorRow]] = TypeAdapter(list[FloorRow])
 
 
 def sample_rows() -> list[dict[str, object]]:
@@ -94,7 +124,14 @@ def main() -> int:
         "from JSON lines",
         *alternate(ours_json, theirs_json, number=number, rounds=rounds, clock=clock),
     )
-    print(f"RATIO fold_throughput dicts={dicts:.2f} json={jsons:.2f} (target >= 1.5)")
+    floor, legacy_again = alternate(
+        lambda: FLOOR.validate_python(rows), theirs_dicts, number=number, rounds=rounds, clock=clock
+    )
+    ceiling = ratio_line("pydantic floor ", floor, legacy_again)
+    print(
+        f"RATIO fold_throughput dicts={dicts:.2f} json={jsons:.2f} (target >= 1.5); "
+        f"ceiling for pydantic-validated rows from dicts {ceiling:.2f}"
+    )
     return 0
 
 

@@ -15,6 +15,12 @@ start, which costs more than the rest of the command.
 
 Targets: ``import truereward`` under 0.25 s; ``truereward fold`` of 20 rows
 into a fresh logs directory under 0.1 s wall.
+
+Also measured, as the floor of any command that validates with pydantic: a
+process that imports pydantic and builds one strict model of two fields
+(``pydantic floor``). Building a model's validator is what loads
+pydantic-core and pydantic's schema machinery; ``truereward fold`` cannot
+start faster than that.
 """
 
 from __future__ import annotations
@@ -34,6 +40,17 @@ from pathlib import Path
 #: The child processes' environment: bytecode caching on, no analytics.
 ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 ENV.update(PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
+
+
+#: The floor: pydantic imported and one strict model's validator built.
+PYDANTIC_FLOOR = (
+    "from pydantic import BaseModel, ConfigDict\n"
+    "class Row(BaseModel):\n"
+    "    model_config = ConfigDict(strict=True, frozen=True)\n"
+    "    id: str\n"
+    "    verdict: str\n"
+    "Row(id='a', verdict='pass')"
+)
 
 
 def timed(command: list[str]) -> tuple[float, float]:
@@ -70,6 +87,7 @@ def main() -> int:
         commands = {
             "pass": [*python, "-c", "pass"],
             "import": [*python, "-c", "import truereward"],
+            "pydantic": [*python, "-c", PYDANTIC_FLOOR],
             "fold": fold,
         }
         for name, command in commands.items():  # warm-up: bytecode written
@@ -90,6 +108,7 @@ def main() -> int:
     for name, label in (
         ("pass", "python -c pass"),
         ("import", "python -c 'import truereward'"),
+        ("pydantic", "pydantic floor (one model)"),
         ("fold", "truereward fold (20 rows)"),
     ):
         print(
@@ -103,7 +122,8 @@ def main() -> int:
     )
     print(
         f"RATIO cli_fold wall={wall['fold']:.3f}s cpu={cpu['fold']:.3f}s "
-        f"over-python={wall['fold'] - wall['pass']:.3f}s (target: wall < 0.1 s)"
+        f"over-python={wall['fold'] - wall['pass']:.3f}s "
+        f"pydantic-floor={wall['pydantic']:.3f}s (target: wall < 0.1 s)"
     )
     return 0
 
