@@ -3,12 +3,13 @@ reference packages into a directory of their own."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -229,6 +230,62 @@ def peak_rss_mb(pid: int | str = "self") -> float:
     except OSError:
         pass
     return 0.0
+
+
+class CpuMeter:
+    """CPU seconds spent while the block runs: by the whole machine
+    (``busy``: user, nice, system, irq and softirq time over every core;
+    idle, I/O wait and time stolen by the hypervisor left out) and by each
+    named process with its reaped children
+    (``seconds[name]``: a worker's flow-run processes count once they have
+    ended and been reaped, so the block's end waits up to ``settle`` seconds
+    for the named processes' children to go, after the machine's figures
+    are taken). ``cores`` is ``busy`` over the block's wall time: how many of
+    the machine's cores were at work on average."""
+
+    def __init__(self, pids: Mapping[str, int], settle: float = 15.0) -> None:
+        self.pids, self.settle = dict(pids), settle
+        self.seconds: dict[str, float] = {}
+        self.busy = self.cores = self.wall = 0.0
+
+    @staticmethod
+    def _machine() -> float:
+        import psutil
+
+        times = psutil.cpu_times()
+        busy = ("user", "nice", "system", "irq", "softirq")
+        return sum(getattr(times, name, 0.0) for name in busy)
+
+    @staticmethod
+    def _process(pid: int) -> float:
+        import psutil
+
+        try:
+            times = psutil.Process(pid).cpu_times()
+        except psutil.NoSuchProcess:
+            return 0.0
+        return times.user + times.system + times.children_user + times.children_system
+
+    def __enter__(self) -> CpuMeter:
+        self._start = {name: self._process(pid) for name, pid in self.pids.items()}
+        self._busy, self._wall = self._machine(), time.perf_counter()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.wall = time.perf_counter() - self._wall
+        self.busy = self._machine() - self._busy
+        self.cores = self.busy / self.wall if self.wall else 0.0
+        import psutil
+
+        deadline = time.monotonic() + self.settle
+        for pid in self.pids.values():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process = psutil.Process(pid)
+                while process.children() and time.monotonic() < deadline:
+                    time.sleep(0.1)
+        self.seconds = {
+            name: self._process(pid) - self._start[name] for name, pid in self.pids.items()
+        }
 
 
 class PeakSampler:

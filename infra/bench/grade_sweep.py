@@ -27,8 +27,12 @@ worker, so it never takes a shard worker's slot. Each side's time runs from
 creating the parent's flow run to its end (worker polling every second,
 each flow run's process start, the summary and artifacts included).
 Printed: runs per second each way, the peak resident memory (VmHWM) of the
-largest shard and parent flow-run processes, and ``RATIO grade_sweep``: the
-two workers' throughput over one worker's. Target: at least 1.5.
+largest shard and parent flow-run processes, the CPU seconds of the server,
+the parent's worker and the shard workers (with their flow-run processes),
+how many cores the machine kept busy on average, and ``RATIO grade_sweep``:
+the two workers' throughput over one worker's. Target: at least 1.5. The
+cores one worker keeps busy bound the ratio: with ``c`` of the machine's
+``n`` cores busy, two workers can be at most ``n / c`` times faster.
 
 ``--quick`` (CI's smoke run) grades 40 runs in 2 shards with two workers
 only: it checks that the deployments, the workers and the parent work
@@ -40,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import shutil
 import statistics
 import sys
@@ -47,7 +52,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import CACHE, Deployed, PeakSampler, make_sweep, wait_for_workers
+from _common import CACHE, CpuMeter, Deployed, PeakSampler, make_sweep, wait_for_workers
 
 TARGET_RATIO = 1.5
 WORK = CACHE / "grade-sweep"
@@ -78,7 +83,10 @@ def grade(
         ]
         wait_for_workers(deployed, [*names, f"{label}-parent"])
         request = {"sweep": str(sweep), "target": str(target), "shards": shards}
+        pids = {"server": deployed.pid, "parent": parent_worker.pid}
+        pids.update({f"shards-{index}": item.pid for index, item in enumerate(shard_workers)})
         with (
+            CpuMeter(pids) as cpu,
             PeakSampler(family=[parent_worker.pid]) as parent,
             PeakSampler(family=[item.pid for item in shard_workers]) as shard,
             deployed.client_settings(),
@@ -106,6 +114,8 @@ def grade(
         "shard_peak_mb": max(shard.peaks.values(), default=0.0),
         "parent_peak_mb": max(parent.peaks.values(), default=0.0),
         "state": state.name,
+        "cores": cpu.cores,
+        "cpu": cpu.seconds,
     }
 
 
@@ -134,9 +144,13 @@ def main() -> int:
                 if found["graded"] != runs:
                     raise SystemExit(f"{found['graded']} grades published for {runs} runs")
                 figures[workers].append(found)
+                spent = found["cpu"]
+                shard_cpu = sum(value for name, value in spent.items() if name.startswith("shards"))
                 print(
                     f"round {index + 1}, {workers} worker(s): {found['seconds']:.1f} s "
-                    f"({found['state']})",
+                    f"({found['state']}); {found['cores']:.2f} cores busy on average; CPU s: "
+                    f"server {spent['server']:.1f}, parent {spent['parent']:.1f}, "
+                    f"shard workers and their flow runs {shard_cpu:.1f}",
                     flush=True,
                 )
                 shutil.rmtree(target)
@@ -164,6 +178,12 @@ def main() -> int:
             f"{parent:.0f} MB the parent's"
         )
     ratio = seconds[1] / seconds[2]
+    busy = statistics.median(item["cores"] for item in figures[1])
+    cores = os.cpu_count() or 1
+    print(
+        f"  one worker kept {busy:.2f} of {cores} cores busy on average: two workers can be at "
+        f"most {cores / busy:.2f}x faster on this machine, whatever they do"
+    )
     print(
         f"RATIO grade_sweep {ratio:.2f} (two process workers' throughput / one worker's; "
         f"target >= {TARGET_RATIO})"
