@@ -9,7 +9,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -419,10 +419,14 @@ class Deployed:
     ``truereward-process`` work pool and every ``local`` deployment of
     infra/prefect.yaml (``grade-run/local``, ``grade-sweep/local``), deployed
     from the project root, as the README does. ``env`` is a client's
-    environment; ``queues`` are extra work queues made on the pool."""
+    environment; ``queues`` are extra work queues made on the pool;
+    ``database_url`` puts the server's database elsewhere than SQLite (see
+    :func:`postgres`)."""
 
-    def __init__(self, home: Path, queues: Iterable[str] = ()) -> None:
-        self.home, self.queues = home, list(queues)
+    def __init__(
+        self, home: Path, queues: Iterable[str] = (), database_url: str | None = None
+    ) -> None:
+        self.home, self.queues, self.database_url = home, list(queues), database_url
         self.pid = 0
         self.url = ""
         self.env: dict[str, str] = {}
@@ -435,7 +439,7 @@ class Deployed:
         from tests.grading.server import start_server
 
         shutil.rmtree(self.home, ignore_errors=True)
-        self.pid, self.url, _ = start_server(self.home / "server")
+        self.pid, self.url, _ = start_server(self.home / "server", self.database_url)
         self.env = offline_env(
             PREFECT_API_URL=self.url,
             PREFECT_HOME=str(self.home / "client"),
@@ -492,3 +496,44 @@ def wait_for_workers(deployed: Deployed, names: Iterable[str], timeout: float = 
                 return
             time.sleep(0.5)
     raise SystemExit(f"workers {sorted(names)} did not come online in {timeout:.0f} s")
+
+
+@contextlib.contextmanager
+def postgres(home: Path) -> Iterator[str]:
+    """A throwaway PostgreSQL cluster under ``home`` on a free loopback port
+    (Debian's ``postgresql`` package: ``initdb`` and ``pg_ctl`` from
+    ``/usr/lib/postgresql/<version>/bin``, or on ``PATH``), stopped at the
+    end; yields the Prefect database URL (``postgresql+asyncpg://...``).
+    PostgreSQL refuses to run as root, so under root the cluster runs as the
+    ``postgres`` user (``runuser``). Raises ``SystemExit`` naming what is
+    missing when PostgreSQL is not installed."""
+    import glob
+    import os
+    import shutil
+
+    sys.path.insert(0, str(ROOT))
+    from tests.grading.server import free_port
+
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    initdb = found[-1] if found else shutil.which("initdb")
+    if initdb is None:
+        raise SystemExit("PostgreSQL is not installed (apt-get install postgresql): no initdb")
+    bindir = Path(initdb).parent
+    as_user: list[str] = []
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    if os.geteuid() == 0:
+        as_user = ["runuser", "-u", "postgres", "--"]
+        shutil.chown(home, "postgres")
+    data, port = home / "data", free_port()
+    run = [*as_user, str(bindir / "initdb"), "-D", str(data), "-U", "prefect", "--auth=trust"]
+    subprocess.run(run, check=True, capture_output=True)
+    options = f"-p {port} -k {home} -c listen_addresses=127.0.0.1"
+    ctl = [*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-l", str(home / "log")]
+    subprocess.run([*ctl, "-o", options, "-w", "start"], check=True, capture_output=True)
+    try:
+        create = [*as_user, str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port)]
+        subprocess.run([*create, "-U", "prefect", "prefect"], check=True, capture_output=True)
+        yield f"postgresql+asyncpg://prefect@127.0.0.1:{port}/prefect"
+    finally:
+        subprocess.run([*ctl, "-m", "fast", "-w", "stop"], check=False, capture_output=True)

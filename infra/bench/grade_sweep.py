@@ -2,6 +2,7 @@
 measured alternately in one run against one Prefect server.
 
     .venv/bin/python infra/bench/grade_sweep.py [--quick] [--rounds N] [--runs N] [--shards N]
+        [--dir DIR] [--postgres]
 
 A sweep of 4,000 runs (``_common.make_sweep``: 20 cases a run) is graded
 in 4 shards into a fresh local target, through the deployments of
@@ -34,6 +35,17 @@ the two workers' throughput over one worker's. Target: at least 1.5. The
 cores one worker keeps busy bound the ratio: with ``c`` of the machine's
 ``n`` cores busy, two workers can be at most ``n / c`` times faster.
 
+``--dir`` puts the targets (the published grades) under another directory,
+for instance on tmpfs (``--dir /dev/shm/grade-sweep``), where ``fsync``
+costs nothing: what the ratio is there, against the disk's, says how much of
+it the disk's durable writes hold back.
+
+``--postgres`` puts the server's database on a throwaway PostgreSQL
+cluster (``_common.postgres``; Debian's ``postgresql`` package) instead of
+SQLite: Prefect's advice for more than one worker, because SQLite takes one
+writer at a time and answers a transaction that collides with another with
+``503``, which the client retries after 2, 4, 8, 16 and 32 s.
+
 ``--quick`` (CI's smoke run) grades 40 runs in 2 shards with two workers
 only: it checks that the deployments, the workers and the parent work
 together; its ratio line says it measured no ratio (each side's time there
@@ -52,7 +64,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import CACHE, CpuMeter, Deployed, PeakSampler, make_sweep, wait_for_workers
+from _common import (
+    CACHE,
+    CpuMeter,
+    Deployed,
+    PeakSampler,
+    make_sweep,
+    postgres,
+    wait_for_workers,
+)
 
 TARGET_RATIO = 1.5
 WORK = CACHE / "grade-sweep"
@@ -125,6 +145,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--runs", type=int, help="runs in the sweep (default 4000)")
     parser.add_argument("--shards", type=int, help="shards (default 4; 2 with --quick)")
+    parser.add_argument("--dir", type=Path, help="where the targets go (default: under .bench/)")
+    parser.add_argument("--postgres", action="store_true", help="the database on PostgreSQL")
     args = parser.parse_args()
     runs = args.runs or (40 if args.quick else 4000)
     rounds = 1 if args.quick else args.rounds
@@ -133,12 +155,14 @@ def main() -> int:
     shutil.rmtree(WORK, ignore_errors=True)
     figures: dict[int, list[dict[str, Any]]] = {1: [], 2: []}
     started = time.perf_counter()
-    with Deployed(WORK / "prefect", queues=["parents"]) as deployed:
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(postgres(WORK / "postgres")) if args.postgres else None
+        deployed = stack.enter_context(Deployed(WORK / "prefect", ["parents"], url))
         print(f"server up and deployed in {time.perf_counter() - started:.1f} s", flush=True)
         for index in range(rounds):
             order = (1, 2) if index % 2 == 0 else (2, 1)
             for workers in (2,) if args.quick else order:
-                target = WORK / f"target-{workers}"
+                target = (args.dir or WORK) / f"target-{workers}"
                 shutil.rmtree(target, ignore_errors=True)
                 found = grade(deployed, sweep, target, shards, workers, f"r{index}w{workers}")
                 if found["graded"] != runs:

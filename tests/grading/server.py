@@ -104,19 +104,24 @@ def migrated_database() -> Path:
     return database
 
 
-def start_server(home: Path) -> tuple[int, str, Path]:
+def start_server(home: Path, database_url: str | None = None) -> tuple[int, str, Path]:
     """Start ``prefect server start`` in ``home`` (a copy of
     :func:`migrated_database` when the home has no database yet); returns
-    (pid, API URL, log file)."""
+    (pid, API URL, log file). ``database_url`` (``postgresql+asyncpg://...``)
+    puts the server's database there instead, migrated by the server as it
+    starts."""
     home.mkdir(parents=True, exist_ok=True)
-    if not (home / "prefect.db").exists():
+    extra = {}
+    if database_url is not None:
+        extra["PREFECT_API_DATABASE_CONNECTION_URL"] = database_url
+    elif not (home / "prefect.db").exists():
         shutil.copyfile(migrated_database(), home / "prefect.db")
     port = free_port()
     log = home / "server.log"
     with open(log, "ab") as output:
         process = subprocess.Popen(
             [PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port), "--no-ui"],
-            env=offline_env(PREFECT_HOME=str(home)),
+            env=offline_env(PREFECT_HOME=str(home), **extra),
             stdout=output,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
