@@ -514,11 +514,12 @@ def postgres(home: Path) -> Iterator[str]:
     sys.path.insert(0, str(ROOT))
     from tests.grading.server import free_port
 
+    # On PATH, or where Debian's package puts it (its versioned directory).
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    initdb = found[-1] if found else shutil.which("initdb")
+    initdb = shutil.which("initdb") or (found[-1] if found else None)
     if initdb is None:
         raise SystemExit("PostgreSQL is not installed (apt-get install postgresql): no initdb")
-    bindir = Path(initdb).parent
+    bindir = Path(initdb).resolve().parent  # beside it: pg_ctl, createdb
     as_user: list[str] = []
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
@@ -528,7 +529,8 @@ def postgres(home: Path) -> Iterator[str]:
     data, port = home / "data", free_port()
     run = [*as_user, str(bindir / "initdb"), "-D", str(data), "-U", "prefect", "--auth=trust"]
     subprocess.run(run, check=True, capture_output=True)
-    options = f"-p {port} -k {home} -c listen_addresses=127.0.0.1"
+    # TCP on loopback only: no Unix socket, whose path has a length limit.
+    options = f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''"
     ctl = [*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-l", str(home / "log")]
     subprocess.run([*ctl, "-o", options, "-w", "start"], check=True, capture_output=True)
     try:

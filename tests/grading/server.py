@@ -111,7 +111,7 @@ def start_server(home: Path, database_url: str | None = None) -> tuple[int, str,
     puts the server's database there instead, migrated by the server as it
     starts."""
     home.mkdir(parents=True, exist_ok=True)
-    extra = {}
+    extra: dict[str, str] = {}
     if database_url is not None:
         extra["PREFECT_API_DATABASE_CONNECTION_URL"] = database_url
     elif not (home / "prefect.db").exists():
