@@ -206,7 +206,7 @@ def main() -> int:
     cores = os.cpu_count() or 1
     print(
         f"  one worker kept {busy:.2f} of {cores} cores busy on average: two workers can be at "
-        f"most {cores / busy:.2f}x faster on this machine, whatever they do"
+        f"most {cores / max(busy, 1e-9):.2f}x faster on this machine (while its speed holds)"
     )
     print(
         f"RATIO grade_sweep {ratio:.2f} (two process workers' throughput / one worker's; "
