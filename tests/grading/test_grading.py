@@ -187,7 +187,7 @@ def test_a_plan_holds_a_name_per_run_and_makes_each_job_when_it_is_taken() -> No
 
 
 @given(st.integers(0, 100_000), st.integers(1, 512), st.sampled_from([100, 300]))
-def test_chunk_sizes_are_bounded_and_small_sweeps_get_a_chunk_per_run(
+def test_chunk_sizes_are_bounded_and_a_chunk_a_run_only_up_to_the_concurrency(
     runs: int, workers: int, largest: int
 ) -> None:
     size = chunk_size_for(runs, workers, largest)
