@@ -13,6 +13,7 @@ import hashlib
 import math
 import os
 import random
+import select
 import signal
 import time
 from pathlib import Path
@@ -36,8 +37,9 @@ def documents(row):
     return out
 
 
-def publish_forever(grades: list[GradeDocument], directory: Path) -> None:
-    """The child: replace whatever is published with the next grade, forever."""
+def publish_forever(grades: list[GradeDocument], directory: Path, done: int) -> None:
+    """The child: replace whatever is published with the next grade, forever,
+    writing a byte to the pipe ``done`` after each publish."""
     index = 0
     while True:
         try:
@@ -49,6 +51,7 @@ def publish_forever(grades: list[GradeDocument], directory: Path) -> None:
         if grades[index].digest == replaces:
             continue
         publish(grades[index], directory, replaces=replaces)
+        os.write(done, b".")
 
 
 def check_consistent(directory: Path) -> None:
@@ -68,21 +71,45 @@ def check_consistent(directory: Path) -> None:
         assert document is not None and document.gradable and flat["reward"] == document.reward
 
 
+def wait_for_publishes(done: int, count: int) -> float:
+    """Wait until the child has finished ``count`` more publishes; the
+    seconds one took (the last), or 0.0 for none. A child that stops
+    publishing fails the test instead of hanging it."""
+    started = time.monotonic()
+    for _ in range(count):
+        ready, _, _ = select.select([done], [], [], 60)
+        assert ready, "the publishing child finished no publish in 60 s"
+        assert os.read(done, 1) == b"."
+    return (time.monotonic() - started) / count if count else 0.0
+
+
 def test_kill_9_at_random_moments_never_leaves_a_torn_or_inconsistent_set(row, tmp_path):
     grades = documents(row)
     chance = random.Random(20261130)
     killed_while_publishing = 0
     states: set[tuple[str, ...]] = set()
+    # How long a publish takes here, measured as the test goes: the kill
+    # lands at a random moment within about one publish, whatever the
+    # machine's speed (a fixed 0-20 ms window on a loaded machine killed
+    # every child before its first publish, so only () and a temp file
+    # were ever seen).
+    publish_s = 0.005
     for _ in range(KILLS):
+        done, notify = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child
             try:
-                publish_forever(grades, tmp_path)
+                os.close(done)
+                publish_forever(grades, tmp_path, notify)
             finally:
                 os._exit(1)
-        time.sleep(chance.uniform(0.0, 0.02))
+        os.close(notify)
+        took = wait_for_publishes(done, chance.randint(0, 2))
+        publish_s = took or publish_s
+        time.sleep(chance.uniform(0.0, 1.5 * publish_s))
         os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
+        os.close(done)
         if os.WIFSIGNALED(status):
             killed_while_publishing += 1
         check_consistent(tmp_path)
