@@ -73,7 +73,8 @@ def check_consistent(directory: Path) -> None:
 
 def wait_for_publishes(done: int, count: int) -> float:
     """Wait until the child has finished ``count`` more publishes; the
-    seconds one took (the last), or 0.0 for none. A child that stops
+    seconds a publish took on average, counted from the call (the first
+    includes the child's start), or 0.0 for none. A child that stops
     publishing fails the test instead of hanging it."""
     started = time.monotonic()
     for _ in range(count):
