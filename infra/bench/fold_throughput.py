@@ -26,15 +26,15 @@ import argparse
 import json
 import sys
 import time
-from typing import Annotated, Literal
+from typing import Annotated
 
 from _common import alternate, install_target, load_as, ratio_line
-from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 from typing_extensions import TypedDict
 
 import truereward
 from truereward import CaseResult
-from truereward.cases import CASE_ID_PATTERN
+from truereward.cases import CaseId, Kind, Verdict
 
 KINDS = ["fail_to_pass"] * 5 + ["pass_to_pass"] * 15
 
@@ -44,9 +44,9 @@ class FloorRow(TypedDict, total=False):
     TypedDict: validated by pydantic-core without building any object."""
 
     __pydantic_config__ = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)
-    id: Annotated[str, StringConstraints(min_length=1, max_length=512, pattern=CASE_ID_PATTERN)]
-    kind: Literal["fail_to_pass", "pass_to_pass"]
-    verdict: Literal["pass", "fail", "ungradable"]
+    id: CaseId
+    kind: Kind
+    verdict: Verdict
     code: str
     why: str
     observations: list[dict[str, str]]
