@@ -23,8 +23,9 @@ started in the project root for each measurement and killed after it:
 - one worker: the shards are graded one after another;
 - two workers: two shards at a time.
 
-The parent runs on a work queue of its own (``parents``), served by a third
-worker, so it never takes a shard worker's slot. Each side's time runs from
+The parent runs on the work queue ``infra/prefect.yaml`` gives
+``grade-sweep/local`` (``parents``), served by a third worker, so it never
+takes a shard worker's slot. Each side's time runs from
 creating the parent's flow run to its end (worker polling every second,
 each flow run's process start, the summary and artifacts included).
 Printed: runs per second each way, the peak resident memory (VmHWM) of the
@@ -115,12 +116,13 @@ def grade(
             run = run_deployment(
                 "grade-sweep/local",
                 parameters={"request": request},
-                work_queue_name="parents",
                 timeout=None,
                 poll_interval=1,
                 as_subflow=False,
             )
             seconds = time.perf_counter() - start
+    if run.work_queue_name != "parents":  # else it took a shard worker's slot
+        raise SystemExit(f"the parent ran on work queue {run.work_queue_name!r}, not 'parents'")
     state = run.state
     if state is None or not state.is_completed():
         raise SystemExit(

@@ -354,6 +354,11 @@ def a_sweep_sharded_over_two_workers_grades_every_run_once(
     shards = flow_runs_named(deployed, "grade-run-big-shard-")
     assert sorted(run.name for run in shards) == [f"grade-run-big-shard-{i}" for i in range(4)]
     assert all(run.state is not None and run.state.is_completed() for run in shards)
+    # infra/prefect.yaml puts parents on a queue of their own, which workers
+    # started without --work-queue serve too (docs/scale.md).
+    assert {run.work_queue_name for run in shards} == {"default"}
+    parents = flow_runs_named(deployed, "grade-sweep-big")
+    assert [run.work_queue_name for run in parents] == ["parents"]
     # The documents name the sweep, as if it had been graded whole.
     assert json.loads((out / "r0001" / "grade.json").read_text())["run"]["sweep"] == "big"
     # The parent's artifacts: the whole sweep's summary and one row per shard.
