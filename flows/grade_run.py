@@ -65,6 +65,7 @@ from truereward.prefect.runner import (
     RequestedTaskRunner,
     largest_chunk,
     runner_name,
+    ship_flow_code,
     task_runner_for,
 )
 from truereward.prefect.tasks import fold, publish, read
@@ -142,6 +143,8 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
         on,
         request.regrade,
     )
+    if on != "threads":  # task runs in other processes: see ship_flow_code
+        ship_flow_code(__name__)
     retries = request.max_attempts - 1
     steps = (
         read.with_options(

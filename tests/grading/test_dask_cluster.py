@@ -33,10 +33,25 @@ def cluster(
         yield running
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
 def run_flow(request: GradeRequest, runner: Any = None) -> Any:
     from flows.grade_run import grade_run
 
     flow = grade_run if runner is None else grade_run.with_options(task_runner=runner)
+    return flow(request, return_state=True)
+
+
+def run_flow_as_deployed(request: GradeRequest) -> Any:
+    """The flow as a process worker runs a deployment: loaded from its
+    entrypoint, which makes ``flows/grade_run.py`` a top-level module
+    ``grade_run`` that no cluster process can import (the project root is
+    on their path, ``flows/`` is not)."""
+    from prefect.flows import load_flow_from_entrypoint
+
+    flow = load_flow_from_entrypoint(f"{ROOT / 'flows' / 'grade_run.py'}:grade_run")
+    assert flow.fn.__module__ == "grade_run"
     return flow(request, return_state=True)
 
 
@@ -63,6 +78,9 @@ SWEEP = {f"run-{index:02d}": kind for index, kind in enumerate(["pass", "fail", 
 def test_the_request_sends_task_runs_to_the_cluster(
     prefect_client_settings: str, cluster: tuple[str, list[int]], tmp_path: Path
 ) -> None:
+    # Loaded as a deployment's worker loads it: task runs on the cluster
+    # receive the flow in their context, which the cluster must unpickle
+    # without importing the flow's file (PrefectHQ/prefect#16419).
     address, workers = cluster
     sweep = make_sweep(tmp_path / "sweep", {f"r{i}": "pass" for i in range(8)})
     out = tmp_path / "out"
@@ -70,11 +88,55 @@ def test_the_request_sends_task_runs_to_the_cluster(
         sweep=str(sweep), target=str(out), reader=PID_READER, task_runner="dask",
         dask_address=address, chunk_size=1,
     )  # fmt: skip
-    state = run_flow(request)
+    state = run_flow_as_deployed(request)
     assert state.is_completed(), state.message
     assert state.result().summary.gradable == 8
     seen = pids(out)
     assert seen and seen <= set(workers)  # read in the workers, not in this process
+
+
+def test_task_runs_the_cluster_cannot_start_fail_their_runs_not_the_flow(
+    prefect_client_settings: str,
+    cluster: tuple[str, list[int]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The flow's code not shipped (as before ship_flow_code): the cluster
+    # cannot unpickle a single task run. The flow must say so for each run,
+    # not end with a traceback on a state that never finished.
+    import contextlib
+    import sys
+
+    import cloudpickle
+    from prefect.flows import load_flow_from_entrypoint
+
+    address, _ = cluster
+    flow = load_flow_from_entrypoint(f"{ROOT / 'flows' / 'grade_run.py'}:grade_run")
+    module = sys.modules["grade_run"]
+    monkeypatch.setattr(module, "ship_flow_code", lambda name: None)
+    with contextlib.suppress(ValueError):  # registered by another test in this process
+        cloudpickle.unregister_pickle_by_value(module)
+    sweep = make_sweep(tmp_path / "sweep", {f"r{i}": "pass" for i in range(3)})
+    out = tmp_path / "out"
+    request = GradeRequest(
+        sweep=str(sweep), target=str(out), task_runner="dask", dask_address=address, chunk_size=1
+    )
+    try:
+        state = flow(request, return_state=True)
+    finally:
+        # Shipped again for the tests after this one: pydantic caches the
+        # flow's return type, State[GradeRunResult], as first made (in the
+        # module loaded here), so flows.grade_run's flow refers to it too.
+        cloudpickle.register_pickle_by_value(module)
+    assert state.is_failed() and state.name == "Publish failed", (state.name, state.message)
+    result = state.result(raise_on_failure=False).result
+    assert result.failed == 3 and result.summary.gradable == 0
+    for failure in result.failures:
+        assert "the task run never finished" in failure.why, failure
+        assert "No module named 'grade_run'" in failure.why, failure
+    assert not list(out.glob("*/grade.json"))  # nothing scored
+    assert "3 not published" in state.message
+    assert (out / "sweep-report.html").is_file()  # the page that says why, target or not
 
 
 def test_with_options_task_runner_is_honoured(

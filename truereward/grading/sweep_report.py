@@ -17,6 +17,8 @@ running the flow again changes nothing); a URL with one fsspec write.
 
 from __future__ import annotations
 
+import os
+
 from .. import safefile, urls
 from ..target import Target
 from .commands import deployment_command, local_command, regrade_request
@@ -83,6 +85,9 @@ def write_sweep_report(
 
         if _holds(path, data):
             return where  # the same page: a second, idempotent run touches nothing
+        # The target may not exist yet: a sweep none of whose runs could be
+        # published, whose page is then the one that says why.
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         write_whole(path, data)
         return where
     import fsspec

@@ -66,12 +66,37 @@ def _outcome(future: PrefectFuture[Any], *, value: bool) -> tuple[bool, Any]:
     machinery (tens of milliseconds each, in the flow's one thread)."""
     future.wait()
     state = future.state
+    if not state.is_final():
+        return False, _never_finished(future, state.type.value)
     if not value:
         return state.is_completed(), None
     data: Any = state.data
     if type(data).__name__ == "ResultRecord":
         return state.is_completed(), data.result
     return state.is_completed(), state.result(raise_on_failure=False)
+
+
+def _never_finished(future: PrefectFuture[Any], state: str) -> RuntimeError:
+    """Why a finished future's task run has no final state: the runner never
+    ran it to its end (a Dask cluster that could not unpickle it, a worker
+    lost with it: KilledWorker), so the API still says ``PENDING`` or
+    ``RUNNING``. The runner's own error says why, when it has one."""
+    why = f"the task run never finished (its state is still {state})"
+    exception = getattr(getattr(future, "wrapped_future", None), "exception", None)
+    if callable(exception):
+        try:
+            # Done already (its callback ran); Dask's client answers
+            # through its event loop, which a zero timeout does not wait for.
+            cause = exception(timeout=10)
+        except Exception as error:  # noqa: BLE001 - whatever the runner raises, it is the why
+            cause = error
+        said: list[str] = []
+        while isinstance(cause, BaseException) and len(said) < 3:  # and what it came from
+            said.append(f"{type(cause).__name__}: {' '.join(str(cause).split())[:300]}")
+            cause = cause.__cause__ or cause.__context__
+        if said:
+            why += ": " + "; from ".join(said)
+    return RuntimeError(why)
 
 
 def _failed(chunk: Chunk, step: str, error: BaseException | None) -> list[PublishedRun]:

@@ -20,6 +20,7 @@ the default, not the only way.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
@@ -27,7 +28,13 @@ from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 from ..grading.chunks import MAX_AUTO_CHUNK, MAX_REMOTE_CHUNK
 from ..grading.request import GradeRequest
 
-__all__ = ["RequestedTaskRunner", "largest_chunk", "runner_name", "task_runner_for"]
+__all__ = [
+    "RequestedTaskRunner",
+    "largest_chunk",
+    "runner_name",
+    "ship_flow_code",
+    "task_runner_for",
+]
 
 
 class RequestedTaskRunner(ThreadPoolTaskRunner[Any]):
@@ -76,3 +83,24 @@ def task_runner_for(request: GradeRequest) -> TaskRunner[Any]:
         }
     )
     return runner
+
+
+def ship_flow_code(module_name: str) -> None:
+    """Send the flow's own module to other processes by value (pickled with
+    its code) rather than by name, for a task runner whose task runs are in
+    other processes (Dask).
+
+    Each task run receives the flow run's context, which holds the flow. A
+    process worker loads a deployment's flow from its file, as a top-level
+    module named after it (``flows/grade_run.py`` becomes ``grade_run``),
+    which the Dask scheduler and workers cannot import: every task run then
+    fails to unpickle and the flow never sees it start
+    (PrefectHQ/prefect#16419). By value, the cluster needs truereward and
+    nothing of the project's files. ``__main__`` (``python flows/...``)
+    already goes by value; registering a module twice is harmless."""
+    module = sys.modules.get(module_name)
+    if module is None or module_name == "__main__":
+        return
+    import cloudpickle  # Prefect's own dependency
+
+    cloudpickle.register_pickle_by_value(module)
