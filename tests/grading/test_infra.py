@@ -166,3 +166,57 @@ def test_the_sample_sweep_has_every_kind_of_run_and_grades_as_designed(tmp_path:
     assert len(run_blamed) == 4 and all(line.attempts == 1 for line in run_blamed)
     assert sorted(waits) == [0.5, 0.5, 0.5, 1.0, 1.0]  # backoff doubles
     assert result.state_name == "Graded with refusals"
+
+
+ZOMBIES = INFRA / "automations" / "crash-unresponsive-flow-runs.yaml"
+
+
+def test_the_zombie_automation_waits_for_every_event_our_flow_runs_end_with() -> None:
+    # Prefect's own example expects Completed/Failed/Cancelled/Crashed; our
+    # flow runs end in states named otherwise, and their events carry the
+    # name: a run that ended "Graded" must never be crashed for its silence.
+    from prefect.server.events.schemas.automations import EventTrigger
+    from prefect.settings import get_current_settings
+
+    from flows.grade_run import NOT_STARTED
+    from truereward.grading.report import GRADED, GRADED_WITH_REFUSALS, NOT_PUBLISHED
+
+    (automation,) = load_yaml(ZOMBIES)["automations"]
+    trigger = EventTrigger.model_validate(automation["trigger"])
+    assert trigger.posture == "Proactive" and trigger.for_each == {"prefect.resource.id"}
+    assert trigger.starts_after("prefect.flow-run.heartbeat")
+    assert not trigger.starts_after("prefect.flow-run.Running")
+    ends = [GRADED, GRADED_WITH_REFUSALS, NOT_PUBLISHED, f"{NOT_STARTED}: sweep: no such directory"]
+    ends += ["Shards failed: 1, 3", "Completed", "Failed", "Cancelled", "Crashed"]
+    for name in [*ends, "heartbeat", "Running"]:
+        assert trigger.expects(f"prefect.flow-run.{name}"), name
+    assert not trigger.expects("prefect.task-run.Completed")
+    # Longer than two heartbeat intervals of Prefect's default: a live run is never crashed.
+    frequency = get_current_settings().flows.heartbeat_frequency
+    assert frequency is not None and trigger.within.total_seconds() > 2 * frequency
+    (action,) = automation["actions"]
+    assert action["type"] == "change-flow-run-state" and action["state"] == "CRASHED"
+
+
+def test_the_zombie_automation_is_created_by_prefects_cli_on_a_real_server(
+    prefect_api: str, tmp_path: Path
+) -> None:
+    from prefect.automations import Automation
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from .server import PREFECT, offline_env
+
+    env = offline_env(PREFECT_API_URL=prefect_api, PREFECT_HOME=str(tmp_path / "home"))
+    created = subprocess.run(
+        [PREFECT, "automation", "create", "--from-file", str(ZOMBIES)],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert created.returncode == 0, created.stdout + created.stderr
+    with temporary_settings(updates={PREFECT_API_URL: prefect_api}):
+        stored = Automation.read(name="truereward-crash-unresponsive-flow-runs")
+        try:
+            assert stored.enabled
+            assert stored.trigger.model_dump()["within"].total_seconds() == 600
+            assert [action.type for action in stored.actions] == ["change-flow-run-state"]
+        finally:
+            stored.delete()  # the session's server is shared: leave no automation behind
