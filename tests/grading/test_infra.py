@@ -174,7 +174,7 @@ ZOMBIES = INFRA / "automations" / "crash-unresponsive-flow-runs.yaml"
 def test_the_zombie_automation_waits_for_every_event_our_flow_runs_end_with() -> None:
     # Prefect's own example expects Completed/Failed/Cancelled/Crashed; our
     # flow runs end in states named otherwise, and their events carry the
-    # name: a run that ended "Graded" must never be crashed for its silence.
+    # name: the end of a run that ended "Graded" is an event the trigger counts.
     from prefect.server.events.schemas.automations import EventTrigger
     from prefect.settings import get_current_settings
 
