@@ -1,0 +1,91 @@
+"""Splitting a sweep into shards (truereward.grading.shards): every run in
+exactly one shard, the same shard for the same run id and shard count
+whatever else the sweep holds, and a shard's request that grades what the
+whole sweep's would (same sweep name, same settings, its runs only)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from truereward.grading import GradeRequest
+from truereward.grading.plan import GradeSettings, RunJob, plan_sweep
+from truereward.grading.shards import SweepRequest, shard_of, shard_requests, split
+
+from .sweeps import make_sweep
+
+run_ids = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40
+)  # any text: shard_of hashes it
+shard_counts = st.integers(min_value=1, max_value=1024)
+
+SETTINGS = GradeSettings(scheme="gated-binary/1", case_set="tests/task.json")
+
+
+def job(run: str) -> RunJob:
+    return RunJob(run=run, url=f"/sweeps/nightly/{run}", settings=SETTINGS)
+
+
+@given(run_ids, shard_counts)
+def test_a_run_lands_in_one_shard_in_range_by_its_id_alone(run: str, shards: int) -> None:
+    index = shard_of(run, shards)
+    assert 0 <= index < shards
+    # The rule itself: the first eight bytes of the id's sha256, big-endian,
+    # modulo the count (documented, so another tool can compute it too).
+    digest = hashlib.sha256(run.encode("utf-8")).digest()
+    assert index == int.from_bytes(digest[:8], "big") % shards
+
+
+@given(st.lists(run_ids, unique=True, max_size=60), st.lists(run_ids, max_size=20), shard_counts)
+def test_split_is_a_partition_that_other_runs_do_not_move(
+    runs: list[str], others: list[str], shards: int
+) -> None:
+    parts = split([job(run) for run in runs], shards)
+    assert len(parts) == shards
+    assert sorted(item.run for part in parts for item in part) == sorted(runs)  # each once
+    for index, part in enumerate(parts):
+        assert [item.run for item in part] == [
+            run for run in runs if shard_of(run, shards) == index
+        ]
+    # A sweep that grew (or shrank) keeps every run where it was.
+    grown = [*runs, *(run for run in others if run not in runs)]
+    again = split([job(run) for run in grown], shards)
+    for index, part in enumerate(parts):
+        kept = {item.run for item in again[index]}
+        assert {item.run for item in part} <= kept
+
+
+def test_shard_of_refuses_zero_shards() -> None:
+    with pytest.raises(ValueError, match="at least one shard"):
+        shard_of("run-1", 0)
+
+
+def test_shard_requests_grade_what_the_whole_sweep_request_would(tmp_path: Path) -> None:
+    runs = {f"run-{index:03d}": "pass" for index in range(40)}
+    sweep = make_sweep(tmp_path / "nightly", runs)
+    request = SweepRequest(
+        sweep=str(sweep), target=str(tmp_path / "out"), shards=3, only_shards=[1],
+        concurrency=2, max_attempts=2,
+    )  # fmt: skip
+    jobs, skipped = plan_sweep(request, None)
+    assert not skipped
+    shards = shard_requests(request, jobs, request.shards)
+    assert set(shards) <= {0, 1, 2}
+    given_runs = [url for shard in shards.values() for url in shard.runs or ()]
+    assert sorted(given_runs) == sorted(item.url for item in jobs)  # every run, once
+    whole = GradeRequest.model_validate(
+        request.model_dump(exclude={"shards", "shards_in_flight", "deployment", "only_shards"})
+    )
+    for index, shard in shards.items():
+        assert shard.sweep is None and shard.sweep_label == "nightly" == whole.sweep_label
+        assert {url.rsplit("/", 1)[-1] for url in shard.runs or ()} == {
+            run for run in runs if shard_of(run, 3) == index
+        }
+        # Everything but where the runs come from is the whole request's.
+        assert shard.model_dump(exclude={"sweep", "runs", "sweep_name"}) == whole.model_dump(
+            exclude={"sweep", "runs", "sweep_name"}
+        )
