@@ -1,0 +1,103 @@
+"""prefect-aws blocks a team already has, used as targets of the grade-run
+flow on a real Prefect server and moto's S3 server: an ``AwsCredentials``
+block named by a ``TargetBlock``'s ``credentials_block``, and an
+``S3Bucket`` block named directly (``s3-bucket/NAME``). The store's endpoint
+is known only to the blocks (this process's environment has none), so a
+grade that lands in the bucket went through them."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from truereward.grading import GradeRequest
+
+from .sweeps import make_sweep
+
+
+def run_flow(**request: Any) -> Any:
+    from flows.grade_run import grade_run
+
+    return grade_run(GradeRequest.model_validate(request), return_state=True)
+
+
+@pytest.fixture
+def credentials(
+    prefect_client_settings: str, s3_endpoint: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Any, str]:
+    """A saved ``AwsCredentials`` block for the loopback store, and its name;
+    no endpoint in the environment, so only the block knows the store."""
+    from prefect_aws import AwsCredentials
+
+    for variable in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3"):
+        monkeypatch.delenv(variable, raising=False)
+
+    block = AwsCredentials(
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        region_name="us-east-1",
+        aws_client_parameters={"endpoint_url": s3_endpoint},
+    )
+    name = f"aws-{uuid.uuid4().hex[:10]}"
+    block.save(name)
+    return block, name
+
+
+def keys(s3_client: Any, bucket: str, prefix: str) -> set[str]:
+    listed = s3_client.list_objects_v2(Bucket=bucket, Prefix=prefix).get("Contents", [])
+    return {item["Key"] for item in listed}
+
+
+def test_a_target_block_takes_its_credentials_from_an_aws_credentials_block(
+    credentials: tuple[Any, str], s3_client: Any, bucket: str, tmp_path: Path
+) -> None:
+    from truereward.prefect.block import TargetBlock, load_target
+
+    _, aws = credentials
+    name = f"t-{uuid.uuid4().hex[:10]}"
+    TargetBlock(url=f"s3://{bucket}/graded", credentials_block=aws).save(name)
+    options = load_target(name).options()
+    assert options["key"] == "testing" and options["secret"] == "testing"
+    assert options["client_kwargs"] == {"region_name": "us-east-1"}
+    assert options["endpoint_url"].startswith("http://127.0.0.1:")
+    assert "testing" not in repr(TargetBlock.load(name))  # the secret stays in its block
+
+    sweep = make_sweep(tmp_path / "sweep", {"a": "pass", "b": "fail"})
+    state = run_flow(sweep=str(sweep), target_block=name)
+    assert state.is_completed(), state.message
+    assert {"graded/a/grade.json", "graded/a/reward.txt", "graded/b/grade.json"} <= keys(
+        s3_client, bucket, "graded/"
+    )
+    reward = s3_client.get_object(Bucket=bucket, Key="graded/a/reward.txt")["Body"].read()
+    assert reward == b"1.0\n"
+
+
+def test_an_s3_bucket_block_is_a_target_with_its_folder_and_credentials(
+    credentials: tuple[Any, str], s3_client: Any, bucket: str, tmp_path: Path
+) -> None:
+    from prefect_aws import S3Bucket
+
+    block, _ = credentials
+    name = f"b-{uuid.uuid4().hex[:10]}"
+    S3Bucket(bucket_name=bucket, bucket_folder="nightly/", credentials=block).save(name)
+    sweep = make_sweep(tmp_path / "sweep", {"a": "pass"})
+    state = run_flow(sweep=str(sweep), target_block=f"s3-bucket/{name}")
+    assert state.is_completed(), state.message
+    stored = s3_client.get_object(Bucket=bucket, Key="nightly/a/grade.json")["Body"].read()
+    assert json.loads(stored)["reward"] == 1.0
+
+
+def test_a_block_that_is_not_a_target_is_refused_before_grading(
+    credentials: tuple[Any, str], tmp_path: Path
+) -> None:
+    _, aws = credentials
+    sweep = make_sweep(tmp_path / "sweep", {"a": "pass"})
+    state = run_flow(sweep=str(sweep), target_block=f"aws-credentials/{aws}")
+    assert state.is_failed()
+    assert state.name.startswith("Not started: target_block"), state.name
+    assert "AwsCredentials, not a target" in state.message
+    assert not (sweep / "a" / "logs" / "verifier" / "grade.json").exists()  # nothing graded
