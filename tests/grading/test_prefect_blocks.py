@@ -1,9 +1,10 @@
-"""prefect-aws blocks a team already has, used as targets of the grade-run
-flow on a real Prefect server and moto's S3 server: an ``AwsCredentials``
-block named by a ``TargetBlock``'s ``credentials_block``, and an
-``S3Bucket`` block named directly (``s3-bucket/NAME``). The store's endpoint
-is known only to the blocks (this process's environment has none), so a
-grade that lands in the bucket went through them."""
+"""Prefect blocks as targets, on a real Prefect server and moto's S3
+server: our block type as ``prefect block register`` shows it, and the
+prefect-aws blocks a team already has as targets of the grade-run flow (an
+``AwsCredentials`` block named by a ``TargetBlock``'s ``credentials_block``,
+an ``S3Bucket`` block named directly: ``s3-bucket/NAME``). The store's
+endpoint is known only to the blocks (this process's environment has none),
+so a grade that lands in the bucket went through them."""
 
 from __future__ import annotations
 
@@ -101,3 +102,35 @@ def test_a_block_that_is_not_a_target_is_refused_before_grading(
     assert state.name.startswith("Not started: target_block"), state.name
     assert "AwsCredentials, not a target" in state.message
     assert not (sweep / "a" / "logs" / "verifier" / "grade.json").exists()  # nothing graded
+
+
+def test_prefect_block_register_shows_our_block_type_in_prefects_conventions(
+    prefect_api: str, tmp_path: Path
+) -> None:
+    # As docs/prefect.md registers it: through Prefect's CLI, then read back
+    # from the server as the UI shows it.
+    import subprocess
+
+    from prefect.client.orchestration import get_client
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from .server import PREFECT, offline_env
+
+    env = offline_env(PREFECT_API_URL=prefect_api, PREFECT_HOME=str(tmp_path / "home"))
+    registered = subprocess.run(
+        [PREFECT, "block", "register", "-m", "truereward.prefect.block"],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert registered.returncode == 0, registered.stdout + registered.stderr
+    settings = temporary_settings(updates={PREFECT_API_URL: prefect_api})
+    with settings, get_client(sync_client=True) as client:
+        kind = client.read_block_type_by_slug("truereward-target")
+        schema = client.get_most_recent_block_schema_for_block_type(kind.id)
+    assert schema is not None
+    assert kind.name == "Truereward Target" and kind.logo_url is None
+    assert kind.description and kind.description.startswith("Where truereward publishes grades")
+    assert kind.documentation_url and str(kind.documentation_url).endswith("#the-target-block")
+    fields = schema.fields
+    assert any(name.startswith("secret_options") for name in fields["secret_fields"])
+    for name, field in fields["properties"].items():  # every field titled and described
+        assert field.get("title") and field.get("description"), name
