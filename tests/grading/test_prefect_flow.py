@@ -190,6 +190,13 @@ def test_chunks_and_the_graded_state(prefect_client_settings: str, tmp_path: Pat
     assert {"read-r0..r1", "read-r2..r3", "read-r4", "publish-r4"} <= set(runs)
     assert len(runs) == 9  # three steps for each of three chunks
     assert sorted(published(out)) == [f"r{index}" for index in range(5)]
+    # Tags carry the sweep (a tag concurrency limit on sweep:all-good bounds
+    # its task runs across flow runs) and, for a chunk of one run, the run.
+    for name, run in runs.items():
+        expected = {"truereward", "sweep:all-good"} | (
+            {"run:r4"} if name.endswith("-r4") else set()
+        )
+        assert set(run.tags) == expected, (name, run.tags)
 
 
 def test_the_dask_runner_publishes_the_same_grades(
