@@ -199,6 +199,53 @@ def test_chunks_and_the_graded_state(prefect_client_settings: str, tmp_path: Pat
         assert set(run.tags) == expected, (name, run.tags)
 
 
+def overlapping_pairs(flow_run_id: Any) -> int:
+    """How many pairs of the flow run's task runs ran at the same time."""
+    from prefect import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    with get_client(sync_client=True) as client:
+        runs = client.read_task_runs(
+            flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id]))
+        )
+    spans = sorted((run.start_time, run.end_time) for run in runs if run.start_time)
+    assert spans and all(end is not None for _, end in spans)
+    return sum(
+        1 for index, (_, end) in enumerate(spans) for start, _ in spans[index + 1 :] if start < end
+    )
+
+
+def test_a_tag_concurrency_limit_on_the_sweep_bounds_its_task_runs(
+    prefect_client_settings: str, tmp_path: Path
+) -> None:
+    # Prefect's own machinery, as docs/prefect.md says to use it: a limit on
+    # the tag sweep:<name> that every task run of the sweep carries.
+    from prefect import get_client
+
+    name = f"limited-{uuid.uuid4().hex[:8]}"  # a tag of its own on the shared server
+    # Reads that take a while, four at a time: without the limit they overlap
+    # (quick ones did, 16 pairs, when the limit was created too late to be
+    # seen: Prefect caches for 5 s that a tag has none). No unlimited run in this
+    # process serves as the control: one graded after a limited run was
+    # seen to run its reads one at a time too.
+    runs = {f"r{index}": ("slow", 0.3) for index in range(6)}
+
+    def grade(label: str) -> Any:
+        sweep = make_sweep(tmp_path / label / name, runs)
+        out = str(tmp_path / f"out-{label}")
+        return run_flow(sweep=str(sweep), target=out, chunk_size=1, concurrency=4)
+
+    with get_client(sync_client=True) as client:
+        client.create_concurrency_limit(tag=f"sweep:{name}", concurrency_limit=1)
+        try:
+            bound = grade("bound")
+        finally:
+            client.delete_concurrency_limit_by_tag(f"sweep:{name}")
+    assert bound.is_completed(), bound.message
+    assert overlapping_pairs(bound.state_details.flow_run_id) == 0
+    assert sorted(published(tmp_path / "out-bound")) == sorted(runs)
+
+
 def test_the_dask_runner_publishes_the_same_grades(
     prefect_client_settings: str, tmp_path: Path
 ) -> None:
