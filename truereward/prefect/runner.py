@@ -15,6 +15,10 @@ the default, not the only way.
   Dask is imported only then. The local cluster's workers are told the
   flow's API URL, so a flow on Prefect's ephemeral API (no server
   configured) works with Dask too.
+
+On a runner whose task runs are in other processes the flow sends its own
+module's code with them (:func:`ship_flow_code`), so a cluster needs
+truereward installed and none of the project's files.
 """
 
 from __future__ import annotations
