@@ -1,7 +1,9 @@
 """The grade-run flow on a real Dask cluster of separate processes (``dask
 scheduler`` and two ``dask worker`` processes on loopback), against a real
-Prefect server: by the request's ``dask_address``, and by
-``grade_run.with_options(task_runner=...)``; and a sweep on S3 published to
+Prefect server: by the request's ``dask_address`` (the flow loaded from its
+entrypoint, as a deployment's worker loads it), and by
+``grade_run.with_options(task_runner=...)``; task runs the cluster cannot
+start, failing their runs rather than the flow; and a sweep on S3 published to
 S3 through the cluster, with credentials from a target block, giving the
 same grades byte for byte (timestamps aside) as the thread runner on a
 local target."""
