@@ -89,3 +89,22 @@ def test_shard_requests_grade_what_the_whole_sweep_request_would(tmp_path: Path)
         assert shard.model_dump(exclude={"sweep", "runs", "sweep_name"}) == whole.model_dump(
             exclude={"sweep", "runs", "sweep_name"}
         )
+
+
+def test_the_command_that_grades_a_failed_shard_again_asks_for_that_shard_alone() -> None:
+    # What the parent's artifact prints for a shard that did not complete
+    # (checked by hand against a server: it graded that shard's missing runs
+    # and nothing else).
+    import json
+    import shlex
+
+    from flows.grade_sweep import _again
+
+    request = SweepRequest(sweep="sweeps/nightly", target="out/nightly", shards=8, concurrency=2)
+    words = shlex.split(_again(request, 5))
+    assert words[:4] == ["prefect", "deployment", "run", "grade-sweep/local"]
+    assert words[-1] == "--watch" and words[4] == "-p"
+    key, _, value = words[5].partition("=")
+    again = SweepRequest.model_validate(json.loads(value))
+    assert key == "request" and again.only_shards == [5]
+    assert again.model_dump(exclude={"only_shards"}) == request.model_dump(exclude={"only_shards"})
