@@ -1,5 +1,6 @@
 """Generated sweeps for the grading and Prefect tests: one directory per
-run, each with a task spec (``task.json``) and its evidence."""
+run, each with a task spec (``task.json``) and its evidence; and the
+grade-run flow called on a request."""
 
 from __future__ import annotations
 
@@ -100,3 +101,12 @@ def snapshot(target: Path) -> dict[str, tuple[bytes, int]]:
         for path in sorted(target.rglob("*"))
         if path.is_file()
     }
+
+
+def run_flow(**request: Any) -> Any:
+    """The final state of the grade-run flow called (in this process) on the
+    request ``request`` describes."""
+    from flows.grade_run import grade_run
+    from truereward.grading import GradeRequest
+
+    return grade_run(GradeRequest.model_validate(request), return_state=True)

@@ -199,24 +199,22 @@ def test_the_zombie_automation_waits_for_every_event_our_flow_runs_end_with() ->
 
 
 def test_the_zombie_automation_is_created_by_prefects_cli_on_a_real_server(
-    prefect_api: str, tmp_path: Path
+    prefect_client_settings: str, tmp_path: Path
 ) -> None:
     from prefect.automations import Automation
-    from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from .server import PREFECT, offline_env
 
-    env = offline_env(PREFECT_API_URL=prefect_api, PREFECT_HOME=str(tmp_path / "home"))
+    env = offline_env(PREFECT_API_URL=prefect_client_settings, PREFECT_HOME=str(tmp_path / "home"))
     created = subprocess.run(
         [PREFECT, "automation", "create", "--from-file", str(ZOMBIES)],
         env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert created.returncode == 0, created.stdout + created.stderr
-    with temporary_settings(updates={PREFECT_API_URL: prefect_api}):
-        stored = Automation.read(name="truereward-crash-unresponsive-flow-runs")
-        try:
-            assert stored.enabled
-            assert stored.trigger.model_dump()["within"].total_seconds() == 600
-            assert [action.type for action in stored.actions] == ["change-flow-run-state"]
-        finally:
-            stored.delete()  # the session's server is shared: leave no automation behind
+    stored = Automation.read(name="truereward-crash-unresponsive-flow-runs")
+    try:
+        assert stored.enabled
+        assert stored.trigger.model_dump()["within"].total_seconds() == 600
+        assert [action.type for action in stored.actions] == ["change-flow-run-state"]
+    finally:
+        stored.delete()  # the session's server is shared: leave no automation behind

@@ -15,15 +15,7 @@ from typing import Any
 
 import pytest
 
-from truereward.grading import GradeRequest
-
-from .sweeps import make_sweep
-
-
-def run_flow(**request: Any) -> Any:
-    from flows.grade_run import grade_run
-
-    return grade_run(GradeRequest.model_validate(request), return_state=True)
+from .sweeps import make_sweep, run_flow
 
 
 @pytest.fixture
@@ -105,25 +97,23 @@ def test_a_block_that_is_not_a_target_is_refused_before_grading(
 
 
 def test_prefect_block_register_shows_our_block_type_in_prefects_conventions(
-    prefect_api: str, tmp_path: Path
+    prefect_client_settings: str, tmp_path: Path
 ) -> None:
     # As docs/prefect.md registers it: through Prefect's CLI, then read back
     # from the server as the UI shows it.
     import subprocess
 
     from prefect.client.orchestration import get_client
-    from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from .server import PREFECT, offline_env
 
-    env = offline_env(PREFECT_API_URL=prefect_api, PREFECT_HOME=str(tmp_path / "home"))
+    env = offline_env(PREFECT_API_URL=prefect_client_settings, PREFECT_HOME=str(tmp_path / "home"))
     registered = subprocess.run(
         [PREFECT, "block", "register", "-m", "truereward.prefect.block"],
         env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert registered.returncode == 0, registered.stdout + registered.stderr
-    settings = temporary_settings(updates={PREFECT_API_URL: prefect_api})
-    with settings, get_client(sync_client=True) as client:
+    with get_client(sync_client=True) as client:
         kind = client.read_block_type_by_slug("truereward-target")
         schema = client.get_most_recent_block_schema_for_block_type(kind.id)
     assert schema is not None

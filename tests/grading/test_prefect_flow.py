@@ -15,15 +15,9 @@ import pytest
 
 from truereward.grading import GradeRequest, PublishFailed
 
-from .sweeps import make_sweep, published, snapshot
+from .sweeps import make_sweep, published, run_flow, snapshot
 
 pytestmark = pytest.mark.slow
-
-
-def run_flow(**request: Any) -> Any:
-    from flows.grade_run import grade_run
-
-    return grade_run(GradeRequest.model_validate(request), return_state=True)
 
 
 def task_runs_by_name(flow_run_id: Any, expected: dict[str, int]) -> dict[str, Any]:

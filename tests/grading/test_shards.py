@@ -6,6 +6,8 @@ whole sweep's would (same sweep name, same settings, its runs only)."""
 from __future__ import annotations
 
 import hashlib
+import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -95,9 +97,6 @@ def test_the_command_that_grades_a_failed_shard_again_asks_for_that_shard_alone(
     # What the parent's artifact prints for a shard that did not complete
     # (checked by hand against a server: it graded that shard's missing runs
     # and nothing else).
-    import json
-    import shlex
-
     from flows.grade_sweep import _again
 
     request = SweepRequest(sweep="sweeps/nightly", target="out/nightly", shards=8, concurrency=2)
