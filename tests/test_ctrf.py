@@ -7,10 +7,12 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from hypothesis import given
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from tests import strategies as gen
 from truereward import ctrf, grade_document
+from truereward.files import render
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "ctrf.schema.json").read_text())
 
@@ -81,3 +83,27 @@ def test_every_report_validates_and_is_never_greener_than_the_grade(rows, case_s
     if not document.gradable:
         assert summary["other"] >= 1
     assert report["extra"]["truereward"]["grade_sha256"] == document.digest
+
+
+def floats_in(value):
+    if isinstance(value, dict):
+        return [item for child in value.values() for item in floats_in(child)]
+    if isinstance(value, list):
+        return [item for child in value for item in floats_in(child)]
+    return [value] if type(value) is float else []
+
+
+@given(gen.row_lists, st.floats(0, 1), st.sampled_from(["gated-binary/1", "mean-score/1"]))
+@example([{"id": "a", "kind": "fail_to_pass", "verdict": "pass"}], 3e-05, "mean-score/1")
+def test_the_views_one_float_is_the_reward_so_its_bytes_are_the_standard_librarys(
+    rows, score, scheme
+):
+    # files.render names the reward as the view's only float and so skips
+    # orjson's float search (strictjson.canonical_bytes's floats=); a score
+    # below 1e-4 makes a reward that orjson would write otherwise.
+    scored = [{**row, "measures": {**row.get("measures", {}), "score": score}} for row in rows]
+    document = grade_document(scored, scheme=scheme)
+    report = ctrf(document)
+    assert floats_in(report) == ([] if document.reward is None else [document.reward])
+    standard = json.dumps(report, sort_keys=True, ensure_ascii=False, allow_nan=False, indent=2)
+    assert render(document)[document.publication.ctrf] == (standard + "\n").encode()

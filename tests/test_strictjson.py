@@ -50,3 +50,34 @@ def test_the_fast_path_writes_the_standard_librarys_bytes(value: Any, indent: in
 def test_a_nan_is_refused_unless_vouched_for() -> None:
     with pytest.raises(ValueError, match="JSON compliant"):
         canonical_bytes({"a": float("nan")})
+
+
+def floats_in(value: Any) -> list[float]:
+    if isinstance(value, dict):
+        return [item for child in value.values() for item in floats_in(child)]
+    if isinstance(value, list):
+        return [item for child in value for item in floats_in(child)]
+    return [value] if type(value) is float else []
+
+
+@given(json_values, st.sampled_from([2, None]))
+@example({"a": 1e-07, "b": [1e-05, 0.0]}, 2)
+@example([9.999999999999999e-05, -0.0001, 1e16], None)
+def test_named_floats_skip_the_search_only_when_orjson_writes_them_as_python_does(
+    value: Any, indent: int | None
+) -> None:
+    # A caller that names every float gets the same bytes as one that does not.
+    named = canonical_bytes(value, indent=indent, finite=True, floats=floats_in(value))
+    assert named == reference(value, indent)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+@example(9.999999999999999e-05)
+@example(1e-05)
+@example(5e-324)
+def test_orjson_writes_a_float_as_python_does_unless_it_is_below_1e_4(value: float) -> None:
+    # The rule the shortcut rests on (canonical_bytes's floats=).
+    import orjson
+
+    if value == 0 or abs(value) >= 1e-4:
+        assert orjson.dumps(value).decode() == repr(value)

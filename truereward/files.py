@@ -99,7 +99,10 @@ def render(document: GradeDocument) -> dict[str, bytes]:
     (``reward.txt`` last)."""
     bodies = {
         GRADE: document.to_bytes(),
-        document.publication.ctrf: canonical_bytes(ctrf(document), finite=True),
+        # The view's one float is the reward (ctrfreport's docstring).
+        document.publication.ctrf: canonical_bytes(
+            ctrf(document), finite=True, floats=(document.reward,)
+        ),
     }
     if document.gradable:
         bodies[REWARD_JSON] = canonical_bytes(reward_json(document), finite=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 __all__ = ["StrictJSONError", "canonical_bytes", "loads"]
@@ -82,7 +83,13 @@ _DECODER = json.JSONDecoder(
 )
 
 
-def canonical_bytes(value: Any, *, indent: int | None = 2, finite: bool = False) -> bytes:
+def canonical_bytes(
+    value: Any,
+    *,
+    indent: int | None = 2,
+    finite: bool = False,
+    floats: Iterable[float | None] | None = None,
+) -> bytes:
     """The canonical encoding of a JSON value: sorted keys, UTF-8 without
     escaping, no NaN (``ValueError`` if one is present), a final newline;
     two-space indent, or none (``indent=None``: the compact form).
@@ -96,12 +103,21 @@ def canonical_bytes(value: Any, *, indent: int | None = 2, finite: bool = False)
     which are then handed to it already written as Python does; anything it
     refuses (an integer beyond 64 bits, a key that is not a string) takes
     the standard library's path. (orjson writes a NaN as ``null`` rather
-    than refusing it, hence the vouching.)"""
+    than refusing it, hence the vouching.)
+
+    ``floats`` (with ``finite``): every float ``value`` holds, named by a
+    caller that knows them (the CTRF view holds one, the reward). When none
+    is below 1e-4 in magnitude (0 aside), orjson writes each as Python does
+    and its output is taken as it is; otherwise, and without ``floats``,
+    the output is searched for such a float, which costs about as much as
+    encoding a CTRF view."""
     if finite and _orjson is not None and indent in (2, None):
         options = _SORTED | (_INDENT if indent == 2 else 0)
         try:
             out = _orjson.dumps(value, option=options)
-            if _SMALL_EXPONENT.search(out) or _SMALL_DECIMAL.search(out):
+            if (floats is None or any(_written_otherwise(item) for item in floats)) and (
+                _SMALL_EXPONENT.search(out) or _SMALL_DECIMAL.search(out)
+            ):
                 # Perhaps a float written otherwise than Python does: write
                 # those floats as Python does, and let orjson do the rest.
                 out = _orjson.dumps(_as_python_writes_floats(value), option=options)
@@ -117,6 +133,12 @@ def canonical_bytes(value: Any, *, indent: int | None = 2, finite: bool = False)
         separators=(",", ": ") if indent is not None else (",", ":"),
     )
     return (text + "\n").encode("utf-8")
+
+
+def _written_otherwise(value: float | None) -> bool:
+    # Checked over every finite float: orjson writes 0 and anything at
+    # least 1e-4 in magnitude exactly as repr() does (1e+16 too).
+    return value is not None and value != 0 and abs(value) < 1e-4
 
 
 def _as_python_writes_floats(value: Any) -> Any:

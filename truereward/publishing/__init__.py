@@ -102,20 +102,32 @@ def publish(
         raise TypeError(f"publish() takes a GradeDocument, got {type(document).__name__}")
     if replaces is not None and not _DIGEST.match(replaces):
         raise ValueError(f"replaces must be a sha256 hex digest (or an ETag), got {replaces!r}")
-    resolved = as_target(target, storage_options, unconditional)
-    _spares_evidence(document, resolved)
-    if resolved.is_local:
+    url: str = ""
+    local: str | None = None
+    resolved: Target | None = None
+    if not isinstance(target, Target) and not storage_options and not unconditional:
+        # A plain local path (a verifier's logs directory, a sweep's run)
+        # needs no Target: building one cost more than rendering reward.json.
+        url = os.fspath(target)
+        local = urls.local_or_none(url) if url else None
+    if local is None:
+        resolved = as_target(target, storage_options, unconditional)
+        url = resolved.url
+        local = resolved.path if resolved.is_local else None
+    _spares_evidence(document, url, local)
+    if local is not None:
         if replaces is not None and len(replaces.strip('"')) != 64:
             raise ValueError("replaces on a local target must be the sha256 of grade.json")
         from .local import publish_local
 
-        return publish_local(document, resolved.path, replaces=replaces)
+        return publish_local(document, local, replaces=replaces)
     from .objects import publish_objects
 
+    assert resolved is not None  # not local: resolved above
     return publish_objects(document, open_store(resolved), replaces=replaces)
 
 
-def _spares_evidence(document: GradeDocument, target: Target) -> None:
+def _spares_evidence(document: GradeDocument, url: str, local: str | None) -> None:
     """Refuse to publish over a file the grade was read from.
 
     A run's own ``logs/verifier`` is both a common target and where a
@@ -129,23 +141,23 @@ def _spares_evidence(document: GradeDocument, target: Target) -> None:
     if not document.evidence:
         return
     names = (GRADE, document.publication.ctrf, REWARD_JSON, REWARD_TXT)
-    if target.is_local:
+    if local is not None:
         read = [
             path
             for path in (urls.local_or_none(item.path) for item in document.evidence)
             if path is not None
         ]
-        ours = [os.path.join(target.path, name) for name in names]
+        ours = [os.path.join(local, name) for name in names]
         clash = sorted(
             mine for mine in ours if any(safefile.same_file(mine, path) for path in read)
         )
     else:
-        base = target.url.rstrip("/")
+        base = url.rstrip("/")
         mapped = {f"{base}/{name}" for name in names}
         clash = sorted({item.path for item in document.evidence} & mapped)
     if clash:
         raise PublishError(
-            f"{target.url}: publishing would overwrite {clash[0]}, the evidence this grade "
+            f"{url}: publishing would overwrite {clash[0]}, the evidence this grade "
             "was read from; publish elsewhere (a target of its own) or keep the evidence "
             "under another name"
         )

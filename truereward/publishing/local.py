@@ -76,7 +76,7 @@ def _fsync_dir(dir_fd: int) -> None:
             raise
 
 
-def _ensure_directory(path: Path) -> None:
+def _ensure_directory(path: str) -> None:
     """Create ``path`` and missing parents, fsyncing each parent so the new
     entries are durable."""
     try:
@@ -85,7 +85,7 @@ def _ensure_directory(path: Path) -> None:
     except FileNotFoundError:
         pass
     missing: list[Path] = []
-    probe = path
+    probe = Path(path)
     while not probe.exists():
         missing.append(probe)
         if probe.parent == probe:
@@ -101,16 +101,16 @@ def _ensure_directory(path: Path) -> None:
             _fsync_dir(parent_fd)
         finally:
             os.close(parent_fd)
-    if not path.is_dir():
+    if not os.path.isdir(path):
         raise PublishError(f"{path}: the target exists and is not a directory")
 
 
 @contextmanager
-def _locked_directory(path: Path) -> Iterator[int]:
+def _locked_directory(path: str) -> Iterator[int]:
     """An fd on ``path``, exclusively flock-ed for the duration. The target
     directory itself must not be a symlink: nothing is written through one."""
     try:
-        dir_fd = safefile.open_directory(str(path))
+        dir_fd = safefile.open_directory(path)
     except safefile.NotAFile:
         raise PublishError(
             f"{path}: the target directory is a symlink; nothing is written through one"
@@ -267,7 +267,7 @@ def publish_local(
     touches nothing) when another grade is published there, and
     :class:`PublishError` on I/O errors.
     """
-    path = Path(directory)
+    path = os.fspath(directory)
     bodies = render(document)
     ours = bodies[GRADE]
     digest = document.digest  # sha256 of ours, computed once per document
@@ -282,14 +282,14 @@ def publish_local(
                 decision = Decision.REPLACE  # a symlink squats the name: replace it
             if decision is Decision.CONFLICT:
                 raise PublishConflict(
-                    str(path),
+                    path,
                     existing=sha256_hex(existing) if isinstance(existing, bytes) else None,
                     attempted=digest,
                     replaces=replaces,
                 )
             if decision is Decision.SAME:
                 written, removed = _repair(dir_fd, bodies, present, token)
-                return PublishResult(str(path), digest, decision, tuple(written), tuple(removed))
+                return PublishResult(path, digest, decision, tuple(written), tuple(removed))
 
             # The reward files, and our CTRF view of the grade being replaced,
             # go first: a publish killed after grade.json then shows an
@@ -305,7 +305,7 @@ def publish_local(
                     # Someone outside our lock created it meanwhile.
                     raced = _read(dir_fd, GRADE)
                     raise PublishConflict(
-                        str(path),
+                        path,
                         existing=sha256_hex(raced) if isinstance(raced, bytes) else None,
                         attempted=digest,
                         replaces=replaces,
@@ -325,7 +325,7 @@ def publish_local(
                 _replace(dir_fd, REWARD_TXT, bodies[REWARD_TXT], token)
                 _fsync_dir(dir_fd)
                 written.append(REWARD_TXT)
-            return PublishResult(str(path), digest, decision, tuple(written), tuple(removed))
+            return PublishResult(path, digest, decision, tuple(written), tuple(removed))
     except PublishError:
         raise
     except OSError as error:
