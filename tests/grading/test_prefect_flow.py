@@ -185,12 +185,12 @@ def test_chunks_and_the_graded_state(prefect_client_settings: str, tmp_path: Pat
     assert len(runs) == 9  # three steps for each of three chunks
     assert sorted(published(out)) == [f"r{index}" for index in range(5)]
     # Tags carry the sweep (a tag concurrency limit on sweep:all-good bounds
-    # its task runs across flow runs) and, for a chunk of one run, the run.
+    # its task runs across flow runs), one set for every task run: a tag
+    # naming the run made each one-run chunk ask for its slots anew, a
+    # SQLite write that collided and waited 2 s (pipeline.py's docstring).
+    # The run is in the name.
     for name, run in runs.items():
-        expected = {"truereward", "sweep:all-good"} | (
-            {"run:r4"} if name.endswith("-r4") else set()
-        )
-        assert set(run.tags) == expected, (name, run.tags)
+        assert set(run.tags) == {"truereward", "sweep:all-good"}, (name, run.tags)
 
 
 def overlapping_pairs(flow_run_id: Any) -> int:

@@ -33,6 +33,18 @@ graded 141 runs/s (0.86x) and peaked at 654 MB (3.7x: every task run is
 submitted up front and every future keeps its result until the flow ends,
 so memory grows with the sweep); one run a chunk through ``.map`` graded
 12 runs/s (0.08x). Kept for that reason.
+
+Why a task run's tags name the sweep and not its run: before it runs, a
+task run with tags asks the server for a concurrency slot on each (the
+client remembers for 5 s that a set of tags has no limit, per set), and on
+SQLite, Prefect's default database, that write collides with the flow's
+other writes: ``database is locked``, answered ``503``, retried by the
+client after 2 s. The sweep's tags are one set, asked once per 5 s; a
+``run:<id>`` tag made every one-run chunk's set new, so nearly every task
+run of a small sweep or a regrade waited 2 s: 12 one-run chunks of a run
+each (the deployment test's kill scenario, ``concurrency=1``) took 20.8 s
+with run tags and 5.2 s without, the 2 s waits gone. The run is in the
+task run's name, where the UI and ``prefect task-run ls`` show it.
 """
 
 from __future__ import annotations
@@ -122,9 +134,10 @@ def grade_chunks(
 ) -> None:
     """Run ``steps`` (the read, fold and publish tasks) over every chunk on
     the started ``runner``, adding each run's outcome to ``report``. Every
-    task run carries ``tags`` (the sweep), and ``run:<id>`` for a chunk of
-    one run, so a tag concurrency limit (``prefect concurrency-limit create
-    sweep:nightly 8``) bounds a sweep's task runs across flow runs."""
+    task run carries ``tags`` (the sweep), so a tag concurrency limit
+    (``prefect concurrency-limit create sweep:nightly 8``) bounds a sweep's
+    task runs across flow runs; the runs of a chunk are in its task runs'
+    names (``read-run-0042``), not in tags (see the module docstring)."""
     done: queue.Queue[tuple[int, Chunk, Any, PrefectFuture[Any]]] = queue.Queue()
     pending: Iterator[Chunk] = iter(chunks)
     parameter = ("chunk", "readings", "grades")
@@ -136,8 +149,7 @@ def grade_chunks(
         step: int, chunk: Chunk, argument: Any, upstream: PrefectFuture[Any] | None = None
     ) -> None:
         name = parameter[step]
-        labels = (*shared, f"run:{chunk.jobs[0].run}") if len(chunk) == 1 else shared
-        with prefect_tags(*labels):
+        with prefect_tags(*shared):
             future = runner.submit(
                 steps[step],
                 {name: argument},
