@@ -11,6 +11,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests import strategies as gen
+from tests.test_strictjson import floats_in
 from truereward import ctrf, grade_document
 from truereward.files import render
 
@@ -83,14 +84,6 @@ def test_every_report_validates_and_is_never_greener_than_the_grade(rows, case_s
     if not document.gradable:
         assert summary["other"] >= 1
     assert report["extra"]["truereward"]["grade_sha256"] == document.digest
-
-
-def floats_in(value):
-    if isinstance(value, dict):
-        return [item for child in value.values() for item in floats_in(child)]
-    if isinstance(value, list):
-        return [item for child in value for item in floats_in(child)]
-    return [value] if type(value) is float else []
 
 
 @given(gen.row_lists, st.floats(0, 1), st.sampled_from(["gated-binary/1", "mean-score/1"]))

@@ -53,6 +53,7 @@ def test_a_nan_is_refused_unless_vouched_for() -> None:
 
 
 def floats_in(value: Any) -> list[float]:
+    """Every float in a JSON value, depth first."""
     if isinstance(value, dict):
         return [item for child in value.values() for item in floats_in(child)]
     if isinstance(value, list):
