@@ -163,6 +163,10 @@ class Publication(BaseModel):
     reward_keys: Items[RewardKey] = ()
 
 
+def _default_layout(publication: Publication) -> bool:
+    return publication.ctrf == "ctrf.json" and not publication.reward_keys
+
+
 class GradeDocument(Fold):
     """The grade of one run (``grade.json``), schema version 3 (version 1
     documents are read as they are; see :data:`SCHEMA_VERSION`).
@@ -185,7 +189,11 @@ class GradeDocument(Fold):
     run: RunInfo | None = None
     attempts: Items[Attempt] = ()
     evidence: Items[EvidenceDigest] = ()
-    publication: Publication = Field(default_factory=Publication)
+    # Added after documents were first published: the default layout is
+    # left out, so a document written before it keeps its bytes.
+    publication: Annotated[
+        Publication, Field(default_factory=Publication, exclude_if=_default_layout)
+    ]
 
     @cached_property
     def _bytes(self) -> bytes:

@@ -39,6 +39,7 @@ __all__ = [
     "Items",
     "deep_freeze",
     "freeze",
+    "is_empty",
     "thaw",
 ]
 
@@ -96,6 +97,13 @@ def freeze(value: Mapping[K, V]) -> FrozenDict[K, V]:
     if isinstance(value, FrozenDict):
         return value
     return FrozenDict(value) if value else EMPTY
+
+
+def is_empty(value: Any) -> bool:
+    """Whether a container field holds nothing: the test of the fields a
+    dump leaves out when empty (``Field(exclude_if=is_empty)``), so records
+    and documents written before such a field existed keep their bytes."""
+    return not value
 
 
 def deep_freeze(value: Any) -> Any:

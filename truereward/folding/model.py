@@ -3,12 +3,12 @@ figures beside it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..cases import CheckAnswer, Kind
-from ..frozen import FrozenMap, Items, thaw
+from ..frozen import FrozenMap, Items, is_empty
 from ..refusal import Refusal
 
 __all__ = [
@@ -99,18 +99,10 @@ class Fold(BaseModel):
     failed: FailedIds
     refusals: Items[Refusal]
     checks: Items[RunCheck]
-    flaky: Items[str] = ()
-
-    @model_serializer(mode="wrap")
-    def _leave_out_what_is_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # Fields added after documents were first published are left out
-        # when they hold nothing, so a document written before them keeps
-        # its bytes (and its digest) when read and written again.
-        data: dict[str, Any] = handler(self)
-        for name, empty in _OMITTED_WHEN_EMPTY.items():
-            if name in data and thaw(data[name]) == empty:
-                del data[name]
-        return data
+    # Added after documents were first published: left out when it holds
+    # nothing, so a document written before it keeps its bytes (and its
+    # digest) when read and written again.
+    flaky: Annotated[Items[str], Field(exclude_if=is_empty)] = ()
 
     @property
     def blame(self) -> set[str]:
@@ -121,13 +113,6 @@ class Fold(BaseModel):
     def codes(self) -> list[str]:
         """The distinct refusal codes, sorted."""
         return sorted({item.code for item in self.refusals})
-
-
-#: Fields left out of a dump when they hold this value (see Fold's serializer).
-_OMITTED_WHEN_EMPTY: dict[str, Any] = {
-    "flaky": [],
-    "publication": {"ctrf": "ctrf.json", "reward_keys": []},
-}
 
 
 class FoldInputs(BaseModel):
