@@ -47,7 +47,7 @@ from pydantic import (
 )
 
 from . import codes
-from .frozen import EMPTY, FrozenJsonObject, FrozenMap, Items, is_empty
+from .frozen import EMPTY, FrozenJsonObject, FrozenMap, Items, is_absent, is_empty
 
 __all__ = [
     "CASE_ID_PATTERN",
@@ -168,10 +168,6 @@ def _as_data(value: Any) -> Any:
     return dump(mode="json") if callable(dump) else value
 
 
-def _absent(value: Any) -> bool:
-    return value is None
-
-
 #: The rule "a code exactly when ungradable" in JSON Schema terms.
 _CODE_RULE: dict[str, Any] = {
     "if": {"properties": {"verdict": {"const": "ungradable"}}, "required": ["verdict"]},
@@ -220,7 +216,7 @@ class CaseResult(BaseModel):
     # wrap of it, which doubled the cost of dumping a row), so rows without
     # a report or reruns keep the ten keys of the 0.4.0 row, byte for byte.
     report: Annotated[
-        FrozenJsonObject | None, BeforeValidator(_as_data), Field(exclude_if=_absent)
+        FrozenJsonObject | None, BeforeValidator(_as_data), Field(exclude_if=is_absent)
     ] = None
     reruns: Annotated[Items[Rerun], Field(exclude_if=is_empty)] = ()
 

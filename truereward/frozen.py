@@ -39,6 +39,7 @@ __all__ = [
     "Items",
     "deep_freeze",
     "freeze",
+    "is_absent",
     "is_empty",
     "thaw",
 ]
@@ -100,10 +101,18 @@ def freeze(value: Mapping[K, V]) -> FrozenDict[K, V]:
 
 
 def is_empty(value: Any) -> bool:
-    """Whether a container field holds nothing: the test of the fields a
-    dump leaves out when empty (``Field(exclude_if=is_empty)``), so records
-    and documents written before such a field existed keep their bytes."""
+    """Whether a field holds nothing (an empty container or string): the
+    test of the fields a dump leaves out when empty
+    (``Field(exclude_if=is_empty)``, pydantic's own serializer, not a
+    Python wrap of it), so what was written before such a field existed
+    keeps its bytes."""
     return not value
+
+
+def is_absent(value: Any) -> bool:
+    """Whether an optional field is ``None``: the same, for the fields a
+    dump leaves out when absent (``Field(exclude_if=is_absent)``)."""
+    return value is None
 
 
 def deep_freeze(value: Any) -> Any:

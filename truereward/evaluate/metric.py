@@ -23,10 +23,9 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
-    SerializerFunctionWrapHandler,
-    model_serializer,
 )
 
+from ..frozen import is_empty
 from .jsondepth import check_json_depth
 
 __all__ = ["COMPOSITE", "SUITE", "Direction", "Metric", "MetricKey"]
@@ -105,6 +104,10 @@ def _freeze(value: Any) -> Any:
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
+def _unspecified(direction: Direction) -> bool:
+    return direction is Direction.UNSPECIFIED
+
+
 class Metric(BaseModel):
     """What an evaluation measured.
 
@@ -127,13 +130,19 @@ class Metric(BaseModel):
 
     model_config = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
 
-    namespace: Annotated[str, Field(max_length=256), AfterValidator(_namespace)] = ""
+    # Like the seed's `omitzero`: an unset field is absent from the JSON, so
+    # a metric's JSON says only what was given (exclude_if).
+    namespace: Annotated[
+        str, Field(max_length=256, exclude_if=is_empty), AfterValidator(_namespace)
+    ] = ""
     name: Annotated[str, Field(min_length=1, max_length=256), AfterValidator(_name)]
-    unit: Annotated[str, AfterValidator(_unit)] = ""
-    direction: Annotated[Direction, Field(strict=False)] = Direction.UNSPECIFIED
-    parameters: Annotated[dict[str, JsonValue], AfterValidator(_parameters)] = Field(
-        default_factory=dict
+    unit: Annotated[str, Field(exclude_if=is_empty), AfterValidator(_unit)] = ""
+    direction: Annotated[Direction, Field(strict=False, exclude_if=_unspecified)] = (
+        Direction.UNSPECIFIED
     )
+    parameters: Annotated[
+        dict[str, JsonValue], Field(exclude_if=is_empty), AfterValidator(_parameters)
+    ] = Field(default_factory=dict)
 
     def key(self) -> MetricKey:
         """The metric's identity as a hashable tuple of all five fields."""
@@ -155,18 +164,3 @@ class Metric(BaseModel):
 
     def __str__(self) -> str:
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
-
-    @model_serializer(mode="wrap")
-    def _leave_out_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # Like the seed's `omitzero`: an unset field is absent from the JSON,
-        # so a metric's JSON says only what was given.
-        data: dict[str, Any] = handler(self)
-        if not self.namespace:
-            data.pop("namespace", None)
-        if not self.unit:
-            data.pop("unit", None)
-        if self.direction is Direction.UNSPECIFIED:
-            data.pop("direction", None)
-        if not self.parameters:
-            data.pop("parameters", None)
-        return data

@@ -33,12 +33,10 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
-    SerializerFunctionWrapHandler,
-    model_serializer,
     model_validator,
 )
 
-from ..frozen import thaw
+from ..frozen import is_absent, is_empty, thaw
 from ..strictjson import canonical_bytes, loads
 from .jsondepth import MAX_DEPTH, check_json_depth
 from .metric import Metric
@@ -69,6 +67,10 @@ _OUTCOME_RULE: dict[str, Any] = {
 }
 
 
+def _unspecified(verdict: EvaluationVerdict) -> bool:
+    return verdict is EvaluationVerdict.UNSPECIFIED
+
+
 class EvaluationReport(BaseModel):
     """One evaluation result; see the module docstring for its rules.
 
@@ -86,15 +88,21 @@ class EvaluationReport(BaseModel):
         json_schema_extra=_OUTCOME_RULE,
     )
 
+    # Unset fields are absent from the JSON, as the seed's `omitzero`: an
+    # unspecified verdict is not written as a value to be read back.
     metric: Metric
-    verdict: Annotated[EvaluationVerdict, Field(strict=False)] = EvaluationVerdict.UNSPECIFIED
-    score: Score | None = None
-    measurement: float | None = None
-    feedback: str = ""
-    metadata: Annotated[dict[str, JsonValue], AfterValidator(_metadata)] = Field(
-        default_factory=dict
+    verdict: Annotated[EvaluationVerdict, Field(strict=False, exclude_if=_unspecified)] = (
+        EvaluationVerdict.UNSPECIFIED
     )
-    details: list[EvaluationReport] = Field(default_factory=list)
+    score: Annotated[Score | None, Field(exclude_if=is_absent)] = None
+    measurement: Annotated[float | None, Field(exclude_if=is_absent)] = None
+    feedback: Annotated[str, Field(exclude_if=is_empty)] = ""
+    metadata: Annotated[
+        dict[str, JsonValue], Field(exclude_if=is_empty), AfterValidator(_metadata)
+    ] = Field(default_factory=dict)
+    details: Annotated[list[EvaluationReport], Field(exclude_if=is_empty)] = Field(
+        default_factory=list
+    )
 
     @model_validator(mode="after")
     def _has_an_outcome_and_bounded_depth(self) -> EvaluationReport:
@@ -157,22 +165,3 @@ class EvaluationReport(BaseModel):
         :class:`~truereward.frozen.FrozenDict`). ``pydantic.ValidationError``
         naming the field when it is not a valid report."""
         return cls.model_validate(thaw(data))
-
-    @model_serializer(mode="wrap")
-    def _leave_out_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # Unset fields are absent from the JSON, as the seed's `omitzero`:
-        # an unspecified verdict is not written as a value to be read back.
-        data: dict[str, Any] = handler(self)
-        if self.verdict is EvaluationVerdict.UNSPECIFIED:
-            data.pop("verdict", None)
-        if self.score is None:
-            data.pop("score", None)
-        if self.measurement is None:
-            data.pop("measurement", None)
-        if not self.feedback:
-            data.pop("feedback", None)
-        if not self.metadata:
-            data.pop("metadata", None)
-        if not self.details:
-            data.pop("details", None)
-        return data
