@@ -21,6 +21,9 @@ tuples, mappings are :class:`FrozenDict`.
   arrays to tuples); :data:`FrozenJsonObject` is the field annotation for a
   free-form JSON object (``containment``, an attached report), validated as
   JSON (a frozen one is accepted again) and frozen at every depth.
+- :func:`is_empty` and :func:`is_absent` are the tests of the fields a
+  record leaves out of its dump when they hold nothing
+  (``Field(exclude_if=...)``): rows, folds, documents, metrics, reports.
 """
 
 from __future__ import annotations
