@@ -164,7 +164,7 @@ class Publication(BaseModel):
 
 
 def _default_layout(publication: Publication) -> bool:
-    return publication.ctrf == "ctrf.json" and not publication.reward_keys
+    return publication == _PUBLICATION  # the defaults, not restated here
 
 
 class GradeDocument(Fold):

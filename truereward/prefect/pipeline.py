@@ -41,9 +41,9 @@ SQLite, Prefect's default database, that write collides with the flow's
 other writes: ``database is locked``, answered ``503``, retried by the
 client after 2 s. The sweep's tags are one set, asked once per 5 s; a
 ``run:<id>`` tag made every one-run chunk's set new, so nearly every task
-run of a small sweep or a regrade waited 2 s: 12 one-run chunks of a run
-each (the deployment test's kill scenario, ``concurrency=1``) took 20.8 s
-with run tags and 5.2 s without, the 2 s waits gone. The run is in the
+run of a small sweep or a regrade waited 2 s: 12 one-run chunks of a slow
+run each, one at a time (as in the deployment test's kill scenario), took
+20.8 s with run tags and 5.2 s without, the 2 s waits gone. The run is in the
 task run's name, where the UI and ``prefect task-run ls`` show it.
 """
 
