@@ -22,6 +22,7 @@ semantics (:mod:`.objects` for object stores).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Mapping
@@ -84,14 +85,18 @@ def publish(
     replaces: str | None = None,
     storage_options: Mapping[str, Any] | None = None,
     unconditional: bool = False,
+    keep_replaced: bool = False,
 ) -> PublishResult:
     """Publish ``document`` to ``target``; see the module docstring.
 
     ``target`` is a local path, a ``file://`` URL, an ``s3://bucket/prefix``
     URL, any other fsspec URL, or a :class:`Target`. ``replaces`` is the
     sha256 of the published ``grade.json`` this grade replaces (on object
-    stores its ETag works too). ``unconditional`` allows publishing to a
-    backend that cannot write conditionally.
+    stores its ETag works too). ``keep_replaced``: the grade it replaces is
+    kept beside the new one as ``grade.previous.json`` (replacing an older
+    one there), so a replacement the caller did not ask for by name loses
+    nothing. ``unconditional`` allows publishing to a backend that cannot
+    write conditionally.
 
     Raises :class:`PublishConflict` when another grade is published there and
     ``replaces`` does not name it, :class:`PublishError` when the target
@@ -120,11 +125,37 @@ def publish(
             raise ValueError("replaces on a local target must be the sha256 of grade.json")
         from .local import publish_local
 
-        return publish_local(document, local, replaces=replaces)
+        return publish_local(document, local, replaces=replaces, keep_replaced=keep_replaced)
     from .objects import publish_objects
 
     assert resolved is not None  # not local: resolved above
-    return publish_objects(document, open_store(resolved), replaces=replaces)
+    store = open_store(resolved)
+    kept = _keep(store, replaces) if keep_replaced and replaces is not None else None
+    result = publish_objects(document, store, replaces=replaces)
+    if kept is not None and result.decision is Decision.REPLACE:
+        return dataclasses.replace(result, kept=kept)
+    return result
+
+
+def _keep(store: Store, replaces: str) -> str | None:
+    """Set the ``grade.json`` that ``replaces`` names aside as
+    ``grade.previous.json`` before it is replaced; its name, or ``None``
+    when what stands is not that grade (publishing will then refuse)."""
+    import hashlib
+
+    from ..files import GRADE, PREVIOUS_GRADE
+
+    data = store.read(GRADE)
+    if data is None:
+        return None
+    wanted = replaces.strip('"').lower()
+    if wanted not in (
+        hashlib.sha256(data).hexdigest(),
+        hashlib.md5(data, usedforsecurity=False).hexdigest(),
+    ):
+        return None
+    store.put(PREVIOUS_GRADE, data)
+    return PREVIOUS_GRADE
 
 
 def _spares_evidence(document: GradeDocument, url: str, local: str | None) -> None:
