@@ -338,3 +338,19 @@ def test_a_forged_grade_in_a_bucket_graded_in_place(
         GradeRequest(sweep=f"s3://{bucket}/nightly", storage_options=options), sleep=no_wait
     )
     assert again.published == {"unchanged": 2}
+
+
+def test_a_planted_grade_too_large_to_be_one_is_moved_aside(tmp_path: Path) -> None:
+    """A grade.json larger than any grade (a sparse file: no disk used) in a
+    run graded in place is moved aside unread, and the run is published."""
+    sweep = make_sweep(tmp_path / "s", {"a": "fail"})
+    logs = sweep / "a" / "logs" / "verifier"
+    logs.mkdir(parents=True)
+    with (logs / "grade.json").open("wb") as planted:
+        planted.truncate(65 << 20)
+    (logs / "reward.txt").write_text("1.0\n")
+    result = grade_request(GradeRequest(sweep=str(sweep)), sleep=no_wait)
+    assert result.failed == 0 and result.published == {"created": 1}
+    assert grade_of(logs).reward == 0.0 and (logs / "reward.txt").read_text() == "0.0\n"
+    aside = [path for path in logs.iterdir() if path.name.startswith(".set-aside.grade.json")]
+    assert len(aside) == 1 and aside[0].stat().st_size == 65 << 20

@@ -141,7 +141,8 @@ def _read(dir_fd: int, name: str) -> bytes | object | None:
 def _tidy(dir_fd: int, names: Iterable[str]) -> set[str]:
     """One listing of the (locked) directory, acted on: anything under one
     of our ``names``, or under our temporary-file pattern, that is neither a
-    regular file nor a symlink (a directory, a FIFO, a device planted there)
+    regular file nor a symlink (a directory, a FIFO, a device planted there),
+    or is a ``grade.json`` larger than any grade (:data:`safefile.LIMIT`),
     is moved aside so publishing can go on (renamed, never deleted: nothing
     that stood there is lost; the directory is fsynced when something was);
     then our temporary files left by a killed publisher are removed. Returns
@@ -159,10 +160,15 @@ def _tidy(dir_fd: int, names: Iterable[str]) -> set[str]:
         if not temp and entry not in wanted:
             continue
         try:
-            mode = os.stat(entry, dir_fd=dir_fd, follow_symlinks=False).st_mode
+            info = os.stat(entry, dir_fd=dir_fd, follow_symlinks=False)
         except FileNotFoundError:
             continue
-        if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+        mode = info.st_mode
+        # A grade.json too large to be a grade (verify reads none larger)
+        # could only be compared by reading it: moved aside like a squatter,
+        # so it cannot block a publish.
+        too_large = entry == GRADE and stat.S_ISREG(mode) and info.st_size > safefile.LIMIT
+        if (stat.S_ISREG(mode) and not too_large) or stat.S_ISLNK(mode):
             if temp:
                 temps.append(entry)
             else:
