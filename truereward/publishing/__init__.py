@@ -16,8 +16,10 @@ semantics (:mod:`.objects` for object stores).
   replaces an ungradable one, and how two racing publishers end with exactly
   one winner.
 - **No stale reward**: before a new ``grade.json`` is put in place, any
-  ``reward.txt``/``reward.json`` at the target is removed, so an ungradable
-  grade never stands beside a reward.
+  ``reward.txt``/``reward.json`` at the target (an older grade's, or left
+  there with no grade at all) and the CTRF view under the new grade's name
+  for it are removed, so no grade ever stands beside a reward, or a view,
+  of another grade, not even when the publish is interrupted.
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ def publish(
     replaces: str | None = None,
     storage_options: Mapping[str, Any] | None = None,
     unconditional: bool = False,
+    listing: Mapping[str, str] | None = None,
 ) -> PublishResult:
     """Publish ``document`` to ``target``; see the module docstring.
 
@@ -91,7 +94,10 @@ def publish(
     URL, any other fsspec URL, or a :class:`Target`. ``replaces`` is the
     sha256 of the published ``grade.json`` this grade replaces (on object
     stores its ETag works too). ``unconditional`` allows publishing to a
-    backend that cannot write conditionally.
+    backend that cannot write conditionally. ``listing``: on an object
+    store, the objects the caller found at the target (name -> ETag), used
+    instead of a listing of its own (:mod:`.objects`); a local directory is
+    always looked at under its lock, so it is ignored there.
 
     Raises :class:`PublishConflict` when another grade is published there and
     ``replaces`` does not name it, :class:`PublishError` when the target
@@ -124,7 +130,7 @@ def publish(
     from .objects import publish_objects
 
     assert resolved is not None  # not local: resolved above
-    return publish_objects(document, open_store(resolved), replaces=replaces)
+    return publish_objects(document, open_store(resolved), replaces=replaces, listing=listing)
 
 
 def _spares_evidence(document: GradeDocument, url: str, local: str | None) -> None:
