@@ -200,8 +200,7 @@ def verify_target(target: Target) -> tuple[GradeDocument, list[Disagreement]]:
         store = open_store(target)
         data = store.read(GRADE)
         if data is None:
-            listed = store.etags()
-            orphans = [name for name in REWARD_FILES if name in listed]
+            orphans = [name for name in REWARD_FILES if store.etag(name) is not None]
             if orphans:
                 raise RewardWithoutGrade(target.url, orphans)
             if store.read(PREVIOUS_GRADE) is not None:

@@ -52,9 +52,10 @@ def register(subparsers: Any) -> None:
 
 
 def _ours_present(target: Any) -> set[str]:
-    """Which of the names that make ``target`` one run's place stand there:
-    ``grade.json``, an unfinished session's ``grade.previous.json``, the
-    reward files (with no grade, they are what verify flags)."""
+    """Which of the names that make ``target`` one run's place stand there
+    (on an object store, the first found): ``grade.json``, an unfinished
+    session's ``grade.previous.json``, the reward files (with no grade,
+    they are what verify flags)."""
     import os
 
     from ..files import GRADE, PREVIOUS_GRADE, REWARD_FILES
@@ -68,12 +69,14 @@ def _ours_present(target: Any) -> set[str]:
         return {name for name in names if os.path.lexists(os.path.join(path, name))}
     try:
         store = open_store(target)
-        present = set(store.etags()) & set(names)
-        if GRADE not in present and store.etag(PREVIOUS_GRADE) is not None:
-            present.add(PREVIOUS_GRADE)
+        # By name, a HEAD each, stopping at the first found: a listing of a
+        # sweep's prefix would page through its runs.
+        for name in names:
+            if store.etag(name) is not None:
+                return {name}
     except PublishError as error:
         raise CliError(str(error)) from None
-    return present
+    return set()
 
 
 def _run_place(target: Any, run: str) -> Any:
