@@ -23,6 +23,7 @@ import multiprocessing
 import multiprocessing.connection
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlparse
@@ -31,7 +32,14 @@ import pytest
 
 from tests.conftest import s3_options
 from tests.faultproxy import FaultProxy
-from tests.test_publish_s3 import assert_consistent, body, gradable, listing, ungradable
+from tests.test_publish_s3 import (
+    _publish_at,
+    assert_consistent,
+    body,
+    gradable,
+    listing,
+    ungradable,
+)
 from truereward import GradeDocument, PublishError, publish
 from truereward.files import REWARD_FILES
 from truereward.publishing import Decision, Target
@@ -445,3 +453,51 @@ def test_reward_objects_past_the_first_page_of_a_listing_are_cleared_too(
     assert proxy.methods["GET"] == 2  # one listing, of two pages
     again = publish(document, f"s3://{bucket}/run", storage_options=through(proxy))
     assert again.decision is Decision.SAME and not again.changed
+
+
+def test_publishers_racing_over_reward_objects_left_without_a_grade_end_with_one_winner(
+    row, s3_endpoint, s3_client, bucket
+):
+    # Each racer sees the planted objects and deletes them (conditionally)
+    # before its create: exactly one create wins, the others are conflicts,
+    # and the set is the winner's, whoever deleted what.
+    from truereward import grade_document
+    from truereward.files import render
+
+    options = s3_options(s3_endpoint)
+    for repetition in range(6):
+        prefix = f"race/run-{repetition}"
+        documents = [
+            gradable(row, reward=float(i % 2), tag=f"r{repetition}-{i}")
+            if i % 4
+            else grade_document([row("a"), row(f"u{repetition}-{i}", verdict="ungradable")])
+            for i in range(16)
+        ]
+        # The planted objects carry the bytes one racer will write: a
+        # conditional delete cannot tell them from that racer's own.
+        plant(s3_client, bucket, prefix)
+        for name, data in render(documents[1]).items():
+            if name != "grade.json":
+                s3_client.put_object(Bucket=bucket, Key=f"{prefix}/{name}", Body=data)
+        start = time.time() + 0.3
+        outcomes = [""] * len(documents)
+
+        def run(index: int, url: str, start: float, docs: list, outcomes: list) -> None:
+            outcomes[index] = _publish_at(start, docs[index].to_bytes(), url, options)
+
+        url = f"s3://{bucket}/{prefix}"
+        threads = [
+            threading.Thread(target=run, args=(i, url, start, documents, outcomes))
+            for i in range(len(documents))
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        errors = [outcome for outcome in outcomes if outcome.startswith("error")]
+        winners = [outcome for outcome in outcomes if outcome not in ("conflict", *errors)]
+        assert not errors and len(winners) == 1, outcomes
+        assert_consistent(s3_client, bucket, prefix)
+        assert strangers(s3_client, bucket, prefix) == []
+        published = body(s3_client, bucket, f"{prefix}/grade.json")
+        assert hashlib.sha256(published).hexdigest() == winners[0]
