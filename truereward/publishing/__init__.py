@@ -16,8 +16,10 @@ semantics (:mod:`.objects` for object stores).
   replaces an ungradable one, and how two racing publishers end with exactly
   one winner.
 - **No stale reward**: before a new ``grade.json`` is put in place, any
-  ``reward.txt``/``reward.json`` at the target is removed, so an ungradable
-  grade never stands beside a reward.
+  ``reward.txt``/``reward.json`` at the target (an older grade's, or left
+  there with no grade at all) and the CTRF view under the new grade's name
+  for it are removed, so no grade ever stands beside a reward, or a view,
+  of another grade, not even when the publish is interrupted.
 """
 
 from __future__ import annotations
@@ -86,6 +88,7 @@ def publish(
     storage_options: Mapping[str, Any] | None = None,
     unconditional: bool = False,
     keep_replaced: bool = False,
+    listing: Mapping[str, str] | None = None,
 ) -> PublishResult:
     """Publish ``document`` to ``target``; see the module docstring.
 
@@ -96,7 +99,10 @@ def publish(
     kept beside the new one as ``grade.previous.json`` (replacing an older
     one there), so a replacement the caller did not ask for by name loses
     nothing. ``unconditional`` allows publishing to a backend that cannot
-    write conditionally.
+    write conditionally. ``listing``: on an object store, the objects the
+    caller found at the target (name -> ETag), used instead of a listing of
+    its own (:mod:`.objects`); a local directory is always looked at under
+    its lock, so it is ignored there.
 
     Raises :class:`PublishConflict` when another grade is published there and
     ``replaces`` does not name it, :class:`PublishError` when the target
@@ -131,7 +137,7 @@ def publish(
     assert resolved is not None  # not local: resolved above
     store = open_store(resolved)
     kept = _keep(store, replaces) if keep_replaced and replaces is not None else None
-    result = publish_objects(document, store, replaces=replaces)
+    result = publish_objects(document, store, replaces=replaces, listing=listing)
     if kept is not None and result.decision is Decision.REPLACE:
         return dataclasses.replace(result, kept=kept)
     return result

@@ -28,6 +28,9 @@ _CONTENT_TYPES = {".json": "application/json", ".txt": "text/plain; charset=utf-
 #: The metadata key naming an object's grade (``x-amz-meta-truereward-grade``).
 GRADE_KEY = "truereward-grade"
 _PRECONDITION_CODES = {"PreconditionFailed", "ConditionalRequestConflict", "412", "409"}
+#: A listing of our names starts after ``_FIRST`` (just below the first of
+#: them) and may stop at the last, ``_LAST``.
+_FIRST, _LAST = min(NAMES)[:-1], max(NAMES)
 
 
 def _error_code(error: BaseException) -> str | None:
@@ -96,16 +99,28 @@ class S3Store:
             raise PublishError(f"{self.location}: {what} failed: {error}") from error
 
     def etags(self) -> dict[str, str]:
+        """One listing request, in the usual case. It starts just before the
+        first of our names and ends past the last: the run's other objects at
+        the prefix (a run graded in place keeps its evidence there) cost
+        another page only when more than a page of them sort between our
+        names, and a name on a later page is never missed."""
+        first, last = self.prefix + _FIRST, self.prefix + _LAST
+
         def listing() -> dict[str, str]:
-            response = self.fs.call_s3(
-                "list_objects_v2", Bucket=self.bucket, Prefix=self.prefix, Delimiter="/"
-            )
             found = {}
-            for item in response.get("Contents", []):
-                name = item["Key"][len(self.prefix) :]
-                if name in NAMES:
-                    found[name] = str(item["ETag"]).strip('"')
-            return found
+            query: dict[str, Any] = {"Prefix": self.prefix, "Delimiter": "/", "StartAfter": first}
+            while True:
+                response = self.fs.call_s3("list_objects_v2", Bucket=self.bucket, **query)
+                keys = [str(item["Key"]) for item in response.get("Contents", [])]
+                for item in response.get("Contents", []):
+                    name = item["Key"][len(self.prefix) :]
+                    if name in NAMES:
+                        found[name] = str(item["ETag"]).strip('"')
+                keys += [str(item["Prefix"]) for item in response.get("CommonPrefixes", [])]
+                token = response.get("NextContinuationToken")
+                if not response.get("IsTruncated") or not token or max(keys, default=last) >= last:
+                    return found
+                query = {"Prefix": self.prefix, "Delimiter": "/", "ContinuationToken": token}
 
         return self._guard("listing", listing)
 
