@@ -55,6 +55,7 @@ __all__ = [
     "FAIL",
     "FAIL_TO_PASS",
     "KINDS",
+    "MAX_CASES",
     "PASS",
     "PASS_TO_PASS",
     "UNGRADABLE",
@@ -86,6 +87,14 @@ Kind = Literal["fail_to_pass", "pass_to_pass"]
 Verdict = Literal["pass", "fail", "ungradable"]
 #: A rerun's outcome: it ran, so it passed or failed.
 RerunVerdict = Literal["pass", "fail"]
+
+#: The most cases a case set may declare, and the most rows graded for one
+#: run: a task spec, case set or rows file over it is refused for its run.
+#: Above the longest test lists of SWE-bench instances, and low enough that
+#: grading a maximal case set stays within the documented time and memory,
+#: its grade.json under what ``truereward verify`` reads (docs/hostile.md,
+#: "Bounds").
+MAX_CASES = 10_000
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 

@@ -15,10 +15,19 @@ Validation is strict and names the field: ``cases[3].kind: ...``. An id
 declared twice is an error when loading a spec (unlike a raw case set given
 to the fold, where it becomes a ``CASE_INVALID`` refusal: a spec file is
 checked when it is written, a fold must never crash).
+
+A spec comes from a run we may not trust, so it is bounded: the file is read
+through :func:`truereward.safefile.read_regular` (no symlink, FIFO or device,
+at most :data:`~truereward.safefile.LIMIT` bytes), its value may nest at most
+:data:`~truereward.strictjson.MAX_DEPTH` levels, and it may declare at most
+:data:`~truereward.cases.MAX_CASES` cases. Anything a parser raises (a TOML
+nested past the interpreter's recursion limit, an integer too long to
+convert) is a :class:`TaskSpecError` like any other bad spec.
 """
 
 from __future__ import annotations
 
+import reprlib
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,8 +35,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
-from .cases import CaseId, Kind
-from .strictjson import StrictJSONError, loads
+from .cases import MAX_CASES, CaseId, Kind
+from .strictjson import MAX_DEPTH, StrictJSONError, check_depth, loads
 
 __all__ = ["CaseSpec", "TaskSpec", "TaskSpecError"]
 
@@ -66,6 +75,8 @@ class TaskSpec(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _cases_as_mapping(cls, value: Any) -> Any:
+        if isinstance(value, Mapping):
+            _check_count(value.get("cases"))
         if isinstance(value, Mapping) and isinstance(value.get("cases"), Mapping):
             value = dict(value)
             value["cases"] = [{"id": key, "kind": kind} for key, kind in value["cases"].items()]
@@ -109,6 +120,11 @@ class TaskSpec(BaseModel):
         elif isinstance(value, Mapping) and "cases" not in value:
             value = {"cases": dict(value)}
         try:
+            if isinstance(value, Mapping):
+                _check_count(value.get("cases"))
+        except ValueError as error:
+            raise TaskSpecError(f"the case set {error}") from None
+        try:
             return cls.model_validate(value)
         except ValidationError as error:
             raise TaskSpecError(describe(error, whole="(spec)")) from None
@@ -128,29 +144,61 @@ class TaskSpec(BaseModel):
                 except StrictJSONError as error:
                     raise TaskSpecError(f"{field}: not a JSON list of test ids: {error}") from None
             if not isinstance(raw, list) or not all(isinstance(item, str) for item in raw):
-                raise TaskSpecError(f"{field}: a list of test ids (strings), got {raw!r:.80}")
+                raise TaskSpecError(
+                    f"{field}: a list of test ids (strings), got {_SHORT.repr(raw)}"
+                )
             cases.extend({"id": item, "kind": kind} for item in raw)
+            try:
+                _check_count(cases)
+            except ValueError as error:
+                raise TaskSpecError(f"the case set {error}") from None
         return cls.of({"cases": cases})
 
     @classmethod
     def load(cls, path: str | Path) -> TaskSpec:
         """Load a spec from a JSON or TOML file (by suffix; ``.toml`` is TOML,
         anything else JSON). :class:`TaskSpecError` naming the file."""
+        from . import safefile
+
         where = Path(path)
         try:
-            data = where.read_bytes()
+            data = safefile.read_regular(str(where))
+        except (safefile.NotAFile, safefile.TooLarge) as error:
+            raise TaskSpecError(f"{where}: refused: {error.strerror}") from None
         except OSError as error:
             raise TaskSpecError(f"{where}: cannot read: {error.strerror or error}") from None
         return cls.parse(data, name=str(where), toml=where.suffix == ".toml")
 
     @classmethod
     def parse(cls, data: bytes, *, name: str = "task spec", toml: bool = False) -> TaskSpec:
-        """Load a spec from the bytes of a JSON (or TOML) file named ``name``."""
+        """Load a spec from the bytes of a JSON (or TOML) file named ``name``:
+        :class:`TaskSpecError` naming ``name`` for anything wrong with them,
+        whatever the parser raised (module docstring)."""
         try:
             value: Any = tomllib.loads(data.decode("utf-8-sig")) if toml else loads(data)
-        except (StrictJSONError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-            raise TaskSpecError(f"{name}: {error}") from None
+        except RecursionError:
+            raise TaskSpecError(
+                f"{name}: nested too deeply to parse (a task spec nests at most {MAX_DEPTH} levels)"
+            ) from None
+        except ValueError as error:  # TOML, JSON and UTF-8 errors, a too long integer
+            raise TaskSpecError(f"{name}: {_SHORT.repr(str(error))[1:-1]}") from None
         try:
+            check_depth(value, "the task spec")
             return cls.of(value)
-        except TaskSpecError as error:
+        except (TaskSpecError, ValueError) as error:
             raise TaskSpecError(f"{name}: {error}") from None
+
+
+#: Values shown in messages are cut short: a spec can be tens of megabytes.
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 300
+_SHORT.maxlist = 5
+
+
+def _check_count(cases: object) -> None:
+    """``ValueError`` when ``cases`` (a list or mapping of declarations)
+    declares more than :data:`~truereward.cases.MAX_CASES` cases."""
+    if isinstance(cases, Mapping | list) and len(cases) > MAX_CASES:
+        raise ValueError(
+            f"declares {len(cases)} cases, more than the {MAX_CASES} a case set may have"
+        )

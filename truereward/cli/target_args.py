@@ -119,8 +119,10 @@ def publish_and_report(document: Any, args: argparse.Namespace) -> int:
     """Publish ``document`` as the options say and print the outcome; exit
     status 0, or :class:`CliError` with 3 (conflict) / 4 (publish failed) /
     2 (bad --replaces or --storage-option)."""
+    from ..document import publishable
     from ..publishing import BadStorageOptions, PublishConflict, PublishError, publish
 
+    document = publishable(document)  # a refusal in place of a grade too large to check
     target = args.logs or default_logs()
     options = parse_storage_options(args.storage_options)
     replaces = args.replaces

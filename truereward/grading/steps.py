@@ -4,7 +4,10 @@ the previous step's output (publishing is the only I/O).
 - :func:`fold_reading`: a :class:`~truereward.grading.reading.RunReading`
   becomes the run's :class:`~truereward.GradeDocument`, with the run's id,
   sweep, attempt and timestamps in ``run`` and the earlier attempts in
-  ``attempts``; a stored grade is returned as it is.
+  ``attempts``; a stored grade is returned as it is. A document too large
+  to publish is the refusal :func:`~truereward.document.publishable` gives;
+  one that cannot be built (a bug) becomes a ``CASE_NOT_GRADED`` refusal of
+  that run, never an exception that would fail the other runs of its chunk.
 - :func:`publish_graded`: the document is published at the run's target
   and summarised as a :class:`PublishedRun` (the run's record for the sweep
   summary, what publishing did, or why it failed). A failure is returned,
@@ -18,9 +21,10 @@ import dataclasses
 from dataclasses import dataclass
 
 from .. import urls
-from ..document import Attempt, GradeDocument, Publication, grade_document
+from ..document import Attempt, GradeDocument, Publication, grade_document, publishable
 from ..files import ctrf_view_for
 from ..publishing import PublishConflict, PublishError, publish
+from ..refusal import refusal
 from ..sweeps.record import RunRecord
 from .plan import RunJob
 from .reading import RunReading
@@ -118,25 +122,30 @@ def _document(reading: RunReading, attempts: tuple[Attempt, ...]) -> GradeDocume
         "finished": reading.finished,
     }
     publication = _publication(job, reading)
-    if reading.refusal is not None:
+    refusals = [] if reading.refusal is None else [reading.refusal]
+    try:
+        document = grade_document(
+            reading.rows if not refusals else [],
+            case_set=reading.spec if not refusals else None,
+            scheme=job.settings.scheme,
+            run=run,
+            evidence=reading.evidence,
+            refusals=refusals,
+            attempts=attempts,
+            publication=publication,
+        )
+        return publishable(document)  # a refusal in place of a grade too large to check
+    except Exception as error:  # noqa: BLE001 - a bug: this run's refusal, not its chunk's
+        said = f"{type(error).__name__}: {error}"
         return grade_document(
             [],
             scheme=job.settings.scheme,
             run=run,
             evidence=reading.evidence,
-            refusals=[reading.refusal],
+            refusals=[refusal("CASE_NOT_GRADED", f"folding run {job.run} failed: {said[:1000]}")],
             attempts=attempts,
             publication=publication,
         )
-    return grade_document(
-        reading.rows,
-        case_set=reading.spec,
-        scheme=job.settings.scheme,
-        run=run,
-        evidence=reading.evidence,
-        attempts=attempts,
-        publication=publication,
-    )
 
 
 def _renumbered(reading: RunReading, earlier: int) -> RunReading:

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import safefile, urls
-from ..document import GradeDocument
+from ..document import MAX_DOCUMENT_BYTES, GradeDocument
 from ..target import Target
 from .decide import Decision
 from .errors import BadStorageOptions, PublishConflict, PublishError
@@ -106,13 +106,23 @@ def publish(
 
     Raises :class:`PublishConflict` when another grade is published there and
     ``replaces`` does not name it, :class:`PublishError` when the target
-    cannot be written, ``ValueError`` for a malformed ``replaces`` and
-    ``TypeError`` when ``document`` is not a :class:`GradeDocument`.
+    cannot be written or the document is larger than
+    :data:`~truereward.document.MAX_DOCUMENT_BYTES` (nothing is written),
+    ``ValueError`` for a malformed ``replaces`` and ``TypeError`` when
+    ``document`` is not a :class:`GradeDocument`.
     """
     if not isinstance(document, GradeDocument):
         raise TypeError(f"publish() takes a GradeDocument, got {type(document).__name__}")
     if replaces is not None and not _DIGEST.match(replaces):
         raise ValueError(f"replaces must be a sha256 hex digest (or an ETag), got {replaces!r}")
+    if len(document.to_bytes()) > MAX_DOCUMENT_BYTES:
+        # Never a grade its readers refuse; truereward.document.publishable
+        # gives the refusal the graders publish instead.
+        raise PublishError(
+            f"{os.fspath(target) if not isinstance(target, Target) else target.url}: "
+            f"the grade is {len(document.to_bytes())} bytes, more than the "
+            f"{MAX_DOCUMENT_BYTES} bytes a grade document may have; nothing is published"
+        )
     url: str = ""
     local: str | None = None
     resolved: Target | None = None
