@@ -20,7 +20,8 @@ A spec comes from a run we may not trust, so it is bounded: the file is read
 through :func:`truereward.safefile.read_regular` (no symlink, FIFO or device,
 at most :data:`~truereward.safefile.LIMIT` bytes), its value may nest at most
 :data:`~truereward.strictjson.MAX_DEPTH` levels, and it may declare at most
-:data:`~truereward.cases.MAX_CASES` cases. Anything a parser raises (a TOML
+:data:`~truereward.cases.MAX_CASES` cases, whose ids take at most
+:data:`~truereward.cases.MAX_CASE_SET_BYTES` bytes. Anything a parser raises (a TOML
 nested past the interpreter's recursion limit, an integer too long to
 convert) is a :class:`TaskSpecError` like any other bad spec.
 """
@@ -35,7 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
-from .cases import MAX_CASES, CaseId, Kind
+from .cases import CaseId, Kind, case_set_problem
 from .strictjson import MAX_DEPTH, StrictJSONError, check_depth, loads
 
 __all__ = ["CaseSpec", "TaskSpec", "TaskSpecError"]
@@ -196,9 +197,14 @@ _SHORT.maxlist = 5
 
 
 def _check_count(cases: object) -> None:
-    """``ValueError`` when ``cases`` (a list or mapping of declarations)
-    declares more than :data:`~truereward.cases.MAX_CASES` cases."""
-    if isinstance(cases, Mapping | list) and len(cases) > MAX_CASES:
-        raise ValueError(
-            f"declares {len(cases)} cases, more than the {MAX_CASES} a case set may have"
-        )
+    """``ValueError`` when ``cases`` (a list or mapping of declarations) is
+    larger than a case set may be (:func:`~truereward.cases.case_set_problem`)."""
+    if isinstance(cases, Mapping):
+        problem = case_set_problem(cases, len(cases))
+    elif isinstance(cases, list):
+        ids = (item.get("id") if isinstance(item, Mapping) else None for item in cases)
+        problem = case_set_problem(ids, len(cases))
+    else:
+        return
+    if problem:
+        raise ValueError(problem)

@@ -120,13 +120,13 @@ def load_rows(path: str, data: bytes | None = None) -> list[CaseResult]:
 
 def load_case_set(path: str) -> Any:
     """A case set from JSON or TOML: a mapping ``{id: kind}``, a list of
-    ``{id, kind}``, or an object whose ``cases`` key holds either; at most
-    :data:`~truereward.cases.MAX_CASES` cases, nested at most
+    ``{id, kind}``, or an object whose ``cases`` key holds either; no larger
+    than a case set may be (:func:`~truereward.cases.case_set_problem`), nested at most
     :data:`~truereward.strictjson.MAX_DEPTH` levels. Any parser error is a
     :class:`CliError` naming the file."""
     import tomllib  # here: every command imports this module, few read TOML
 
-    from ..cases import MAX_CASES
+    from ..cases import case_set_problem
     from ..strictjson import MAX_DEPTH, check_depth
 
     data = read_bytes(path)
@@ -146,9 +146,12 @@ def load_case_set(path: str) -> Any:
         value = value["cases"]
     if not isinstance(value, dict | list):
         raise CliError(f"{path}: a case set is a mapping {{id: kind}} or a list of {{id, kind}}")
-    if len(value) > MAX_CASES:
-        raise CliError(
-            f"{path}: the case set declares {len(value)} cases, more than the {MAX_CASES} "
-            "a case set may have"
-        )
+    ids = value if isinstance(value, dict) else (_id_of(item) for item in value)
+    problem = case_set_problem(ids, len(value))
+    if problem:
+        raise CliError(f"{path}: the case set {problem}")
     return value
+
+
+def _id_of(entry: object) -> object:
+    return entry.get("id") if isinstance(entry, dict) else None

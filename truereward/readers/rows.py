@@ -9,8 +9,9 @@ malformed too: nothing shows the cases ran. Whether the rows cover the case
 set is the fold's business (``CASES_MISSING``, ``CASE_INVALID``).
 
 The rows come from the run, so what they may hold is bounded, and a file
-past a bound is malformed too: at most :data:`~truereward.cases.MAX_CASES`
-rows, each line at most :data:`MAX_LINE_BYTES` bytes, and at most
+past a bound is malformed too: at most :data:`MAX_ROWS_BYTES` bytes and
+:data:`~truereward.cases.MAX_CASES` rows, each line at most
+:data:`MAX_LINE_BYTES` bytes, and at most
 :data:`MAX_VALUES` JSON values (objects, arrays and scalars) in all, since
 memory follows the values, not the bytes (a megabyte of tiny observations
 is a hundred thousand objects). Each row's text and lists are then bounded
@@ -40,6 +41,7 @@ from .evidence import Evidence
 
 __all__ = [
     "MAX_LINE_BYTES",
+    "MAX_ROWS_BYTES",
     "MAX_VALUES",
     "READER",
     "BadLine",
@@ -49,6 +51,11 @@ __all__ = [
     "parse_rows",
 ]
 
+#: The largest rows file: room for a maximal case set's rows (10,000 rows
+#: of 512-character ids with a 600-character why and an observation take
+#: 18 MB), and its text held in memory stays within the graders' budget
+#: whatever characters it holds.
+MAX_ROWS_BYTES = 24 << 20
 #: The longest line of a rows file: one row.
 MAX_LINE_BYTES = 1 << 20
 #: The most JSON values (objects, arrays, strings, numbers...) the rows of
@@ -117,6 +124,9 @@ def parse_rows(data: bytes, where: str, *, report: int = 1, limit: int = 1) -> l
     naming the first ``report`` bad lines (each with ``limit`` validation
     errors at most; reading stops there), or the bound the file passed
     (module docstring)."""
+    if len(data) > MAX_ROWS_BYTES:
+        problem = f"{len(data)} bytes, more than the {MAX_ROWS_BYTES} bytes a rows file may have"
+        raise BadRows([f"{where}: {problem}"])
     rows: list[CaseResult] = []
     problems: list[str] = []
     values = 0
