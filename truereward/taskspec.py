@@ -17,8 +17,8 @@ to the fold, where it becomes a ``CASE_INVALID`` refusal: a spec file is
 checked when it is written, a fold must never crash).
 
 A spec comes from a run we may not trust, so it is bounded: the file is read
-through :func:`truereward.safefile.read_regular` (no symlink, FIFO or device,
-at most :data:`~truereward.safefile.LIMIT` bytes), its value may nest at most
+through :func:`truereward.safefile.read_regular` (no symlink, FIFO or device),
+it has at most :data:`MAX_SPEC_BYTES` bytes, its value may nest at most
 :data:`~truereward.strictjson.MAX_DEPTH` levels, and it may declare at most
 :data:`~truereward.cases.MAX_CASES` cases, whose ids take at most
 :data:`~truereward.cases.MAX_CASE_SET_BYTES` bytes. Anything a parser raises (a TOML
@@ -39,7 +39,12 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 from .cases import CaseId, Kind, case_set_problem
 from .strictjson import MAX_DEPTH, StrictJSONError, check_depth, loads
 
-__all__ = ["CaseSpec", "TaskSpec", "TaskSpecError"]
+__all__ = ["MAX_SPEC_BYTES", "CaseSpec", "TaskSpec", "TaskSpecError"]
+
+#: The largest task spec read: a maximal case set takes a third of it (ids
+#: of 8 MiB in all), and parsing this much TOML, the slowest format, takes
+#: seconds (docs/hostile.md, "Bounds").
+MAX_SPEC_BYTES = 16 << 20
 
 
 class TaskSpecError(ValueError):
@@ -163,7 +168,7 @@ class TaskSpec(BaseModel):
 
         where = Path(path)
         try:
-            data = safefile.read_regular(str(where))
+            data = safefile.read_regular(str(where), limit=MAX_SPEC_BYTES)
         except (safefile.NotAFile, safefile.TooLarge) as error:
             raise TaskSpecError(f"{where}: refused: {error.strerror}") from None
         except OSError as error:
@@ -175,6 +180,11 @@ class TaskSpec(BaseModel):
         """Load a spec from the bytes of a JSON (or TOML) file named ``name``:
         :class:`TaskSpecError` naming ``name`` for anything wrong with them,
         whatever the parser raised (module docstring)."""
+        if len(data) > MAX_SPEC_BYTES:
+            raise TaskSpecError(
+                f"{name}: {len(data)} bytes, more than the {MAX_SPEC_BYTES} bytes a task spec "
+                "may have"
+            )
         try:
             value: Any = tomllib.loads(data.decode("utf-8-sig")) if toml else loads(data)
         except RecursionError:

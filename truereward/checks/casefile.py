@@ -17,9 +17,9 @@ so it becomes one last case with a ``problem`` that says the rest of the
 file was not read.
 
 One case is at most :data:`MAX_CASE_BYTES` long (standard input can be
-endless: ``< /dev/zero``): a longer JSONL line is a case with a ``problem``,
-skipped to its end without being kept; a longer element ends a JSON array
-like a syntax error.
+endless: ``< /dev/zero``): a longer JSONL line, like a longer element of a
+JSON array, is one last case with a ``problem`` that says the rest of the
+file was not read.
 """
 
 from __future__ import annotations
@@ -167,19 +167,17 @@ def _line_chunks(head: bytes, stream: BinaryIO) -> Iterator[Chunk]:
     pending = 0  # bytes in parts: the start of a line longer than a chunk
     more = head
     while True:
-        if more and b"\n" not in more:
+        end = more.find(b"\n")
+        if pending + (len(more) if end == -1 else end) > MAX_CASE_BYTES:
+            # The line begun in parts is too long: not read on to its end
+            # (it may have none), and nothing after it is read.
+            problem = (
+                f"a case longer than {MAX_CASE_BYTES} bytes; the rest of the file was not read"
+            )
+            yield Chunk(line, index, (RawCase(line, index, None, problem),))
+            return
+        if more and end == -1:
             pending += len(more)
-            if pending > MAX_CASE_BYTES:
-                problem = f"a case longer than {MAX_CASE_BYTES} bytes; it was not read"
-                yield Chunk(line, index, (RawCase(line, index, None, problem),))
-                index += 1
-                line += 1
-                parts, pending = [], 0
-                after = _after_line(stream)
-                if after is None:
-                    return
-                more = after
-                continue
             parts.append(more)  # a line longer than a chunk goes on
             more = stream.read(CHUNK)
             continue
@@ -196,17 +194,6 @@ def _line_chunks(head: bytes, stream: BinaryIO) -> Iterator[Chunk]:
         if not more:
             return
         more = stream.read(CHUNK)
-
-
-def _after_line(stream: BinaryIO) -> bytes | None:
-    """What follows the end of the line being read, which is skipped without
-    being kept (``b""`` when the line ends a chunk; ``None``: the stream
-    ended inside it)."""
-    while more := stream.read(CHUNK):
-        end = more.find(b"\n")
-        if end != -1:
-            return more[end + 1 :] or stream.read(CHUNK)
-    return None
 
 
 def _array_chunks(head: bytes, stream: BinaryIO) -> Iterator[Chunk]:

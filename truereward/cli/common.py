@@ -128,8 +128,9 @@ def load_case_set(path: str) -> Any:
 
     from ..cases import case_set_problem
     from ..strictjson import MAX_DEPTH, check_depth
+    from ..taskspec import MAX_SPEC_BYTES
 
-    data = read_bytes(path)
+    data = read_bytes(path, limit=MAX_SPEC_BYTES)
     try:
         if path.endswith(".toml"):
             value: Any = tomllib.loads(data.decode("utf-8-sig"))

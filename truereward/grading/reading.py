@@ -119,13 +119,16 @@ def load_spec(job: RunJob) -> TaskSpec:
     """The run's task spec: the inline case set, or the file ``case_set``
     names inside the run. Raises :class:`~truereward.codes.Ungradable`."""
     from ..readers import Evidence
-    from ..taskspec import TaskSpec, TaskSpecError
+    from ..taskspec import MAX_SPEC_BYTES, TaskSpec, TaskSpecError
 
     source = job.settings.case_set
     if not isinstance(source, str):
         return source
     location = Evidence(
-        url=job.inside(source), storage_options=job.settings.storage_options, root=job.url
+        url=job.inside(source),
+        storage_options=job.settings.storage_options,
+        root=job.url,
+        max_bytes=MAX_SPEC_BYTES,
     )
     try:
         data = location.read_bytes()
