@@ -99,8 +99,8 @@ from . import streamjson
 from .evidence import Evidence, Readable
 from .matching import (
     KEEP_ALL,
+    EntryBudget,
     EntryIndex,
-    Kept,
     Matcher,
     key_filter,
     names_a_file,
@@ -435,7 +435,7 @@ class _Scan:
         self.bad_entry: tuple[int, str] | None = None
         #: Kept tests: their entries, and what a legacy report changes in them.
         self.kept: list[tuple[TestOutcome, _Legacy]] = []
-        self.taken = Kept()
+        self.budget = EntryBudget()
 
     def document(self, stream: streamjson.Events) -> None:
         event, first = next(stream)
@@ -549,9 +549,9 @@ class _Scan:
         if wanted is None and self.case_ids is not None and self.tests > KEEP_ALL:
             wanted = self.wanted = wanted_keys(self.case_ids)
         if wanted is None or wanted(keys) or (trimmed and wanted(trimmed)):
-            if not self.taken.take(keys, trimmed):
+            if not self.budget.take(keys, trimmed):
                 # Refused now: reading on would keep nothing.
-                raise _malformed(self.where, self.taken.why())
+                raise _malformed(self.where, self.budget.why())
             self.kept.append(_entry(test, index, keys, trimmed))
 
 

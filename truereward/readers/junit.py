@@ -95,8 +95,8 @@ from ..taskspec import TaskSpec
 from .evidence import Evidence, Readable
 from .matching import (
     KEEP_ALL,
+    EntryBudget,
     EntryIndex,
-    Kept,
     Matcher,
     key_filter,
     pytest_node_id_parts,
@@ -303,7 +303,7 @@ class _Cases:
         self.entries: list[TestOutcome | None] = []
         #: The open <testcase> elements, innermost last (None: not kept).
         self.cases: list[tuple[int, _Case | None]] = []
-        self.kept = Kept()
+        self.budget = EntryBudget()
         self.crowded = False  # more was to be kept than a report may keep
         self.text: _Text | None = None  # the text being gathered, if any
 
@@ -360,7 +360,7 @@ class _Cases:
         if wanted is None and self.case_ids is not None and self.tests > KEEP_ALL:
             wanted = self.wanted = wanted_keys(self.case_ids)
         if wanted is None or wanted(keys) or (trimmed and wanted(trimmed)):
-            if not self.kept.take(keys, trimmed):
+            if not self.budget.take(keys, trimmed):
                 self.crowded = True
                 self.cases.append((self.depth, None))
                 return
@@ -443,7 +443,7 @@ def read_junit(
                     "long is refused",
                 )
             if target.crowded:  # nothing more is kept: refused now, not at the end
-                raise _malformed(where, target.kept.why())
+                raise _malformed(where, target.budget.why())
         parser.close()
     except DefusedXmlException as error:
         raise _malformed(
@@ -455,7 +455,7 @@ def read_junit(
     except (ValueError, UnicodeError) as error:
         raise _malformed(where, f"not readable XML: {error}") from None
     if target.crowded:
-        raise _malformed(where, target.kept.why())
+        raise _malformed(where, target.budget.why())
     if not target.suite:
         raise _malformed(
             where,

@@ -31,7 +31,7 @@ readers keep the first :data:`KEEP_ALL` entries of a report whatever they
 are (for a small report the filter costs more than it saves) and filter the
 rest; keeping more entries than needed never changes a row.
 
-What is kept is bounded too (:class:`Kept`): a report whose kept entries
+What is kept is bounded too (:class:`EntryBudget`): a report whose kept entries
 pass :data:`MAX_KEPT` entries or :data:`MAX_KEPT_TEXT` characters of names
 and keys (a run that lists a declared test a million times, or a million
 tests that all match one declared case) is refused, never held.
@@ -48,8 +48,8 @@ __all__ = [
     "KEEP_ALL",
     "MAX_KEPT",
     "MAX_KEPT_TEXT",
+    "EntryBudget",
     "EntryIndex",
-    "Kept",
     "Matcher",
     "key_filter",
     "names_a_file",
@@ -69,7 +69,7 @@ MAX_KEPT = 8 * MAX_CASES
 MAX_KEPT_TEXT = 32 << 20
 
 
-class Kept:
+class EntryBudget:
     """Counts what a reader keeps of one report (module docstring)."""
 
     __slots__ = ("entries", "text")
