@@ -318,3 +318,24 @@ def test_markup_and_strings_under_the_bound_are_read(tmp_path: Path) -> None:
         assert rows["t"].verdict == "fail" and len(rows["t"].why) < 600, reader
         assert rows["u"].verdict == "fail"
         assert "1 test without a name or with one over 1024 characters" in rows["u"].why
+
+
+@pytest.mark.slow
+def test_a_skipped_object_of_millions_of_keys_is_refused_under_the_budget(tmp_path: Path) -> None:
+    """A field the reader skips is still checked for duplicate keys, which
+    means holding the keys: at most streamjson.MAX_SKIPPED_KEYS at once
+    (millions of distinct keys peaked at 478 MB before)."""
+    from truereward.readers.streamjson import MAX_SKIPPED_KEYS
+
+    path = tmp_path / "report"
+    write_chunks(
+        path,
+        b'{"results": {"tests": [{"name": "t", "status": "passed", "extra": {',
+        b'"k%d": 0',
+        4_000_000,
+        b"}}]}}",
+        sep=b",",
+    )
+    why, peak_mb = refused_quickly("ctrf", path, {"t": "fail_to_pass"})
+    print(f"ctrf-keys: peak {peak_mb:.0f} MB: {why}")
+    assert f"more than {MAX_SKIPPED_KEYS} keys" in why

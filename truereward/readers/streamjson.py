@@ -228,6 +228,12 @@ def value(stream: Events, event: str, first: Any, depth: int) -> Any:
     raise StrictJSONError("invalid JSON: the document ends inside a value")
 
 
+#: The most keys :func:`skip` holds at once (the keys of the objects open
+#: around it) to find a duplicate: far above any report's, far below what
+#: would take the reader past its memory bound.
+MAX_SKIPPED_KEYS = 100_000
+
+
 def skip(stream: Events, event: str, first: Any, depth: int) -> None:
     """Check the value that starts with ``(event, first)`` without building
     it (duplicate keys, depth; yajl checks the rest), reading ``stream`` to
@@ -240,15 +246,21 @@ def skip(stream: Events, event: str, first: Any, depth: int) -> None:
         return
     if depth > MAX_DEPTH:
         raise _too_deep()
+    held = 0  # keys of the open objects, kept to find a duplicate
     for event, item in stream:
         if event == "map_key":
             keys = stack[-1]
             assert keys is not None  # a key is only ever inside an object
             if item in keys:
                 raise StrictJSONError(f"duplicate key {item!r} in one object")
+            held += 1
+            if held > MAX_SKIPPED_KEYS:
+                # Each key held costs memory; no report needs this many.
+                raise StrictJSONError(f"more than {MAX_SKIPPED_KEYS} keys in objects open at once")
             keys.add(item)
         elif event == "end_map" or event == "end_array":
-            stack.pop()
+            closed = stack.pop()
+            held -= len(closed) if closed is not None else 0
             if not stack:
                 return
         elif event == "start_map" or event == "start_array":
