@@ -17,7 +17,8 @@ before its first one, compared in lower case):
 - :func:`strip_protocol`; :func:`bucket_and_key`: an object store URL's
   bucket and key;
 - :func:`join`: a location and relative parts, with ``/`` (local paths on
-  POSIX too); :func:`name`: the last part of a location's path.
+  POSIX too); :func:`name`: the last part of a location's path;
+  :func:`parent`: the location without it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = [
     "local_or_none",
     "local_path",
     "name",
+    "parent",
     "path_or_url",
     "protocol",
     "strip_protocol",
@@ -112,3 +114,13 @@ def name(location: str) -> str:
     (``s3://bucket/sweep/run-7/`` is ``run-7``, ``s3://bucket`` is
     ``bucket``); empty for an empty location or a root."""
     return strip_protocol(location).rstrip("/").rsplit("/", 1)[-1]
+
+
+def parent(location: str) -> str:
+    """``location`` without the last part of its path (trailing ``/``
+    ignored): ``s3://bucket/sweep/run-7/`` is ``s3://bucket/sweep``."""
+    scheme, sep, rest = location.partition(_SEPARATOR)
+    head = rest if sep else location
+    trimmed = head.rstrip("/")
+    cut = trimmed.rsplit("/", 1)[0] if "/" in trimmed else ""
+    return f"{scheme}{sep}{cut}" if sep else cut

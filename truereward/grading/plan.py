@@ -10,11 +10,12 @@ request.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
 from .. import urls
+from ..publishing.index import listing_order
 from ..target import Target
 from .request import GradeRequest, run_id_of
 
@@ -69,7 +70,11 @@ class RunJob:
       replaces it and it is set aside as ``grade.previous.json``;
     - ``distrusted``: why the ``grade.json`` standing in the run's own
       directory is not a grade at all (not a grade document): the job's
-      grade replaces it (``replaces``) and sets it aside.
+      grade replaces it (``replaces``) and sets it aside;
+    - ``listing``: on an object store, our objects at the run's target and
+      their ETags, from the listing of the sweep's targets made when it was
+      planned (:class:`~truereward.publishing.index.TargetIndex`), handed to
+      the publisher so it need not list again.
     """
 
     run: str
@@ -81,6 +86,7 @@ class RunJob:
     after: int = 0
     confirm: GradeDocument | None = None
     distrusted: str | None = None
+    listing: Mapping[str, str] | None = None
 
     @property
     def in_place(self) -> bool:
@@ -137,6 +143,10 @@ class PlannedJobs(Sequence[RunJob]):
         return map(self._make, self._entries)
 
 
+def _url_order(url: str) -> bytes:
+    return listing_order(run_id_of(url))
+
+
 def settings_for(request: GradeRequest, target: Target | None = None) -> GradeSettings:
     """The shared settings of ``request``; ``target`` (a loaded target block)
     overrides ``request.target``."""
@@ -177,8 +187,10 @@ def plan_runs(request: GradeRequest, target: Target | None = None) -> PlannedJob
 def plan_sweep(
     request: GradeRequest, target: Target | None = None
 ) -> tuple[PlannedJobs, list[tuple[str, str]]]:
-    """One job per run of ``request`` (sorted by run id for a sweep, in the
-    given order for a list of runs), and every entry that is not graded,
+    """One job per run of ``request``, in the order an object store lists
+    the runs' keys (:func:`~truereward.publishing.index.listing_order`, by
+    run id; the listing of their targets then advances with the plan), and
+    every entry that is not graded,
     with why: an entry of the sweep that is not a run (a symlink, a name
     starting with ``.``: :meth:`~truereward.sweeps.SweepSource.scan`), a
     directory whose name cannot be a run id (``...``, a backslash, a
@@ -201,7 +213,7 @@ def plan_sweep(
         def listed_job(url: str) -> RunJob:
             return RunJob(run=run_id_of(url), url=url, settings=settings)
 
-        return PlannedJobs(listed, listed_job), skipped
+        return PlannedJobs(sorted(listed, key=_url_order), listed_job), skipped
     from ..sweeps.source import SweepSource
 
     sweep = request.sweep
@@ -209,7 +221,7 @@ def plan_sweep(
         raise ValueError("the request names neither a sweep nor runs")
     names, skipped = SweepSource(sweep, settings.storage_options).scan()
     runs = []
-    for name in names:
+    for name in sorted(names, key=listing_order):
         try:
             run_id_of(name)
         except ValueError as error:

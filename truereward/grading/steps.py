@@ -216,6 +216,7 @@ def publish_graded(graded: GradedRun) -> PublishedRun:
             job.target,
             replaces=graded.replaces,
             keep_replaced=graded.distrusted is not None,
+            listing=job.listing,
         )
     except PublishError as error:
         return PublishedRun(

@@ -51,9 +51,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Iterator
 
+from .. import urls
 from ..document import Attempt, GradeDocument
+from ..files import GRADE
 from ..publishing import PublishError
-from .plan import RunJob
+from ..publishing.index import Standing, TargetIndex
+from .plan import DEFAULT_TARGET, RunJob
 from .request import REGRADE_POLICIES, Regrade
 from .stored import stored_grade_or_none
 
@@ -105,14 +108,18 @@ def triage(job: RunJob, standing: GradeDocument | None, policy: Regrade) -> RunJ
     )
 
 
-def in_place(job: RunJob, policy: Regrade) -> RunJob:
+def in_place(job: RunJob, policy: Regrade, listed: Standing | None = None) -> RunJob:
     """The decision about what stands in ``job``'s own directory, where the
     run could have written it (module docstring): a grade to confirm by
-    grading the run again, or a file that is not a grade, to replace."""
+    grading the run again, or a file that is not a grade, to replace.
+    ``listed``: what a listing showed there (no ``grade.json``: nothing to
+    read)."""
     import hashlib
 
     from .stored import parse_stored, standing_bytes
 
+    if listed is not None and GRADE not in listed.objects:
+        return job
     try:
         data = standing_bytes(job.target)
     except (OSError, PublishError):
@@ -130,11 +137,39 @@ def in_place(job: RunJob, policy: Regrade) -> RunJob:
     return dataclasses.replace(decided, standing=None, confirm=standing)
 
 
+def _stored(job: RunJob, listed: Standing | None) -> GradeDocument | None:
+    """The grade standing at ``job``'s own target: none when the listing
+    shows no ``grade.json`` (nothing is asked), else read (one GET)."""
+    if listed is not None and GRADE not in listed.objects:
+        return None
+    return stored_grade_or_none(job.target)
+
+
+def _index(job: RunJob) -> TargetIndex | None:
+    """The index of the targets of ``job``'s sweep, when they lie under one
+    S3 prefix (:class:`~truereward.publishing.index.TargetIndex`)."""
+    settings = job.settings
+    if settings.target is not None:
+        return TargetIndex.open(settings.target.url, settings.target.options())
+    base = urls.parent(job.url)
+    return TargetIndex.open(base, settings.storage_options, inner=DEFAULT_TARGET)
+
+
 def triaged(jobs: Iterable[RunJob], policy: Regrade) -> Iterator[RunJob]:
-    """Each job with its decision, looking up the grade at its target as it
-    goes (lazily: memory holds the jobs being looked at, not the sweep)."""
+    """Each job with its decision, looking up what stands at its target as
+    it goes (lazily: memory holds the jobs being looked at, not the sweep).
+    On S3 the targets are listed a page at a time as the plan advances, and
+    only a standing ``grade.json`` is read."""
+    index: TargetIndex | None = None
+    opened = False
     for job in jobs:
+        if not opened:
+            index, opened = _index(job), True
+        covered = index is not None and index.covers(job.run, job.target.url)
+        listed = index.lookup(job.run) if index is not None and covered else None
+        if listed is not None:
+            job = dataclasses.replace(job, listing=listed.etags())
         if job.in_place:
-            yield in_place(job, policy)
+            yield in_place(job, policy, listed)
         else:
-            yield triage(job, stored_grade_or_none(job.target), policy)
+            yield triage(job, _stored(job, listed), policy)

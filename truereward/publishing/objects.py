@@ -22,7 +22,11 @@ filesystems). :func:`publish_objects` is the protocol, the same for all:
    even when the publish dies right after its ``grade.json``. Then
    ``grade.json`` is written with ``If-None-Match: *`` (create) or
    ``If-Match: <etag>`` (replace), the one step that decides a race; then
-   the CTRF view, ``reward.json`` and ``reward.txt`` last. Every object
+   the CTRF view, ``reward.json`` and ``reward.txt``, sent together (each a
+   request of its own, in flight at once: a round trip, not three; so on
+   an object store, unlike a local directory, ``reward.txt`` standing does
+   not tell that the others do: the listing, or ``truereward verify``,
+   tells a complete set). Every object
    after ``grade.json`` carries, in its metadata
    (``x-amz-meta-truereward-grade`` on S3), the sha256 of the grade it
    belongs to: a reader of ``reward.txt`` alone can check that it names the
@@ -32,7 +36,9 @@ filesystems). :func:`publish_objects` is the protocol, the same for all:
    objects whose ETag is not the MD5 of their expected body, reward objects
    beside an ungradable grade, and reward objects of the right bytes whose
    metadata names another grade (one HEAD each of ``reward.txt`` and
-   ``reward.json``).
+   ``reward.json``; not with a caller's listing, which comes from a pass
+   over many runs that checks each set by its ETags and leaves the
+   metadata to ``truereward verify``).
 5. **Settle**: the files after ``grade.json`` are plain PUTs, so a publisher
    that replaced our grade (naming it in ``replaces``) while we were still
    writing can see our late CTRF view or reward objects land beside its
@@ -43,7 +49,10 @@ filesystems). :func:`publish_objects` is the protocol, the same for all:
    standing ``grade.json`` describes, we read that grade and rewrite the
    set from it (reward objects beside a refusal are deleted), and look
    again. Whoever writes last also checks last, so the set ends
-   consistent.
+   consistent. A caller publishing many runs may take this step itself
+   (``settle=False``, then :func:`settle_listed` with a listing of all
+   their sets taken after their last writes: one request for hundreds of
+   runs).
 
 A listing is a view taken before we act. When the store refuses what it
 implied (a conditional delete or the ``grade.json`` write refused, a grade
@@ -57,10 +66,12 @@ cleared in step 3, as one added after our own listing is not (a writer
 that keeps writing beside our grade is beyond any protocol of ours).
 
 What it costs: a fresh gradable run, one listing, four PUTs and the
-settling HEAD (6 requests; 5 handed a listing); over reward objects left
-without a grade, one DELETE more for each; a republish of the same grade,
-one listing and the two metadata HEADs (3; 2 handed a listing), writing
-nothing; a fresh ungradable run, a listing, two PUTs and a HEAD (4; 3).
+settling HEAD (6 requests, 4 round trips; 5 handed a listing, 4 when the
+caller settles); over reward objects left without a grade, one DELETE more
+for each; a republish of the same grade, one listing and the two metadata
+HEADs (3), writing nothing, and nothing at all handed a listing that shows
+the set complete; a fresh ungradable run, a listing, two PUTs and a HEAD
+(4; 3 handed a listing).
 
 Bodies are sent in single requests from memory; a body above
 :data:`MAX_BODY_BYTES` is refused (multipart uploads would ignore
@@ -93,7 +104,7 @@ from .decide import Decision, sha256_hex
 from .errors import PublishConflict, PublishError
 from .result import PublishResult
 
-__all__ = ["MAX_BODY_BYTES", "PreconditionFailed", "Store", "publish_objects"]
+__all__ = ["MAX_BODY_BYTES", "PreconditionFailed", "Store", "publish_objects", "settle_listed"]
 
 #: The largest body published in one request: well under s3fs's multipart
 #: threshold (2 x 50 MiB), above which If-Match would be ignored.
@@ -237,12 +248,15 @@ def publish_objects(
     *,
     replaces: str | None = None,
     listing: Mapping[str, str] | None = None,
+    settle: bool = True,
 ) -> PublishResult:
     """Publish ``document`` through ``store``; see the module docstring.
 
     ``listing``: the objects present at the prefix, name -> ETag (quoted or
     not; names other than ours are ignored), as the caller listed them;
-    ``None`` lists the prefix."""
+    ``None`` lists the prefix. ``settle=False`` leaves step 5 of a create
+    or a replace to the caller, who looks at many runs' sets at once
+    (:func:`settle_listed`); the result then says ``settled=False``."""
     bodies = render(document)
     for name, body in bodies.items():
         if len(body) > MAX_BODY_BYTES:
@@ -265,6 +279,7 @@ def publish_objects(
                 removed,
                 supplied=look == 1 and listing is not None,
                 last=look == LOOKS,
+                settle=settle,
             )
         except _LookAgain:
             continue
@@ -280,6 +295,7 @@ def _publish_listed(
     *,
     supplied: bool,
     last: bool,
+    settle: bool = True,
 ) -> PublishResult:
     """Steps 2 to 5 on one look (``listed``; ``supplied``: the caller's).
     Raises :class:`_LookAgain` when the store refuses what ``listed``
@@ -303,8 +319,11 @@ def _publish_listed(
             raise _LookAgain  # decided on the caller's listing alone: look ourselves
         raise conflict(existing_digest or listed.get(GRADE))
     if decision is Decision.SAME:
+        # A caller's listing comes from a pass over many runs, which checks
+        # each set by its ETags; the metadata is left to `truereward verify`.
+        stale = set() if supplied else stale_metadata(store, bodies, listed)
         try:
-            repaired = _repair(store, bodies, listed, stale_metadata(store, bodies, listed))
+            repaired = _repair(store, bodies, listed, stale)
         except PreconditionFailed:
             if not last:
                 raise _LookAgain from None
@@ -348,6 +367,10 @@ def _publish_listed(
         if current != ours:
             raise conflict(None if current is None else sha256_hex(current)) from None
     written = _write_rest(store, bodies)
+    if not settle:
+        return PublishResult(
+            store.location, digest, decision, written, tuple(removed), settled=False
+        )
     _settle(store, bodies, created=decision is Decision.CREATE)
     return PublishResult(store.location, digest, decision, written, tuple(removed))
 
@@ -405,11 +428,27 @@ def _settle(store: Store, bodies: dict[str, bytes], *, created: bool = False) ->
 
 
 def _write_rest(store: Store, bodies: dict[str, bytes]) -> tuple[str, ...]:
-    """After ``grade.json``: the other files of the set, ``reward.txt`` last."""
-    written = [GRADE]
+    """After ``grade.json``: the other files of the set, sent together
+    where the store can (each a request of its own, in flight at once)."""
     digest = sha256_hex(bodies[GRADE])
-    for name in bodies:  # render's order: the CTRF view, reward.json, reward.txt last
-        if name != GRADE:
-            store.put(name, bodies[name], digest)
-            written.append(name)
-    return tuple(written)
+    rest = {name: body for name, body in bodies.items() if name != GRADE}
+    put_all = getattr(store, "put_all", None)
+    if put_all is not None:
+        put_all(rest, digest)
+    else:
+        for name, body in rest.items():  # render's order: reward.txt last
+            store.put(name, body, digest)
+    return (GRADE, *rest)
+
+
+def settle_listed(
+    store: Store, bodies: dict[str, bytes], listed: Mapping[str, str], *, created: bool
+) -> None:
+    """Step 5 for a set published with ``settle=False``, given a listing
+    of its objects taken after its last write (a caller's listing of many
+    runs at once): nothing more when the set is complete and its
+    ``grade.json`` ours; else the settle step as a publish would have done
+    it (module docstring)."""
+    if listed.get(GRADE) == md5_hex(bodies[GRADE]) and _complete(listed, bodies):
+        return
+    _settle(store, bodies, created=created)

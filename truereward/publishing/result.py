@@ -27,6 +27,9 @@ class PublishResult:
     written: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     kept: str | None = None
+    #: False when the caller asked to settle the set itself
+    #: (``publish_objects(settle=False)``).
+    settled: bool = True
 
     @property
     def changed(self) -> bool:

@@ -12,7 +12,7 @@ a :class:`~truereward.publishing.errors.PublishError` naming the object.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from .. import urls
@@ -155,18 +155,20 @@ class S3Store:
             return None
         return b"\0" if data is None else data
 
-    def _put(self, name: str, data: bytes, grade: str | None = None, **conditions: str) -> None:
+    @staticmethod
+    def _put_arguments(data: bytes, name: str, grade: str | None) -> dict[str, Any]:
+        """What a PutObject of ``name`` sends besides its key."""
         suffix = name[name.rfind(".") :]
         extra: dict[str, Any] = {"Metadata": {GRADE_KEY: grade}} if grade else {}
+        return {
+            "Body": data,
+            "ContentType": _CONTENT_TYPES.get(suffix, "application/octet-stream"),
+            **extra,
+        }
+
+    def _put(self, name: str, data: bytes, grade: str | None = None, **conditions: str) -> None:
         try:
-            self._call(
-                name,
-                "put_object",
-                Body=data,
-                ContentType=_CONTENT_TYPES.get(suffix, "application/octet-stream"),
-                **extra,
-                **conditions,
-            )
+            self._call(name, "put_object", **self._put_arguments(data, name, grade), **conditions)
         except FileNotFoundError as error:  # If-Match on a key that is gone
             if conditions:
                 raise PreconditionFailed(name) from None
@@ -180,6 +182,34 @@ class S3Store:
 
     def put(self, name: str, data: bytes, grade: str | None = None) -> None:
         self._put(name, data, grade)
+
+    def put_all(self, bodies: Mapping[str, bytes], grade: str | None = None) -> None:
+        """Unconditional PUTs of ``bodies``, in flight at once (each its own
+        request); the first failure, as :meth:`put` would raise it, once
+        every request has been answered."""
+        import asyncio
+
+        from fsspec.asyn import sync
+
+        async def one(name: str, data: bytes) -> None:
+            await self.fs._call_s3(
+                "put_object",
+                Bucket=self.bucket,
+                Key=self.prefix + name,
+                **self._put_arguments(data, name, grade),
+            )
+
+        async def every() -> list[BaseException | None]:
+            calls = (one(name, data) for name, data in bodies.items())
+            return await asyncio.gather(*calls, return_exceptions=True)
+
+        for name, outcome in zip(bodies, sync(self.fs.loop, every), strict=True):
+            if isinstance(outcome, FileNotFoundError):
+                self._no_bucket(outcome)
+            if isinstance(outcome, BaseException):
+                raise PublishError(
+                    f"{self.location}/{name}: put_object failed: {outcome}"
+                ) from outcome
 
     def grade_of(self, name: str) -> str | None:
         head = self._head(name)

@@ -1,0 +1,148 @@
+"""What stands at the targets of many runs under one S3 prefix, from one
+listing read page by page.
+
+Planning a sweep asks, for every run, what stands at its target. On S3,
+asking per run costs a request or more a run; a listing of the prefix the
+runs' targets share answers for a thousand keys a request, with each
+object's ETag and size. :class:`TargetIndex` reads that listing lazily,
+as the plan reaches each run: runs are planned in the order S3 lists keys
+(:func:`listing_order`), so the listing and the plan advance together,
+grading starts once the first page is in, and memory holds one page, each
+key once. A run looked up out of that order is listed alone (one
+request). A store that cannot be listed answers nothing (``None``): the
+caller then asks per run, and publishing will say what is wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .. import urls
+from ..files import NAMES, PREVIOUS_GRADE
+
+__all__ = ["Standing", "TargetIndex", "listing_order"]
+
+#: The names a run's entry in the index keeps.
+_KEPT = frozenset((*NAMES, PREVIOUS_GRADE))
+
+
+def listing_order(run: str) -> bytes:
+    """The key that orders runs as S3 lists their objects: by the UTF-8
+    bytes of ``<run>/`` (so ``run-1.5`` comes before ``run-1``, as
+    ``.`` sorts before ``/``)."""
+    return f"{run}/".encode()
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Our objects standing at one run's target: name -> (ETag, size)."""
+
+    objects: Mapping[str, tuple[str, int]]
+
+    def etags(self) -> dict[str, str]:
+        """Name -> ETag (unquoted), as a publisher takes a listing."""
+        return {name: etag for name, (etag, _) in self.objects.items()}
+
+
+class TargetIndex:
+    """The targets ``<base>/<run>/<inner>`` of the runs under ``base`` on
+    S3 (module docstring). ``inner`` is ``""`` for a target of its own, or
+    the path of the target inside each run (``logs/verifier``)."""
+
+    def __init__(self, fs: Any, base: str, inner: str = "") -> None:
+        self._fs = fs
+        self._bucket, key = urls.bucket_and_key(base)
+        self._base = f"{key.strip('/')}/" if key.strip("/") else ""
+        self._inner = f"{inner.strip('/')}/" if inner.strip("/") else ""
+        self._pages: Iterator[list[tuple[str, str, int]]] | None = None
+        self._page: list[tuple[str, str, int]] = []
+        self._at = 0
+        self._last = b""
+        self._broken = False
+
+    @classmethod
+    def open(
+        cls, base: str, storage_options: Mapping[str, Any], inner: str = ""
+    ) -> TargetIndex | None:
+        """The index of ``base`` (an ``s3://`` URL), or ``None`` when it is
+        not on S3 or its filesystem cannot be made."""
+        if urls.protocol(base) not in ("s3", "s3a"):
+            return None
+        try:
+            from fsspec.core import url_to_fs
+
+            fs, _ = url_to_fs(base, **storage_options)
+        except (ImportError, ValueError, TypeError, OSError):
+            return None
+        return cls(fs, base, inner)
+
+    def covers(self, run: str, target: str) -> bool:
+        """Whether ``target`` (a URL) is where this index looks for ``run``."""
+        return urls.bucket_and_key(target) == (
+            self._bucket,
+            f"{self._base}{run}/{self._inner}".strip("/"),
+        )
+
+    def lookup(self, run: str) -> Standing | None:
+        """What stands at ``run``'s target; ``None`` when the store could
+        not be listed."""
+        if self._broken:
+            return None
+        prefix = f"{self._base}{run}/{self._inner}"
+        order = prefix.encode()
+        try:
+            if order < self._last:  # out of the listing's order: listed alone
+                return self._collect(prefix, self._pages_of(prefix))
+            self._last = order
+            return self._advance(prefix)
+        except Exception:  # noqa: BLE001 - whatever the store raised, ask per run instead
+            self._broken = True
+            return None
+
+    def _advance(self, prefix: str) -> Standing:
+        found: dict[str, tuple[str, int]] = {}
+        order = prefix.encode()
+        while True:
+            if self._at == len(self._page):
+                if self._pages is None:
+                    self._pages = self._pages_of(self._base)
+                page = next(self._pages, None)
+                if page is None:
+                    return Standing(found)
+                self._page, self._at = page, 0
+                continue
+            key, etag, size = self._page[self._at]
+            if key.startswith(prefix):
+                name = key[len(prefix) :]
+                if name in _KEPT:
+                    found[name] = (etag, size)
+            elif key.encode() > order:
+                return Standing(found)
+            self._at += 1
+
+    def _collect(self, prefix: str, pages: Iterator[list[tuple[str, str, int]]]) -> Standing:
+        found: dict[str, tuple[str, int]] = {}
+        for page in pages:
+            for key, etag, size in page:
+                name = key[len(prefix) :]
+                if name in _KEPT:
+                    found[name] = (etag, size)
+        return Standing(found)
+
+    def _pages_of(self, prefix: str) -> Iterator[list[tuple[str, str, int]]]:
+        """The keys under ``prefix``, a page (one request) at a time."""
+        token: str | None = None
+        while True:
+            extra = {"ContinuationToken": token} if token else {}
+            answer = self._fs.call_s3(
+                "list_objects_v2", Bucket=self._bucket, Prefix=prefix, **extra
+            )
+            yield [
+                (str(item["Key"]), str(item["ETag"]).strip('"'), int(item.get("Size") or 0))
+                for item in answer.get("Contents", ())
+            ]
+            token = answer.get("NextContinuationToken")
+            if not answer.get("IsTruncated") or not token:
+                return
