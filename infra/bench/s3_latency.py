@@ -16,9 +16,10 @@ counted.
   at a time: for each run, GET its rows and its task spec together, fold
   them (count the verdicts), a conditional PUT of ``grade.json``
   (``If-None-Match: *``), then the three other files together;
-- ours: ``flows/grade_run.py --request ...`` on Prefect's ephemeral API, the
-  sweep on ``s3://``, published to ``s3://`` (``--io-concurrency`` given
-  when set; otherwise grade-run's default request);
+- ours: the ``grade-run`` flow on Prefect's ephemeral API (started before
+  the window opens), the sweep on ``s3://``, published to ``s3://``
+  (``--io-concurrency`` given when set; otherwise grade-run's default
+  request);
 - kept: the same request again over the graded sweep (nothing to do);
 - regraded: again with ``regrade: all``.
 
@@ -143,13 +144,35 @@ async def minimal_grader(
     await fs.s3.close()
 
 
-def grade_run(endpoint: str, request: dict[str, Any], home: Path) -> None:
-    """One flow run of ours, in a fresh process on the ephemeral API."""
+#: Ours, in a fresh process: Prefect's ephemeral API is started first (a
+#: flow run of nothing), then the proxy's counts are reset, so the window
+#: is grade-run's own, from its planning's first request to its last.
+DRIVER = """
+import json, sys, urllib.request
+from prefect import flow
+from flows.grade_run import grade_run
+from truereward.grading import GradeRequest
+
+@flow
+def warm_up() -> None:
+    return None
+
+warm_up()
+proxy, request = sys.argv[1], GradeRequest.model_validate_json(sys.argv[2])
+urllib.request.urlopen(urllib.request.Request(proxy + "/_proxy/reset", method="POST", data=b""))
+state = grade_run(request, return_state=True)
+if not state.is_completed():
+    raise SystemExit(f"grade-run ended {state.name}: {state.message}")
+"""
+
+
+def grade_run(proxy: str, request: dict[str, Any], home: Path) -> None:
+    """One flow run of ours (:data:`DRIVER`) on the ephemeral API."""
     env = offline_env(
         PREFECT_HOME=str(home), AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing"
     )
     done = subprocess.run(
-        [sys.executable, "flows/grade_run.py", "--request", json.dumps(request)],
+        [sys.executable, "-c", DRIVER, proxy, json.dumps(request)],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -212,8 +235,7 @@ def main() -> int:
             home = ROOT / ".bench" / "s3-latency-home"
             timings = {}
             for label, extra in (("fresh", {}), ("kept", {}), ("regraded", {"regrade": "all"})):
-                proxy.reset()
-                grade_run(upstream, {**request, **extra}, home)
+                grade_run(proxy.url, {**request, **extra}, home)
                 timings[label] = proxy.seconds()
                 print(
                     f"grade-run {label}: {runs / timings[label]:.1f} runs/s, "
