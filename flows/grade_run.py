@@ -160,7 +160,7 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
     for entry, why in skipped:
         report.skip(entry, why)
         logger.warning("not graded: %r: %s", entry, why)
-    work = chunked(triaged(jobs, request.regrade), size)
+    work = chunked(triaged(jobs, request.regrade, request.io_budget), size)
     tags = ("truereward", f"sweep:{request.sweep_label or 'runs'}")
     if chosen:
         with task_runner_for(request) as runner:

@@ -42,7 +42,7 @@ def grade_request(
     planned, skipped = plan_sweep(request, target)
     for entry, why in skipped:
         report.skip(entry, why)
-    jobs = triaged(planned, request.regrade)
+    jobs = triaged(planned, request.regrade, request.io_budget)
     for chunk in chunked(jobs, 1):
         for reading in read_chunk(chunk, request.max_attempts, delays, sleep):
             report.add(publish_graded(fold_reading(reading)))

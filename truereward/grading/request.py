@@ -43,7 +43,10 @@ Fields:
   sweep's size, up to 100 on threads and 300 on Dask, see
   :func:`truereward.grading.chunks.chunk_size_for`);
   ``task_runner``: ``threads`` (default) or ``dask`` (``dask_address``: a
-  running Dask scheduler; default: a local cluster).
+  running Dask scheduler; default: a local cluster); ``io_concurrency``:
+  the runs whose reads or writes are in flight at once in a process
+  (:mod:`truereward.grading.io`; default 64 when the sweep or the target is
+  on an object store, else 1).
 - ``reward_keys``: figures ``reward.json`` carries beside ``reward``
   (default none: ``{"reward": x}`` alone, as Harbor's pass@k needs).
 - ``report``: where the HTML sweep report goes
@@ -103,6 +106,10 @@ def _schema_rules(schema: dict[str, Any]) -> None:
         "properties": {"target": {"type": "string"}, "target_block": {"type": "string"}},
     }
 
+
+#: The I/O budget for a sweep or a target on an object store (see
+#: ``GradeRequest.io_concurrency`` and docs/scale.md for how it was chosen).
+OBJECT_STORE_IO = 64
 
 #: ``package.module:ATTRIBUTE``, a reader named by where it is.
 _IMPORT_PATH = r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$"
@@ -179,6 +186,12 @@ class GradeRequest(BaseModel):
     max_attempts: Annotated[int, Field(ge=1, le=20)] = 3
     retry_delay_seconds: Annotated[float, Field(ge=0, le=3600)] = 5.0
     concurrency: Annotated[int, Field(ge=1, le=512)] = 8
+    io_concurrency: Annotated[int, Field(ge=1, le=1024)] | None = Field(
+        default=None,
+        description="runs whose reads or writes are in flight at once, per process (an I/O "
+        f"budget, not a number of task runs); default: {OBJECT_STORE_IO} when the sweep "
+        "or the target is on an object store, else 1",
+    )
     chunk_size: Annotated[int, Field(ge=1, le=10_000)] | None = None
     reward_keys: list[RewardKey] = Field(
         default_factory=list,
@@ -240,6 +253,20 @@ class GradeRequest(BaseModel):
                 "are stored in plain text: use a target block or the worker's environment"
             )
         return self
+
+    @property
+    def io_budget(self) -> int:
+        """``io_concurrency``, or its default: :data:`OBJECT_STORE_IO` when
+        the sweep, a run or the target is not local (each request a round
+        trip), else 1 (a local disk answers at once; the runs go one after
+        another, as in a plain loop)."""
+        if self.io_concurrency is not None:
+            return self.io_concurrency
+        places = [self.sweep, self.target, *(self.runs or ())]
+        remote = self.target_block is not None or any(
+            place is not None and not urls.is_local(place) for place in places
+        )
+        return OBJECT_STORE_IO if remote else 1
 
     @property
     def sweep_label(self) -> str | None:

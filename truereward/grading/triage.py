@@ -155,21 +155,31 @@ def _index(job: RunJob) -> TargetIndex | None:
     return TargetIndex.open(base, settings.storage_options, inner=DEFAULT_TARGET)
 
 
-def triaged(jobs: Iterable[RunJob], policy: Regrade) -> Iterator[RunJob]:
+def triaged(jobs: Iterable[RunJob], policy: Regrade, io_budget: int = 1) -> Iterator[RunJob]:
     """Each job with its decision, looking up what stands at its target as
     it goes (lazily: memory holds the jobs being looked at, not the sweep).
     On S3 the targets are listed a page at a time as the plan advances, and
-    only a standing ``grade.json`` is read."""
-    index: TargetIndex | None = None
-    opened = False
-    for job in jobs:
-        if not opened:
-            index, opened = _index(job), True
-        covered = index is not None and index.covers(job.run, job.target.url)
-        listed = index.lookup(job.run) if index is not None and covered else None
-        if listed is not None:
-            job = dataclasses.replace(job, listing=listed.etags())
+    only a standing ``grade.json`` is read; up to ``io_budget`` of those
+    reads are in flight at once (:func:`truereward.grading.io.ordered_map`),
+    the jobs coming out in order."""
+    from .io import ordered_map
+
+    def looked() -> Iterator[tuple[RunJob, Standing | None]]:
+        index: TargetIndex | None = None
+        opened = False
+        for job in jobs:
+            if not opened:
+                index, opened = _index(job), True
+            covered = index is not None and index.covers(job.run, job.target.url)
+            listed = index.lookup(job.run) if index is not None and covered else None
+            if listed is not None:
+                job = dataclasses.replace(job, listing=listed.etags())
+            yield job, listed
+
+    def decided(item: tuple[RunJob, Standing | None]) -> RunJob:
+        job, listed = item
         if job.in_place:
-            yield in_place(job, policy, listed)
-        else:
-            yield triage(job, _stored(job, listed), policy)
+            return in_place(job, policy, listed)
+        return triage(job, _stored(job, listed), policy)
+
+    return ordered_map(decided, looked(), io_budget)

@@ -1,0 +1,56 @@
+"""The I/O budget of a grading process: runs whose reads and writes are in
+flight at once.
+
+An object store answers in tens of milliseconds, and a run costs a few
+requests, so one run after another leaves the process waiting on round
+trips. :func:`ordered_map` overlaps them: a function over items with at
+most ``size`` calls at work at once, on threads of one pool per process
+(shared by every chunk of a flow run, so the budget holds whatever the
+number of task runs), results in the order of the items, items taken only
+as room frees up. A budget of 1 calls the function in the caller's thread,
+as a plain loop would. The calls must not themselves submit to the pool
+(a full pool would wait on itself).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+__all__ = ["ordered_map"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_LOCK = threading.Lock()
+
+
+def _pool(size: int) -> ThreadPoolExecutor:
+    """The process's pool of ``size`` threads (made once, kept for the
+    process's life: a flow run's chunks come and go, its threads stay)."""
+    with _LOCK:
+        found = _POOLS.get(size)
+        if found is None:
+            found = _POOLS[size] = ThreadPoolExecutor(size, thread_name_prefix="truereward-io")
+        return found
+
+
+def ordered_map(function: Callable[[T], R], items: Iterable[T], size: int) -> Iterator[R]:
+    """``function`` over ``items``, at most ``size`` calls at once, results
+    in order (module docstring). An exception of a call is raised when its
+    result is reached; the calls already started go on."""
+    if size <= 1:
+        yield from map(function, items)
+        return
+    pool = _pool(size)
+    window: deque[Future[R]] = deque()
+    for item in items:
+        window.append(pool.submit(function, item))
+        if len(window) >= size:
+            yield window.popleft().result()
+    while window:
+        yield window.popleft().result()
