@@ -17,9 +17,10 @@ together fail the resolution, naming them, instead of being quietly lifted.
 1 naming each one ENV holds to account that is not installed at its floor.
 ``imports`` imports every module of truereward and flows/, and the
 top-level modules of the extras' requirements (truereward imports several
-only when used: prefect_dask, s3fs, httpx ...), and exits 1 naming those
-that fail. The standard library alone for ``requirements`` and ``pins``
-(run before any venv has ``packaging``).
+only when used: prefect_dask, s3fs, httpx ...; the tests import the dev
+extra's), and exits 1 naming those that fail. ``requirements`` and
+``pins`` need the standard library alone (they run before any venv has
+``packaging``).
 """
 
 from __future__ import annotations
@@ -67,9 +68,9 @@ def _name(line: str) -> str:
     return re.sub(r"[-_.]+", "-", found.group(1)).lower()
 
 
-def _lines(environment: str, *, tools: bool = True) -> list[str]:
+def _lines(environment: str) -> list[str]:
     """The requirement lines of ``environment`` as pyproject.toml writes them,
-    each once, in order; without the dev extra's when not ``tools``."""
+    each once, in order."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
     chosen = ENVIRONMENTS[environment].extras
@@ -77,7 +78,7 @@ def _lines(environment: str, *, tools: bool = True) -> list[str]:
     for extra in chosen:
         if extra != "dev":
             kept += [line for line in extras[extra] if line not in kept]
-    if tools and "dev" in chosen:
+    if "dev" in chosen:
         others = {line for name, lines in extras.items() if name not in chosen for line in lines}
         kept += [line for line in extras["dev"] if line not in kept and line not in others]
     return kept
@@ -149,7 +150,7 @@ def check_imports(environment: str) -> int:
     import flows
     import truereward
 
-    names = dict.fromkeys(_name(line) for line in _lines(environment, tools=False))
+    names = dict.fromkeys(_name(line) for line in _lines(environment))
     modules = [module for name in names for module in _top_level(name)]
     for package in (truereward, flows):
         for found in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
