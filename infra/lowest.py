@@ -118,11 +118,10 @@ def check_floors(environment: str) -> int:
             installed = metadata.version(name)
         except metadata.PackageNotFoundError:
             installed = "not installed"
-        mark = "" if name in accountable else "  (may be lifted here)"
-        print(f"{name:22} floor {low:22} installed {installed}{mark}")
-        if installed == "not installed" or (
-            name in accountable and Version(installed) != Version(low)
-        ):
+        at_floor = installed != "not installed" and Version(installed) == Version(low)
+        lifted = "" if at_floor or name in accountable else "  (lifted here, held in another)"
+        print(f"{name:22} floor {low:22} installed {installed}{lifted}")
+        if installed == "not installed" or (name in accountable and not at_floor):
             wrong.append(f"{name}>={low}: {installed}")
     if wrong:
         print(f"lowest ({environment}): not installed at its floor:", file=sys.stderr)
