@@ -30,6 +30,8 @@
 #            test_publish_s3_client: the conditional writes through s3fs,
 #            aiobotocore and botocore at their floors, against moto (the test
 #            that installs an older botocore of its own is left to the suite);
+#            test_plugin: the pytest plugin in real sessions, alone and under
+#            pytest-xdist, at the pytest extra's floors;
 #   prefect  grading/test_prefect_tasks, grading/test_prefect_flow (grade-run
 #            on a real server, the Dask runner), grading/test_grading_s3,
 #            grading/test_shards (grade-sweep's requests) and
@@ -56,21 +58,21 @@ one() {
   shift
   local venv=".venv-lowest-$name"
   echo "== lowest ($name): resolve"
-  mkdir -p "$venv"
-  "$python" infra/lowest.py requirements "$name" "$venv/requirements.in" \
-    || fail "$name" "reading pyproject.toml"
-  "$python" infra/lowest.py pins "$name" "$venv/floors.txt" || fail "$name" "reading pyproject.toml"
-  "$uv" pip compile "$venv/requirements.in" --resolution lowest-direct \
-    --constraints "$venv/floors.txt" \
-    --python-version 3.11 --no-header --quiet --output-file "$venv/requirements.txt" \
-    || fail "$name" "no set of versions satisfies the floors"
-  echo "resolved: $(grep -c '==' "$venv/requirements.txt") packages:" \
-    "$(grep '==' "$venv/requirements.txt" | paste -sd ' ')"
-  echo "== lowest ($name): install into $venv"
   if [ ! -x "$venv/bin/python" ]; then
     "$uv" venv --quiet --allow-existing --python "$python" "$venv" \
       || fail "$name" "making the venv"
   fi
+  "$python" infra/lowest.py requirements "$name" "$venv/requirements.in" \
+    || fail "$name" "reading pyproject.toml"
+  "$python" infra/lowest.py pins "$name" "$venv/floors.txt" || fail "$name" "reading pyproject.toml"
+  # For the venv's own Python: the floors must install where they run.
+  "$uv" pip compile "$venv/requirements.in" --resolution lowest-direct \
+    --constraints "$venv/floors.txt" --python "$venv/bin/python" \
+    --no-header --quiet --output-file "$venv/requirements.txt" \
+    || fail "$name" "no set of versions satisfies the floors"
+  echo "resolved: $(grep -c '==' "$venv/requirements.txt") packages:" \
+    "$(grep '==' "$venv/requirements.txt" | paste -sd ' ')"
+  echo "== lowest ($name): install into $venv"
   "$uv" pip sync --quiet --compile-bytecode --python "$venv/bin/python" "$venv/requirements.txt" \
     || fail "$name" "installing the resolved versions"
   "$uv" pip install --quiet --no-deps --python "$venv/bin/python" -e . \
@@ -85,7 +87,7 @@ one() {
     core)
       tests=(tests/test_strictjson.py tests/test_document.py tests/test_ctrf.py
         tests/test_publish_local.py tests/test_publish_s3.py tests/test_publish_s3_faults.py
-        tests/test_publish_s3_client.py -k "not old_botocore")
+        tests/test_publish_s3_client.py tests/test_plugin.py -k "not old_botocore")
       ;;
     prefect)
       tests=(tests/grading/test_prefect_tasks.py tests/grading/test_prefect_flow.py
