@@ -22,6 +22,15 @@ client gives up on them) and keeps them; :meth:`FaultProxy.release` sends
 them to the server later, which applies them: a delayed request that lands
 after newer writes.
 
+A **judge** (:attr:`FaultProxy.judge`), when set, is asked about every
+request before it is acted on, with its number, method and path, and may
+answer a fault for it: a test can look at the store at that point (every
+state a client's requests leave it in is seen there), kill the client
+(``kill -9`` of a publishing process at any request, the request then
+dropped with ``reset`` or applied with ``cut``), or refuse one write for as
+long as it is retried. :meth:`FaultProxy.wait_idle` waits until every
+request taken has been answered or dropped.
+
 It also counts requests by method, for request-count benchmarks.
 """
 
@@ -31,6 +40,7 @@ import socket
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 FAULTS = ("reset", "503", "slow", "cut")
@@ -126,6 +136,11 @@ class FaultProxy:
     #: PUTs whose path contains this text are held (None: none).
     holding: str | None = None
     held: list[bytes] = field(default_factory=list)
+    #: Asked (number, method, path) before each request is acted on; its
+    #: answer, a fault or None, replaces the scheduled one.
+    judge: Callable[[int, str, str], str | None] | None = None
+    #: Requests taken and not yet answered or dropped.
+    active: int = 0
 
     def __post_init__(self) -> None:
         self._server = socket.create_server(("127.0.0.1", 0))
@@ -169,6 +184,14 @@ class FaultProxy:
                 _read_message(server, bytearray())
         return len(held)
 
+    def wait_idle(self, timeout: float = 30.0) -> None:
+        """Return once no request is in hand (answered, dropped or sent on)."""
+        deadline = time.monotonic() + timeout
+        while self.active:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the proxy still has {self.active} request(s) in hand")
+            time.sleep(0.005)
+
     def close(self) -> None:
         self._running = False
         self._server.close()
@@ -182,6 +205,15 @@ class FaultProxy:
             threading.Thread(target=self._handle, args=(client,), daemon=True).start()
 
     def _handle(self, client: socket.socket) -> None:
+        with self._lock:
+            self.active += 1
+        try:
+            self._answer(client)
+        finally:
+            with self._lock:
+                self.active -= 1
+
+    def _answer(self, client: socket.socket) -> None:
         buffer = bytearray()
         try:
             with client:
@@ -206,6 +238,9 @@ class FaultProxy:
                     ):
                         self.held.append(_with_connection_close(head) + body)
                         fault = "held"
+                    judge = self.judge
+                if judge is not None and fault != "held":
+                    fault = judge(number, method, path.decode("latin-1")) or fault
                 if fault == "held":
                     client.setsockopt(
                         socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"

@@ -218,6 +218,43 @@ def test_verify_reports_inconsistency_with_exit_1(row, tmp_path, capsys):
     assert [item["where"] for item in report["disagreements"]] == ["reward", "grade.json"]
 
 
+def test_verify_flags_reward_files_with_no_grade_in_a_run_and_in_a_sweep(row, tmp_path, capsys):
+    # A run whose target holds a reward and no grade.json (planted, or left
+    # when a publish died after clearing part of it): verify of that one
+    # run says so and exits 1, as the same run is flagged in a sweep.
+    sweep = tmp_path / "sweep"
+    own, in_place = sweep / "run-1", sweep / "run-2" / "logs" / "verifier"
+    for place in (own, in_place):
+        place.mkdir(parents=True)
+        (place / "reward.txt").write_text("1.0\n")
+    (own / "reward.json").write_text('{"reward": 1.0}')
+    assert main(["verify", str(own)]) == 1
+    out = capsys.readouterr().out
+    assert f"{own}: reward.txt, reward.json with no grade.json beside them" in out
+    assert f"{own}: reward.txt: stored 'present', expected 'absent (no grade.json" in out
+    assert f"{own}: reward.json: stored 'present'" in out
+    assert main(["verify", "--json", str(in_place)]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["consistent"] is False and report["gradable"] is None
+    assert [item["where"] for item in report["disagreements"]] == ["reward.txt"]
+    # No grade stands to repair from: --repair says so and keeps the files.
+    assert main(["verify", "--repair", str(own)]) == 1
+    assert "repaired" not in capsys.readouterr().out
+    assert (own / "reward.txt").exists()
+    # A sweep: each run flagged in the same words, counted inconsistent.
+    (sweep / "run-3").mkdir()  # graded nowhere: unreadable, as before
+    assert main(["verify", str(sweep)]) == 1
+    out = capsys.readouterr().out
+    assert f"{own}: reward.txt, reward.json with no grade.json beside them" in out
+    assert f"{in_place}: reward.txt with no grade.json beside it" in out
+    assert out.strip().endswith("3 runs, 0 consistent, 0 repaired, 2 inconsistent, 1 unreadable")
+    # Publishing the run's grade removes them first; verify agrees then.
+    rows = write_rows(tmp_path / "rows.jsonl", [row("a", verdict="fail")])
+    assert main(["fold", str(rows), "--logs", str(own)]) == 0
+    assert (own / "reward.txt").read_text() == "0.0\n"
+    assert main(["verify", str(own)]) == 0
+
+
 def test_verify_names_a_grade_rewritten_in_other_bytes(row, tmp_path, capsys):
     rows = write_rows(tmp_path / "rows.jsonl", [row("a")])
     logs = tmp_path / "l"

@@ -105,32 +105,46 @@ def test_the_proxy_really_injects_faults(row, proxy, bucket):
 
 def test_request_counts_of_fresh_republish_and_ungradable(row, proxy, s3_client, bucket):
     options = proxied_options(proxy)
+    for name, data in [("reward.txt", b"1.0\n"), ("reward.json", b'{"reward": 1.0}')]:
+        s3_client.put_object(Bucket=bucket, Key=f"count/orphans/{name}", Body=data)
     counts = {}
-    for label, grade, prefix in [
-        ("fresh", gradable(row), "count/run"),
-        ("republish", gradable(row), "count/run"),
-        ("ungradable", ungradable(row), "count/refused"),
+    for label, grade, prefix, listed in [
+        ("fresh", gradable(row), "count/run", None),
+        ("republish", gradable(row), "count/run", None),
+        ("fresh, listed", gradable(row, tag="listed"), "count/listed", {}),
+        ("republish, listed", gradable(row, tag="listed"), "count/listed", "list"),
+        ("ungradable", ungradable(row), "count/refused", None),
+        ("over orphans", gradable(row, reward=0.0), "count/orphans", None),
     ]:
+        if listed == "list":  # as a sweep's planning hands it over
+            listed = {name: tag for name, (tag, _) in listing(s3_client, bucket, prefix).items()}
         proxy.reset()
-        publish(grade, f"s3://{bucket}/{prefix}", storage_options=options)
+        publish(grade, f"s3://{bucket}/{prefix}", storage_options=options, listing=listed)
         counts[label] = dict(proxy.methods)
         assert_consistent(s3_client, bucket, prefix)
-    # A fresh gradable run is four PUTs and the settling HEAD; a
-    # republish is the refused create, one listing and a HEAD of each reward
-    # object (does its metadata name this grade?); a fresh refusal lists
-    # first (stale reward objects must go before anything is written) and
-    # settles.
+    # A fresh run: the listing (a GET) that shows what must go before its
+    # grade.json, four PUTs, and the settling HEAD (is ours still the
+    # grade?); handed the listing, one request less. A republish: the
+    # listing and a HEAD of each reward object (does its metadata name this
+    # grade?). Reward objects left without a grade: one DELETE each, before
+    # the grade.
     assert counts == {
-        "fresh": {"PUT": 4, "HEAD": 1},
-        "republish": {"PUT": 1, "GET": 1, "HEAD": 2},
-        "ungradable": {"GET": 2, "PUT": 2},
+        "fresh": {"GET": 1, "PUT": 4, "HEAD": 1},
+        "republish": {"GET": 1, "HEAD": 2},
+        "fresh, listed": {"PUT": 4, "HEAD": 1},
+        "republish, listed": {"HEAD": 2},
+        "ungradable": {"GET": 1, "PUT": 2, "HEAD": 1},
+        "over orphans": {"GET": 1, "DELETE": 2, "PUT": 4, "HEAD": 1},
     }
 
 
-def test_a_gradable_grade_overwrites_reward_objects_left_without_a_grade(
+def test_a_gradable_grade_deletes_reward_objects_left_without_a_grade_first(
     row, s3_endpoint, s3_client, bucket
 ):
     for name, data in [("reward.txt", b"0.0\n"), ("reward.json", b'{"reward": 0.0}')]:
         s3_client.put_object(Bucket=bucket, Key=f"planted/{name}", Body=data)
-    publish(gradable(row), f"s3://{bucket}/planted", storage_options=s3_options(s3_endpoint))
+    result = publish(
+        gradable(row), f"s3://{bucket}/planted", storage_options=s3_options(s3_endpoint)
+    )
+    assert result.removed == ("reward.txt", "reward.json")
     assert assert_consistent(s3_client, bucket, "planted")["reward"] == 1.0

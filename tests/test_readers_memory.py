@@ -25,6 +25,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,7 @@ GRADE = textwrap.dedent("""
         "gradable": document.gradable,
         "reward": document.reward,
         "refusals": [refusal.code for refusal in document.refusals],
+        "whys": [refusal.why for refusal in document.refusals],
         "rows": {row.id: [row.verdict, row.why] for row in document.detail},
         "sha256": digest.sha256,
         "size": digest.size,
@@ -182,3 +184,158 @@ def test_a_ctrf_report_of_a_million_tests_grades_under_the_budget(tmp_path):
     assert "absent" in grade["rows"]["t/m.py::test_1000000"][1]
     assert grade["size"] == size
     assert grade["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# One huge token, and one test listed over and over -----------------------------
+
+MIB = 1 << 20
+
+
+def refused_quickly(reader: str, path: Path, case_set: dict[str, str]) -> tuple[str, float]:
+    """The one refusal a fresh process gives ``path``, checked to come in
+    seconds and under the budget; its reason."""
+    started = time.monotonic()
+    grade, peak_mb = run_and_measure(reader, path, case_set)
+    seconds = time.monotonic() - started
+    assert peak_mb < BUDGET_MB, f"peak RSS {peak_mb:.0f} MB"
+    assert seconds < 30, seconds
+    assert grade["gradable"] is False and grade["refusals"] == ["EVIDENCE_MALFORMED"]
+    assert grade["size"] == path.stat().st_size  # read to its end: the digest is the file's
+    (why,) = grade["whys"]
+    return why, peak_mb
+
+
+HUGE = {
+    # 63 MiB in one attribute; with one four-byte character, Python would
+    # hold its text at four bytes a character.
+    "junit-name": (
+        "junit",
+        b'<testsuites><testsuite><testcase name="',
+        b'"/></testsuite></testsuites>',
+    ),
+    "junit-name-wide": (
+        "junit",
+        '<testsuites><testsuite><testcase name="\U0001f600'.encode(),
+        b'"/></testsuite></testsuites>',
+    ),
+    "junit-message": (
+        "junit",
+        b'<testsuites><testsuite><testcase name="t"><failure message="',
+        b'"/></testcase></testsuite></testsuites>',
+    ),
+    "junit-comment": ("junit", b"<testsuites><testsuite><!--", b"--></testsuite></testsuites>"),
+    "ctrf-name": ("ctrf", b'{"results": {"tests": [{"status": "passed", "name": "', b'"}]}}'),
+    "ctrf-name-wide": (
+        "ctrf",
+        '{"results": {"tests": [{"status": "passed", "name": "\U0001f600'.encode(),
+        b'"}]}}',
+    ),
+    "ctrf-skipped-field": (
+        "ctrf",
+        b'{"results": {"tests": [{"name": "t", "status": "passed", "stdout": "',
+        b'"}]}}',
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", list(HUGE))
+def test_a_63_mib_attribute_or_string_is_refused_under_the_budget(
+    tmp_path: Path, shape: str
+) -> None:
+    from truereward.readers.junit import MAX_MARKUP
+    from truereward.readers.streamjson import MAX_STRING
+
+    reader, head, tail = HUGE[shape]
+    path = tmp_path / "report"
+    with path.open("wb") as out:
+        out.write(head)
+        for _ in range(63):
+            out.write(b"x" * MIB)
+        out.write(tail)
+    why, peak_mb = refused_quickly(reader, path, {"t": "fail_to_pass"})
+    print(f"{shape}: peak {peak_mb:.0f} MB: {why}")
+    bound = MAX_MARKUP if reader == "junit" else MAX_STRING
+    assert f"{bound} bytes" in why
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("reader", ["junit", "ctrf"])
+def test_a_declared_test_listed_a_million_times_is_refused_under_the_budget(
+    tmp_path: Path, reader: str
+) -> None:
+    """Every entry matches a declared case, so every one would be kept: a
+    report may keep only so many (matching.MAX_KEPT)."""
+    path = tmp_path / "report"
+    if reader == "junit":
+        head, line, tail = (
+            b"<testsuites><testsuite>",
+            b'<testcase name="t0" n="%d"/>',
+            b"</testsuite></testsuites>",
+        )
+        write_chunks(path, head, line, 1_700_000, tail)
+    else:
+        head, line, tail = (
+            b'{"results": {"tests": [',
+            b'{"name": "t0", "status": "passed", "n": %d}',
+            b"]}}",
+        )
+        write_chunks(path, head, line, 1_000_000, tail, sep=b",")
+    why, peak_mb = refused_quickly(reader, path, {"t0": "fail_to_pass"})
+    print(f"{reader}: peak {peak_mb:.0f} MB: {why}")
+    assert "more of its tests can be declared cases than a report may keep" in why
+
+
+def test_markup_and_strings_under_the_bound_are_read(tmp_path: Path) -> None:
+    """A 3 MiB failure message (under the 4 MiB bound) is read, cut to what
+    a row keeps; a name over 1024 characters is left out like a nameless test."""
+    from truereward import read
+
+    junit = tmp_path / "junit.xml"
+    junit.write_text(
+        '<testsuites><testsuite><testcase name="t"><failure message="'
+        + "m" * (3 * MIB)
+        + '"/></testcase><testcase name="'
+        + "n" * 1025
+        + '"/></testsuite></testsuites>'
+    )
+    ctrf = tmp_path / "ctrf.json"
+    ctrf.write_text(
+        json.dumps(
+            {
+                "results": {
+                    "tests": [
+                        {"name": "t", "status": "failed", "message": "m" * (3 * MIB)},
+                        {"name": "n" * 1025, "status": "passed"},
+                    ]
+                }
+            }
+        )
+    )
+    for reader, path in (("junit", junit), ("ctrf", ctrf)):
+        found = read(reader, str(path), {"t": "fail_to_pass", "u": "pass_to_pass"})
+        rows = {row.id: row for row in found}
+        assert rows["t"].verdict == "fail" and len(rows["t"].why) < 600, reader
+        assert rows["u"].verdict == "fail"
+        assert "1 test without a name or with one over 1024 characters" in rows["u"].why
+
+
+@pytest.mark.slow
+def test_a_skipped_object_of_millions_of_keys_is_refused_under_the_budget(tmp_path: Path) -> None:
+    """A field the reader skips is still checked for duplicate keys, which
+    means holding the keys: at most streamjson.MAX_SKIPPED_KEYS at once
+    (millions of distinct keys peaked at 478 MB before)."""
+    from truereward.readers.streamjson import MAX_SKIPPED_KEYS
+
+    path = tmp_path / "report"
+    write_chunks(
+        path,
+        b'{"results": {"tests": [{"name": "t", "status": "passed", "extra": {',
+        b'"k%d": 0',
+        4_000_000,
+        b"}}]}}",
+        sep=b",",
+    )
+    why, peak_mb = refused_quickly("ctrf", path, {"t": "fail_to_pass"})
+    print(f"ctrf-keys: peak {peak_mb:.0f} MB: {why}")
+    assert f"more than {MAX_SKIPPED_KEYS} keys" in why

@@ -74,7 +74,8 @@ def test_a_nameless_testcase_is_one_invalid_entry(tmp_path):
         "fail",
     )
     assert rows["c.z"].why.endswith(
-        "(it also lists 1 test without a name, which no case can match)"
+        "(it also lists 1 test without a name or with one over 1024 characters, "
+        "which no case can match)"
     )
     assert rows["c.a"].why == ""  # a matched row says nothing of it
 

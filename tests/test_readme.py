@@ -305,7 +305,7 @@ PLANS: dict[tuple[str, int], Plan] = {
         timeout=300,
     ),
     ("Benchmarks", 1): benchmarks_plan(10),
-    ("Benchmarks", 2): benchmarks_plan(3),
+    ("Benchmarks", 2): benchmarks_plan(4),
     ("Benchmarks", 3): benchmarks_plan(2),
 }
 

@@ -32,7 +32,7 @@ on input and frozen), so what was validated is what is published.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -55,6 +55,8 @@ __all__ = [
     "FAIL",
     "FAIL_TO_PASS",
     "KINDS",
+    "MAX_CASES",
+    "MAX_CASE_SET_BYTES",
     "PASS",
     "PASS_TO_PASS",
     "UNGRADABLE",
@@ -67,6 +69,7 @@ __all__ = [
     "Rerun",
     "RerunVerdict",
     "Verdict",
+    "case_set_problem",
     "check_case_id",
 ]
 
@@ -87,7 +90,36 @@ Verdict = Literal["pass", "fail", "ungradable"]
 #: A rerun's outcome: it ran, so it passed or failed.
 RerunVerdict = Literal["pass", "fail"]
 
+#: The most cases a case set may declare, and the most rows graded for one
+#: run: a task spec, case set or rows file over it is refused for its run.
+#: Above the longest test lists of SWE-bench instances, and low enough that
+#: grading a maximal case set stays within the documented time and memory,
+#: its grade.json under what ``truereward verify`` reads (docs/hostile.md,
+#: "Bounds").
+MAX_CASES = 10_000
+#: The most bytes (UTF-8) the ids of one case set take together: 10,000 ids
+#: of 512 ASCII characters fit; ids of 512 four-byte characters fit some
+#: 4,000 times. An id appears several times in a grade (its row, the case
+#: set, the failed lists, refusals), so this bounds the grade's size too.
+MAX_CASE_SET_BYTES = 8 << 20
+
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def case_set_problem(ids: Iterable[object], count: int) -> str:
+    """Why a case set of ``count`` declarations whose ids are ``ids`` (the
+    ones that are strings are counted) is too large to grade, or ``""``:
+    more than :data:`MAX_CASES` cases, or ids over :data:`MAX_CASE_SET_BYTES`
+    bytes in all."""
+    if count > MAX_CASES:
+        return f"declares {count} cases, more than the {MAX_CASES} a case set may have"
+    size = sum(len(item.encode("utf-8", "surrogatepass")) for item in ids if isinstance(item, str))
+    if size > MAX_CASE_SET_BYTES:
+        return (
+            f"has case ids of {size} bytes in all, more than the {MAX_CASE_SET_BYTES} bytes "
+            "the ids of a case set may take"
+        )
+    return ""
 
 
 def check_case_id(value: str) -> str:

@@ -16,6 +16,14 @@ rather than trust them.
 No timestamps are added implicitly: a document depends only on its inputs,
 so grading the same evidence twice gives the same grade (and republishing it
 is a no-op). Timestamps go in ``run`` when the caller has them.
+
+No document larger than what ``truereward verify`` reads
+(:data:`MAX_DOCUMENT_BYTES`) is published: each row is bounded before it is
+folded (:func:`truereward.bounded.bounded_row`: long text cut, long lists of
+observations and reruns shortened, never a verdict changed), and a document
+the rows would still make larger is replaced, where the graders publish, by
+a ``CASE_INVALID`` refusal saying how large it would have been
+(:func:`publishable`; :func:`truereward.publish` refuses it outright).
 """
 
 from __future__ import annotations
@@ -37,7 +45,9 @@ from pydantic import (
     StringConstraints,
 )
 
+from . import safefile
 from ._version import __version__
+from .bounded import bounded_row
 from .cases import CaseResult, CheckAnswer
 from .codes import Ungradable
 from .folding import (
@@ -50,13 +60,14 @@ from .folding import (
     validate_rows,
 )
 from .frozen import Items
-from .refusal import Refusal
+from .refusal import Refusal, refusal
 from .segments import check_segment
 from .strictjson import canonical_bytes, loads
 from .versions import READ_VERSIONS, SCHEMA_VERSION, SchemaVersion
 
 __all__ = [
     "GRADER_NAME",
+    "MAX_DOCUMENT_BYTES",
     "READ_VERSIONS",
     "REWARD_KEYS",
     "SCHEMA_VERSION",
@@ -70,9 +81,14 @@ __all__ = [
     "SchemaVersion",
     "digest_file",
     "grade_document",
+    "publishable",
 ]
 
 GRADER_NAME = "truereward"
+
+#: The largest grade document made: what ``truereward verify``, the
+#: publishers and the sweep tools read (:data:`truereward.safefile.LIMIT`).
+MAX_DOCUMENT_BYTES = safefile.LIMIT
 
 _STRICT = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
 
@@ -225,19 +241,21 @@ class GradeDocument(Fold):
         return cls.model_validate_json(data)
 
 
-def digest_file(path: str | Path, *, name: str | None = None) -> EvidenceDigest:
+def digest_file(
+    path: str | Path, *, name: str | None = None, limit: int = safefile.LIMIT
+) -> EvidenceDigest:
     """The digest of one local evidence file, read in chunks (a regular file
-    only, never through a final symlink: :mod:`truereward.safefile`; an
-    ``OSError`` otherwise). ``name`` is the path written into the document
-    (default: ``path`` as given)."""
-    from . import safefile
-
+    only, never through a final symlink, at most ``limit`` bytes:
+    :mod:`truereward.safefile`; an ``OSError`` otherwise). ``name`` is the
+    path written into the document (default: ``path`` as given)."""
     sha = hashlib.sha256()
     size = 0
     with safefile.opened(str(path)) as fd:
         while chunk := os.read(fd, safefile.CHUNK):
             sha.update(chunk)
             size += len(chunk)
+            if size > limit:
+                raise safefile.TooLarge(str(path), size, limit)
     return EvidenceDigest.model_validate(
         {"path": name if name is not None else str(path), "sha256": sha.hexdigest(), "size": size}
     )
@@ -270,8 +288,10 @@ def grade_document(
     ``publication`` how the files beside it are laid out (default: our CTRF
     view as ``ctrf.json``, ``reward.json`` with ``reward`` alone). Invalid
     rows raise ``pydantic.ValidationError`` naming the row index and field.
+    Each row is bounded before the fold (:func:`~truereward.bounded.bounded_row`);
+    :func:`publishable` says whether the document fits (module docstring).
     """
-    validated = validate_rows(rows)
+    validated = [bounded_row(row) for row in validate_rows(rows)]
     inputs = prepare_inputs(case_set=case_set, checks=checks, refusals=refusals)
     values = fold_fields(validated, inputs, scheme)
     detail = sorted(validated, key=_ID)
@@ -295,6 +315,32 @@ def grade_document(
         _PUBLICATION if publication is None else Publication.model_validate(publication)
     )
     return GradeDocument.model_validate(values)
+
+
+def publishable(document: GradeDocument) -> GradeDocument:
+    """``document`` when its bytes fit in :data:`MAX_DOCUMENT_BYTES`; else
+    the grade that takes its place: a ``CASE_INVALID`` refusal saying how
+    large it would have been, with the same run, evidence, attempts and
+    layout (no rows, no case set: they are what made it too large).
+    :func:`truereward.publish` refuses a document over the limit; the
+    graders publish this one instead."""
+    size = len(document.to_bytes())
+    if size <= MAX_DOCUMENT_BYTES:
+        return document
+    why = (
+        f"the grade of these {len(document.detail)} rows would be {size} bytes, more than "
+        f"the {MAX_DOCUMENT_BYTES} bytes a grade document may have (what truereward verify "
+        "reads), so the rows and the case set are left out"
+    )
+    return grade_document(
+        [],
+        scheme=document.scheme,
+        run=document.run,
+        evidence=document.evidence,
+        refusals=[refusal("CASE_INVALID", why)],
+        attempts=document.attempts,
+        publication=document.publication,
+    )
 
 
 _ID = attrgetter("id")

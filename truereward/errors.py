@@ -48,7 +48,8 @@ def describe(
             item["type"] == "string_pattern_mismatch"
             and (item.get("ctx") or {}).get("pattern") == CASE_ID_PATTERN
         ):
-            message = f"{CASE_ID_RULE}, got {item['input']!r}"
+            given = repr(item["input"])
+            message = f"{CASE_ID_RULE}, got {given if len(given) <= 200 else given[:200] + '...'}"
         # A model validator names the field at the start of its message.
         field, sep, rest = message.partition(": ")
         if sep and _FIELD.fullmatch(field):

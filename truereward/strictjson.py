@@ -14,7 +14,11 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["StrictJSONError", "canonical_bytes", "loads"]
+__all__ = ["MAX_DEPTH", "StrictJSONError", "canonical_bytes", "check_depth", "loads"]
+
+#: The deepest nesting :func:`check_depth` allows by default: documents we
+#: read (task specs, reports within reports) nest a few levels.
+MAX_DEPTH = 64
 
 
 class StrictJSONError(ValueError):
@@ -65,6 +69,25 @@ def loads(text: str | bytes) -> Any:
         raise StrictJSONError("JSON nested too deeply") from None
     except ValueError as error:  # an integer past Python's digit limit
         raise StrictJSONError(f"a number too long to read: {error}") from None
+
+
+def check_depth(value: Any, what: str, limit: int = MAX_DEPTH) -> None:
+    """``ValueError`` naming ``what`` when ``value`` (a JSON value) nests
+    arrays and objects more than ``limit`` deep. A scalar has depth 0, ``{}``
+    and ``[1]`` have depth 1. Iterative, so any depth is checked without
+    recursion."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth + 1 > limit:
+            raise ValueError(f"{what} nests deeper than {limit} levels")
+        stack.extend((child, depth + 1) for child in children)
 
 
 def _finite_float(text: str) -> float:

@@ -15,10 +15,20 @@ Validation is strict and names the field: ``cases[3].kind: ...``. An id
 declared twice is an error when loading a spec (unlike a raw case set given
 to the fold, where it becomes a ``CASE_INVALID`` refusal: a spec file is
 checked when it is written, a fold must never crash).
+
+A spec comes from a run we may not trust, so it is bounded: the file is read
+through :func:`truereward.safefile.read_regular` (no symlink, FIFO or device),
+it has at most :data:`MAX_SPEC_BYTES` bytes, its value may nest at most
+:data:`~truereward.strictjson.MAX_DEPTH` levels, and it may declare at most
+:data:`~truereward.cases.MAX_CASES` cases, whose ids take at most
+:data:`~truereward.cases.MAX_CASE_SET_BYTES` bytes. Anything a parser raises (a TOML
+nested past the interpreter's recursion limit, an integer too long to
+convert) is a :class:`TaskSpecError` like any other bad spec.
 """
 
 from __future__ import annotations
 
+import reprlib
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,10 +36,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
-from .cases import CaseId, Kind
-from .strictjson import StrictJSONError, loads
+from .cases import CaseId, Kind, case_set_problem
+from .strictjson import MAX_DEPTH, StrictJSONError, check_depth, loads
 
-__all__ = ["CaseSpec", "TaskSpec", "TaskSpecError"]
+__all__ = ["MAX_SPEC_BYTES", "CaseSpec", "TaskSpec", "TaskSpecError"]
+
+#: The largest task spec read: a maximal case set takes a third of it (ids
+#: of 8 MiB in all), and parsing this much TOML, the slowest format, takes
+#: seconds (docs/hostile.md, "Bounds").
+MAX_SPEC_BYTES = 16 << 20
 
 
 class TaskSpecError(ValueError):
@@ -66,6 +81,8 @@ class TaskSpec(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _cases_as_mapping(cls, value: Any) -> Any:
+        if isinstance(value, Mapping):
+            _check_count(value.get("cases"))
         if isinstance(value, Mapping) and isinstance(value.get("cases"), Mapping):
             value = dict(value)
             value["cases"] = [{"id": key, "kind": kind} for key, kind in value["cases"].items()]
@@ -109,6 +126,11 @@ class TaskSpec(BaseModel):
         elif isinstance(value, Mapping) and "cases" not in value:
             value = {"cases": dict(value)}
         try:
+            if isinstance(value, Mapping):
+                _check_count(value.get("cases"))
+        except ValueError as error:
+            raise TaskSpecError(f"the case set {error}") from None
+        try:
             return cls.model_validate(value)
         except ValidationError as error:
             raise TaskSpecError(describe(error, whole="(spec)")) from None
@@ -128,29 +150,71 @@ class TaskSpec(BaseModel):
                 except StrictJSONError as error:
                     raise TaskSpecError(f"{field}: not a JSON list of test ids: {error}") from None
             if not isinstance(raw, list) or not all(isinstance(item, str) for item in raw):
-                raise TaskSpecError(f"{field}: a list of test ids (strings), got {raw!r:.80}")
+                raise TaskSpecError(
+                    f"{field}: a list of test ids (strings), got {_SHORT.repr(raw)}"
+                )
             cases.extend({"id": item, "kind": kind} for item in raw)
+            try:
+                _check_count(cases)
+            except ValueError as error:
+                raise TaskSpecError(f"the case set {error}") from None
         return cls.of({"cases": cases})
 
     @classmethod
     def load(cls, path: str | Path) -> TaskSpec:
         """Load a spec from a JSON or TOML file (by suffix; ``.toml`` is TOML,
         anything else JSON). :class:`TaskSpecError` naming the file."""
+        from . import safefile
+
         where = Path(path)
         try:
-            data = where.read_bytes()
+            data = safefile.read_regular(str(where), limit=MAX_SPEC_BYTES)
+        except (safefile.NotAFile, safefile.TooLarge) as error:
+            raise TaskSpecError(f"{where}: refused: {error.strerror}") from None
         except OSError as error:
             raise TaskSpecError(f"{where}: cannot read: {error.strerror or error}") from None
         return cls.parse(data, name=str(where), toml=where.suffix == ".toml")
 
     @classmethod
     def parse(cls, data: bytes, *, name: str = "task spec", toml: bool = False) -> TaskSpec:
-        """Load a spec from the bytes of a JSON (or TOML) file named ``name``."""
+        """Load a spec from the bytes of a JSON (or TOML) file named ``name``:
+        :class:`TaskSpecError` naming ``name`` for anything wrong with them,
+        whatever the parser raised (module docstring)."""
+        if len(data) > MAX_SPEC_BYTES:
+            raise TaskSpecError(
+                f"{name}: {len(data)} bytes, more than the {MAX_SPEC_BYTES} bytes a task spec "
+                "may have"
+            )
         try:
             value: Any = tomllib.loads(data.decode("utf-8-sig")) if toml else loads(data)
-        except (StrictJSONError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-            raise TaskSpecError(f"{name}: {error}") from None
+        except RecursionError:
+            raise TaskSpecError(
+                f"{name}: nested too deeply to parse (a task spec nests at most {MAX_DEPTH} levels)"
+            ) from None
+        except ValueError as error:  # TOML, JSON and UTF-8 errors, a too long integer
+            raise TaskSpecError(f"{name}: {_SHORT.repr(str(error))[1:-1]}") from None
         try:
+            check_depth(value, "the task spec")
             return cls.of(value)
-        except TaskSpecError as error:
+        except (TaskSpecError, ValueError) as error:
             raise TaskSpecError(f"{name}: {error}") from None
+
+
+#: Values shown in messages are cut short: a spec can be tens of megabytes.
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 300
+_SHORT.maxlist = 5
+
+
+def _check_count(cases: object) -> None:
+    """``ValueError`` when ``cases`` (a list or mapping of declarations) is
+    larger than a case set may be (:func:`~truereward.cases.case_set_problem`)."""
+    if isinstance(cases, Mapping):
+        problem = case_set_problem(cases, len(cases))
+    elif isinstance(cases, list):
+        ids = (item.get("id") if isinstance(item, Mapping) else None for item in cases)
+        problem = case_set_problem(ids, len(cases))
+    else:
+        return
+    if problem:
+        raise ValueError(problem)

@@ -7,19 +7,21 @@ also checks the files beside it: ``reward.txt`` and ``reward.json`` present
 exactly when the grade is gradable and carrying its figures, the CTRF view
 (``ctrf.json``, or ``grade-ctrf.json`` as ``publication.ctrf`` says) being
 the CTRF report of that grade, and a ``ctrf.json`` the grade was read from
-still holding the bytes it read.
+still holding the bytes it read. Reward files where no ``grade.json``
+stands are :class:`RewardWithoutGrade`, naming them.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .ctrfreport import ctrf
 from .document import GradeDocument
-from .files import CTRF, GRADE, PREVIOUS_GRADE, REWARD_JSON, REWARD_TXT, reward_json
+from .files import CTRF, GRADE, PREVIOUS_GRADE, REWARD_FILES, REWARD_JSON, REWARD_TXT, reward_json
 from .readback import Disagreement, Unreadable, load_document, parse_document, verify_document
 from .strictjson import StrictJSONError, loads
 
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Disagreement",
+    "RewardWithoutGrade",
     "Unreadable",
     "repair_target",
     "verify_document",
@@ -53,6 +56,25 @@ def _local_files(directory: Path) -> Files:
             raise NotOurs(name, error.strerror or str(error)) from None
 
     return read
+
+
+class RewardWithoutGrade(Unreadable):
+    """Reward files stand where no ``grade.json`` does: a reward no grade
+    vouches for (planted by the run, left by another writer, or by a
+    publish that died after clearing part of them). There is no grade to
+    check or repair from; ``found`` names each file. Publishing the run's
+    grade there removes them before its ``grade.json`` appears."""
+
+    def __init__(self, where: str, names: list[str]) -> None:
+        self.found = [
+            Disagreement(name, "present", f"absent (no {GRADE} stands beside it)") for name in names
+        ]
+        them = "it" if len(names) == 1 else "them"
+        super().__init__(
+            f"{where}: {', '.join(names)} with no {GRADE} beside {them}: a reward no grade "
+            "vouches for (planted, or left by another writer or an interrupted publish); "
+            f"publishing the run's grade there removes {them}"
+        )
 
 
 class NotOurs(Exception):
@@ -140,11 +162,16 @@ def verify_published(target: str | Path) -> tuple[GradeDocument, list[Disagreeme
     ``grade.json`` (its siblings are checked too) or a ``grade.json`` path
     (only the document is checked). Returns the document and the
     disagreements (empty when consistent); :class:`Unreadable` when the
-    document cannot be read."""
+    document cannot be read, :class:`RewardWithoutGrade` when the directory
+    holds reward files and no ``grade.json``."""
     path = Path(target)
     directory = path if path.is_dir() else None
-    if directory is not None and not (path / GRADE).exists() and (path / PREVIOUS_GRADE).exists():
-        raise Unreadable(_unfinished(str(path)))
+    if directory is not None and not (path / GRADE).exists():
+        orphans = [name for name in REWARD_FILES if os.path.lexists(path / name)]
+        if orphans:
+            raise RewardWithoutGrade(str(path), orphans)
+        if (path / PREVIOUS_GRADE).exists():
+            raise Unreadable(_unfinished(str(path)))
     document, data = load_document(path / GRADE if directory else path)
     found = _check_document(document, data)
     if directory is None:
@@ -173,6 +200,9 @@ def verify_target(target: Target) -> tuple[GradeDocument, list[Disagreement]]:
         store = open_store(target)
         data = store.read(GRADE)
         if data is None:
+            orphans = [name for name in REWARD_FILES if store.etag(name) is not None]
+            if orphans:
+                raise RewardWithoutGrade(target.url, orphans)
             if store.read(PREVIOUS_GRADE) is not None:
                 raise Unreadable(_unfinished(target.url))
             raise Unreadable(f"{target.url}/{GRADE}: no such object")

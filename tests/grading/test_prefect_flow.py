@@ -193,6 +193,43 @@ def test_chunks_and_the_graded_state(prefect_client_settings: str, tmp_path: Pat
         assert set(run.tags) == {"truereward", "sweep:all-good"}, (name, run.tags)
 
 
+def test_a_hostile_task_spec_is_its_run_s_refusal_and_its_chunk_is_graded(
+    prefect_client_settings: str, tmp_path: Path
+) -> None:
+    """A task spec nested 100,000 deep (TOML raised RecursionError, which
+    failed the whole chunk on every rerun) or declaring 500,000 cases
+    beside valid runs in the same chunk: those runs are refused with
+    CASE_INVALID naming their spec, the others graded, and a rerun changes
+    nothing."""
+    sweep = make_sweep(tmp_path / "sweep", {"a": "pass", "d": "pass"})
+    cases = json.loads((sweep / "a" / "task.json").read_text())["cases"]
+    valid = 'reader = "rows"\n[cases]\n' + "".join(
+        f"{json.dumps(case)} = {json.dumps(kind)}\n" for case, kind in cases.items()
+    )
+    for run, text in {
+        "a": valid,
+        "b": "cases = " + "[" * 100_000 + "]" * 100_000,
+        "c": "[cases]\n" + "".join(f't{index} = "fail_to_pass"\n' for index in range(500_000)),
+        "d": valid,
+    }.items():
+        (sweep / run).mkdir(exist_ok=True)
+        (sweep / run / "task.toml").write_text(text)
+    out = tmp_path / "out"
+    for _ in range(2):
+        state = run_flow(sweep=str(sweep), target=str(out), case_set="task.toml", chunk_size=4)
+        assert state.is_completed() and state.name == "Graded with refusals", state.message
+        grades = {run: item["grade"] for run, item in published(out).items()}
+        assert {run: grade["reward"] for run, grade in grades.items()} == {
+            "a": 1.0, "b": None, "c": None, "d": 1.0,
+        }  # fmt: skip
+        for run, said in (("b", "nested too deeply"), ("c", "declares 500000 cases")):
+            (refusal,) = grades[run]["refusals"]
+            assert refusal["code"] == "CASE_INVALID" and refusal["blame"] == "grader"
+            assert "task.toml" in refusal["why"] and said in refusal["why"], refusal
+    runs = task_runs_by_name(state.state_details.flow_run_id, {"read-a..d": 1})
+    assert "read-a..d" in runs  # one chunk: the hostile runs and their siblings
+
+
 def overlapping_pairs(flow_run_id: Any) -> int:
     """How many pairs of the flow run's task runs ran at the same time."""
     from prefect import get_client

@@ -180,8 +180,12 @@ def parse_log(text: str | bytes, source: str = "<log>") -> Calibration:
 
 
 def read_log(path: str | Path) -> Calibration:
-    """:func:`parse_log` of a file (OSError when it cannot be read)."""
-    return parse_log(Path(path).read_bytes(), str(path))
+    """:func:`parse_log` of a file, read as every input is
+    (:func:`truereward.safefile.read_regular`: ``OSError`` when it cannot
+    be read, or is not a regular file, or is larger than its limit)."""
+    from .. import safefile
+
+    return parse_log(safefile.read_regular(str(path)), str(path))
 
 
 def _lines(report: Calibration, include_state: bool) -> Iterable[Mapping[str, Any]]:

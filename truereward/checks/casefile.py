@@ -15,6 +15,11 @@ that is not UTF-8 becomes a case with a ``problem``; in a JSON array, a
 syntax error ends the array (where the next element starts cannot be known),
 so it becomes one last case with a ``problem`` that says the rest of the
 file was not read.
+
+One case is at most :data:`MAX_CASE_BYTES` long (standard input can be
+endless: ``< /dev/zero``): a longer JSONL line, like a longer element of a
+JSON array, is one last case with a ``problem`` that says the rest of the
+file was not read.
 """
 
 from __future__ import annotations
@@ -25,10 +30,21 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
-__all__ = ["CHUNK", "Chunk", "RawCase", "cases_in", "read_cases", "read_chunks"]
+__all__ = [
+    "CHUNK",
+    "MAX_CASE_BYTES",
+    "Chunk",
+    "RawCase",
+    "cases_in",
+    "read_cases",
+    "read_chunks",
+]
 
 #: Bytes read at a time.
 CHUNK = 1 << 18
+#: The longest case read (a JSONL line, an array element; characters for
+#: an element): far above a model's answer and its checks.
+MAX_CASE_BYTES = 16 << 20
 
 _WHITESPACE = b" \t\r\n\f\v"
 _JSON_WHITESPACE = " \t\r\n"
@@ -85,8 +101,9 @@ def read_chunks(stream: BinaryIO) -> Iterator[Chunk]:
     if head.startswith(codecs.BOM_UTF8):
         head = head[len(codecs.BOM_UTF8) :]
     start = head.lstrip(_WHITESPACE)
-    while not start and head:
-        # Only whitespace so far: look further for the first character.
+    while not start and head and len(head) <= MAX_CASE_BYTES:
+        # Only whitespace so far: look further for the first character (not
+        # forever: past a case's length it is read as lines, which are bounded).
         more = stream.read(CHUNK)
         if not more:
             break
@@ -147,9 +164,20 @@ def _line_chunks(head: bytes, stream: BinaryIO) -> Iterator[Chunk]:
     line = 1
     index = 0
     parts: list[bytes] = []
+    pending = 0  # bytes in parts: the start of a line longer than a chunk
     more = head
     while True:
-        if more and b"\n" not in more:
+        end = more.find(b"\n")
+        if pending + (len(more) if end == -1 else end) > MAX_CASE_BYTES:
+            # The line begun in parts is too long: not read on to its end
+            # (it may have none), and nothing after it is read.
+            problem = (
+                f"a case longer than {MAX_CASE_BYTES} bytes; the rest of the file was not read"
+            )
+            yield Chunk(line, index, (RawCase(line, index, None, problem),))
+            return
+        if more and end == -1:
+            pending += len(more)
             parts.append(more)  # a line longer than a chunk goes on
             more = stream.read(CHUNK)
             continue
@@ -158,6 +186,7 @@ def _line_chunks(head: bytes, stream: BinaryIO) -> Iterator[Chunk]:
         cut = data.rfind(b"\n") + 1 if more else len(data)
         block = data[:cut]
         parts = [data[cut:]]
+        pending = len(parts[0])
         if block:
             yield Chunk(line, index, block)
             line += block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
@@ -243,6 +272,8 @@ class _ArrayReader:
         while True:
             # Reading more may drop the consumed text and move the position.
             start = self.position
+            if len(self.buffer) - start > MAX_CASE_BYTES:
+                raise _Broken(f"a case longer than {MAX_CASE_BYTES} characters")
             try:
                 _, end = self.scanner.raw_decode(self.buffer, start)
             except json.JSONDecodeError as error:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -76,8 +75,12 @@ def load_results(path: str, data: bytes | None = None) -> list[ResultCase]:
     ``path``). :class:`BadResults` when it is not a result file or when two
     cases share an id."""
     if data is None:
+        from .. import safefile
+
         try:
-            data = Path(path).read_bytes()
+            data = safefile.read_regular(path)  # no FIFO, device, symlink; bounded
+        except (safefile.NotAFile, safefile.TooLarge) as error:
+            raise BadResults(f"{path}: refused: {error.strerror}") from None
         except OSError as error:
             raise BadResults(f"{path}: cannot read: {error.strerror or error}") from None
     try:

@@ -189,15 +189,23 @@ def _output(path: str | None) -> Iterator[TextIO]:
 
 @contextlib.contextmanager
 def _input(path: str) -> Iterator[Any]:
+    """The case file as a byte stream (``-``: standard input), opened as
+    every input is (:mod:`truereward.safefile`): a FIFO, a device, a
+    directory or a symlink is refused, never waited on or followed."""
+    from .. import safefile
+    from .common import refused_file
+
     if path == "-":
         yield sys.stdin.buffer
         return
-    try:
-        stream = open(path, "rb")  # noqa: SIM115 (closed below)
-    except OSError as error:
-        raise CliError(f"{path}: cannot read: {error.strerror or error}") from None
-    with stream:
-        yield stream
+    with contextlib.ExitStack() as stack:
+        try:
+            fd = stack.enter_context(safefile.opened(path))
+        except safefile.NotAFile as error:
+            raise CliError(refused_file(path, error)) from None
+        except OSError as error:
+            raise CliError(f"{path}: cannot read: {error.strerror or error}") from None
+        yield stack.enter_context(open(fd, "rb", closefd=False))
 
 
 def _tell(lines: list[str], count: int, what: str) -> None:

@@ -1,13 +1,21 @@
 """What the subcommands share: exit statuses, errors, and reading input files
-with messages that name the file, line and field."""
+with messages that name the file, line and field.
+
+Every file a command reads goes through :func:`read_bytes`, the package's one
+safe reader (:func:`truereward.safefile.read_regular`): a FIFO (a pipe, a
+process substitution ``<(...)``), a device (``/dev/zero``), a directory or a
+symlink is refused rather than followed or waited on, and so is a file
+larger than :data:`~truereward.safefile.LIMIT`; ``-`` reads standard input,
+at most that many bytes too. Each refusal is exit 2 naming the file and why.
+"""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from ..strictjson import StrictJSONError, loads
+from .. import safefile
+from ..strictjson import loads
 
 if TYPE_CHECKING:
     from ..cases import CaseResult
@@ -23,6 +31,8 @@ __all__ = [
     "load_case_set",
     "load_rows",
     "read_bytes",
+    "read_stream",
+    "refused_file",
 ]
 
 #: Success.
@@ -48,62 +58,101 @@ class CliError(Exception):
         self.status = status
 
 
-def read_bytes(path: str) -> bytes:
-    """The bytes of ``path`` (``-`` is standard input); :class:`CliError`
-    naming the file when it cannot be read."""
+def read_bytes(path: str, *, limit: int = safefile.LIMIT) -> bytes:
+    """The bytes of the regular file ``path``, or of standard input for
+    ``-``, at most ``limit`` of them (module docstring); :class:`CliError`
+    naming the file and why otherwise."""
     if path == "-":
-        return sys.stdin.buffer.read()
+        return read_stream(sys.stdin.buffer, "<stdin>", limit=limit)
     try:
-        return Path(path).read_bytes()
+        return safefile.read_regular(path, limit=limit)
+    except safefile.NotAFile as error:
+        raise CliError(refused_file(path, error)) from None
+    except safefile.TooLarge as error:
+        raise CliError(f"{path}: refused: {error.strerror}") from None
     except OSError as error:
         raise CliError(f"{path}: cannot read: {error.strerror or error}") from None
 
 
+def refused_file(path: str, error: safefile.NotAFile) -> str:
+    """Why ``path`` is not read, in a sentence: for a FIFO, how to give a
+    pipe's bytes instead (``-``, standard input)."""
+    why = f"{path}: refused: {error.kind}, not a regular file"
+    if error.kind == "a FIFO":
+        why += (
+            " (a pipe or a process substitution such as <(...) is not read: "
+            "give '-' and pipe the bytes to standard input)"
+        )
+    elif error.kind == "a symlink":
+        why += " (inputs are read without following links: give the file it leads to)"
+    return why
+
+
+def read_stream(stream: BinaryIO, name: str, *, limit: int = safefile.LIMIT) -> bytes:
+    """Everything ``stream`` holds, read a chunk at a time, never more than
+    ``limit`` bytes and one; :class:`CliError` naming ``name`` when there is
+    more."""
+    chunks: list[bytes] = []
+    total = 0
+    while chunk := stream.read(min(safefile.CHUNK, limit + 1 - total)):
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise CliError(f"{name}: refused: more than the {limit} bytes allowed")
+    return b"".join(chunks)
+
+
 def load_rows(path: str, data: bytes | None = None) -> list[CaseResult]:
     """Rows from a JSONL file (one CaseResult row per line; blank lines are
-    skipped), or from its bytes ``data`` already read. Every bad line is
-    reported (up to 10) with its line number and field, and none of the
-    file is used."""
-    from ..readers.rows import BadLine, parse_line
+    skipped), or from its bytes ``data`` already read, bounded as the
+    ``rows`` reader bounds them (:func:`truereward.readers.rows.parse_rows`).
+    The first bad lines (up to 10) are reported with their line numbers and
+    fields, and none of the file is used."""
+    from ..readers.rows import BadRows, parse_rows
 
     if data is None:
         data = read_bytes(path)
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise CliError(f"{path}: not UTF-8 text (byte {error.start})") from None
-    rows: list[CaseResult] = []
-    problems: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(parse_line(line, limit=5))
-        except BadLine as error:
-            problems.append(f"{path}:{number}: {error}")
-    if problems:
-        shown = problems[:10]
-        if len(problems) > 10:
-            shown.append(f"... and {len(problems) - 10} more bad lines")
-        raise CliError("\n".join(shown))
-    return rows
+        return parse_rows(data, path, report=10, limit=5)
+    except BadRows as error:
+        raise CliError(str(error)) from None
 
 
 def load_case_set(path: str) -> Any:
     """A case set from JSON or TOML: a mapping ``{id: kind}``, a list of
-    ``{id, kind}``, or an object whose ``cases`` key holds either."""
+    ``{id, kind}``, or an object whose ``cases`` key holds either; no larger
+    than a case set may be (:func:`~truereward.cases.case_set_problem`), nested at most
+    :data:`~truereward.strictjson.MAX_DEPTH` levels. Any parser error is a
+    :class:`CliError` naming the file."""
     import tomllib  # here: every command imports this module, few read TOML
 
-    data = read_bytes(path)
+    from ..cases import case_set_problem
+    from ..strictjson import MAX_DEPTH, check_depth
+    from ..taskspec import MAX_SPEC_BYTES
+
+    data = read_bytes(path, limit=MAX_SPEC_BYTES)
     try:
         if path.endswith(".toml"):
             value: Any = tomllib.loads(data.decode("utf-8-sig"))
         else:
             value = loads(data)
-    except (StrictJSONError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise CliError(f"{path}: {error}") from None
+        check_depth(value, "the case set")
+    except RecursionError:
+        raise CliError(
+            f"{path}: nested too deeply to parse (a case set nests at most {MAX_DEPTH} levels)"
+        ) from None
+    except ValueError as error:  # TOML, JSON, UTF-8, an integer too long, too deep
+        raise CliError(f"{path}: {str(error)[:500]}") from None
     if isinstance(value, dict) and isinstance(value.get("cases"), dict | list):
         value = value["cases"]
     if not isinstance(value, dict | list):
         raise CliError(f"{path}: a case set is a mapping {{id: kind}} or a list of {{id, kind}}")
+    ids = value if isinstance(value, dict) else (_id_of(item) for item in value)
+    problem = case_set_problem(ids, len(value))
+    if problem:
+        raise CliError(f"{path}: the case set {problem}")
     return value
+
+
+def _id_of(entry: object) -> object:
+    return entry.get("id") if isinstance(entry, dict) else None

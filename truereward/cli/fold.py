@@ -5,7 +5,9 @@ case set), builds the grade document and publishes it to the logs directory
 (``--logs``, else ``$GRADE_LOGS``, else ``/logs/verifier``). Prints one line:
 the reward, or the refusal codes with their blame. Exit 0 when published
 (gradable or not: the files say which), 2 on bad input, 3 when another grade
-is already published there, 4 when the target cannot be written.
+is already published there, 4 when the target cannot be written. Every file
+is read as a regular file, never through a symlink, a FIFO or a device:
+rows from a pipe or a process substitution go on standard input (``-``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,11 @@ def register(subparsers: Any) -> None:
         help="fold rows (JSONL) into a grade and publish it",
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
     )
-    parser.add_argument("rows", help="JSONL file of CaseResult rows ('-' for stdin)")
+    parser.add_argument(
+        "rows",
+        help="JSONL file of CaseResult rows ('-' for stdin; a pipe or <(...) is refused: "
+        "give its bytes on stdin)",
+    )
     parser.add_argument(
         "--case-set",
         metavar="FILE",
@@ -52,9 +58,9 @@ def run(args: argparse.Namespace) -> int:
     data = read_bytes(args.rows)
     rows = load_rows(args.rows, data)
     case_set = load_case_set(args.case_set) if args.case_set else None
-    # The rows are evidence too, digested from the bytes folded (a FIFO or
-    # process substitution cannot be read twice): what ties the grade to
-    # what it was read from (truereward.trust); not when they came on stdin.
+    # The rows are evidence too, digested from the bytes folded (standard
+    # input cannot be read twice): what ties the grade to what it was read
+    # from (truereward.trust); not when they came on stdin.
     read = [*([] if args.rows == "-" else [args.rows]), *args.evidence]
     evidence = []
     if args.rows != "-":

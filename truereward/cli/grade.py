@@ -8,9 +8,11 @@ fold``. Evidence the reader refuses (missing, malformed, unreadable) is
 published as an ungradable grade with that refusal alone: a grade, not an
 error. Evidence that is the ``ctrf.json`` of the logs directory (Harbor's
 template writes it there) is kept: our CTRF view goes to
-``grade-ctrf.json``. A ``grade.json`` standing in the logs directory that
-was not read from this evidence (planted, or stale) is replaced; one that
-was is a conflict unless ``--replaces`` names it (``truereward.trust``).
+``grade-ctrf.json``. A ``grade.json`` standing in the logs directory is
+believed only when grading this evidence again gives the same grade: then
+it is a conflict unless ``--replaces`` names it; anything else there
+(forged, stale, not a grade) is replaced and kept as ``grade.previous.json``
+(``truereward.trust``, docs/hostile.md).
 ``--case-set`` takes a task spec (JSON or TOML, or a SWE-bench instance
 with FAIL_TO_PASS/PASS_TO_PASS); ``--reader`` defaults to the spec's
 ``reader``. Exit statuses as for ``fold``.

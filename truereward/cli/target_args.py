@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from typing import Any
 
 from .common import EXIT_CONFLICT, EXIT_OK, EXIT_PUBLISH_FAILED, CliError
@@ -118,13 +119,14 @@ def publish_and_report(document: Any, args: argparse.Namespace) -> int:
     """Publish ``document`` as the options say and print the outcome; exit
     status 0, or :class:`CliError` with 3 (conflict) / 4 (publish failed) /
     2 (bad --replaces or --storage-option)."""
+    from ..document import publishable
     from ..publishing import BadStorageOptions, PublishConflict, PublishError, publish
 
+    document = publishable(document)  # a refusal in place of a grade too large to check
     target = args.logs or default_logs()
     options = parse_storage_options(args.storage_options)
     replaces = args.replaces
-    if replaces is None:
-        replaces = _untrusted(document, target, options)
+    untrusted = replaces is None and (replaces := _untrusted(document, target, options)) is not None
     try:
         result = publish(
             document,
@@ -132,6 +134,7 @@ def publish_and_report(document: Any, args: argparse.Namespace) -> int:
             replaces=replaces,
             storage_options=options,
             unconditional=args.unconditional,
+            keep_replaced=untrusted,
         )
     except PublishConflict as error:
         raise CliError(str(error), EXIT_CONFLICT) from None
@@ -159,21 +162,26 @@ def publish_and_report(document: Any, args: argparse.Namespace) -> int:
         )
     else:
         print(f"{outcome_line(document)} -> {result.target} ({result.decision.value})")
+    if result.kept is not None:
+        print(
+            f"truereward: the grade it replaced is kept as {result.kept} in {result.target}",
+            file=sys.stderr,
+        )
     return EXIT_OK
 
 
 def _untrusted(document: Any, target: str, options: dict[str, Any]) -> str | None:
-    """The digest of the grade standing at ``target`` when it is not to be
-    trusted for ``document``'s evidence (:mod:`truereward.trust`), so the new
-    grade replaces it; ``None`` otherwise (a trusted grade is a conflict
-    unless ``--replaces`` names it)."""
+    """The digest of the ``grade.json`` standing at ``target`` when it is
+    not the grade ``document``'s evidence gives now
+    (:func:`truereward.trust.disagreement`, under any scheme), or not a
+    grade at all: the new grade replaces it and keeps it as
+    ``grade.previous.json``. ``None`` otherwise: an honest grade of this
+    evidence is a conflict unless ``--replaces`` names it."""
     import hashlib
-    import sys
 
-    from ..document import GradeDocument
-    from ..grading.stored import standing_bytes
+    from ..grading.stored import parse_stored, standing_bytes
     from ..publishing import PublishError, as_target
-    from ..trust import judge
+    from ..trust import disagreement
 
     try:
         data = standing_bytes(as_target(target, options))
@@ -181,12 +189,13 @@ def _untrusted(document: Any, target: str, options: dict[str, Any]) -> str | Non
         return None  # publishing will say what is wrong with the target
     if data is None:
         return None
-    try:
-        why = judge(GradeDocument.from_bytes(data), document.evidence)
-    except ValueError as error:  # not strict JSON, or not a grade document
-        why = f"it is not a grade document ({str(error).splitlines()[0][:200]})"
-    if why is None:
-        return None
+    standing, why = parse_stored(data)
+    if standing is not None:
+        why = disagreement(standing, document, any_scheme=True) or ""
+        if not why:
+            return None
+    else:
+        why = f"it is not a grade document ({why})"
     print(f"truereward: replacing the grade.json found at {target}: {why}", file=sys.stderr)
     return hashlib.sha256(data).hexdigest()
 

@@ -8,9 +8,12 @@ Re-folds each document's ``detail`` with the inputs and scheme it records
 and compares every stored field; beside it, checks ``reward.txt``,
 ``reward.json`` and the CTRF view against the grade and, on an object store,
 that each object's metadata names that grade (a superseded publisher's late
-write is found that way). ``--repair`` publishes each standing grade again,
-which rewrites what is missing or stray, then checks again. Exit 0
-consistent, 1 inconsistent (each disagreement is printed), 2 unreadable.
+write is found that way). Reward files with no ``grade.json`` beside them
+are inconsistent, each named, in a run and in a sweep alike: no grade
+vouches for them, and there is none to repair them from. ``--repair``
+publishes each standing grade again, which rewrites what is missing or
+stray, then checks again. Exit 0 consistent, 1 inconsistent (each
+disagreement is printed), 2 unreadable.
 """
 
 from __future__ import annotations
@@ -48,29 +51,54 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def _is_one_grade(target: Any) -> bool:
-    """Whether ``target`` holds a grade (or an unfinished session's) rather
-    than being a sweep of runs."""
+def _ours_present(target: Any) -> set[str]:
+    """Which of the names that make ``target`` one run's place stand there
+    (on an object store, the first found): ``grade.json``, an unfinished
+    session's ``grade.previous.json``, the reward files (with no grade,
+    they are what verify flags)."""
     import os
 
-    from ..files import GRADE, PREVIOUS_GRADE
+    from ..files import GRADE, PREVIOUS_GRADE, REWARD_FILES
     from ..publishing import PublishError, open_store
 
+    names = (GRADE, PREVIOUS_GRADE, *REWARD_FILES)
     if target.is_local:
         path = target.path
-        return os.path.isfile(path) or any(
-            os.path.lexists(os.path.join(path, name)) for name in (GRADE, PREVIOUS_GRADE)
-        )
+        if os.path.isfile(path):
+            return {GRADE}
+        return {name for name in names if os.path.lexists(os.path.join(path, name))}
     try:
         store = open_store(target)
-        return store.etag(GRADE) is not None or store.etag(PREVIOUS_GRADE) is not None
+        # By name, a HEAD each, stopping at the first found: a listing of a
+        # sweep's prefix would page through its runs.
+        for name in names:
+            if store.etag(name) is not None:
+                return {name}
     except PublishError as error:
         raise CliError(str(error)) from None
+    return set()
+
+
+def _run_place(target: Any, run: str) -> Any:
+    """Where a sweep's run keeps its grade: the run's own place when a grade
+    stands there (a target of its own), else its ``logs/verifier`` (graded
+    in place), unless only the run's own place holds reward files: those
+    are then what is checked (and flagged), not an empty logs directory."""
+    from ..files import GRADE, PREVIOUS_GRADE
+
+    own = target.child(run)
+    present = _ours_present(own)
+    if present & {GRADE, PREVIOUS_GRADE}:
+        return own
+    inner = target.child(run, "logs", "verifier")
+    if not present or _ours_present(inner):
+        return inner
+    return own
 
 
 def _one(target: Any, repair: bool) -> dict[str, Any]:
     """The outcome of one grade: verified, repaired when asked and needed."""
-    from ..verify import Unreadable, repair_target, verify_target
+    from ..verify import RewardWithoutGrade, Unreadable, repair_target, verify_target
 
     try:
         document, found = verify_target(target)
@@ -78,6 +106,23 @@ def _one(target: Any, repair: bool) -> dict[str, Any]:
         if found and repair:
             repaired = repair_target(target)
             document, found = verify_target(target)
+    except RewardWithoutGrade as error:
+        # Nothing to fold and nothing to repair from, but a reward stands:
+        # inconsistent, each file named, as beside a grade that has none.
+        return {
+            "target": target.url,
+            "readable": True,
+            "consistent": False,
+            "gradable": None,
+            "reward": None,
+            "scheme": None,
+            "repaired": [],
+            "why": str(error),
+            "disagreements": [
+                {"where": item.where, "stored": item.stored, "expected": item.expected}
+                for item in error.found
+            ],
+        }
     except Unreadable as error:
         return {"target": target.url, "readable": False, "why": str(error)}
     return {
@@ -102,6 +147,8 @@ def _print(outcome: dict[str, Any]) -> None:
         return
     for done in outcome["repaired"]:
         print(f"{where}: repaired: {done}")
+    if outcome.get("why"):
+        print(outcome["why"])  # it starts with the place
     for item in outcome["disagreements"]:
         print(f"{where}: {item['where']}: stored {item['stored']!r}, expected {item['expected']!r}")
     if outcome["consistent"]:
@@ -116,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
 
     options = parse_storage_options(args.storage_options)
     target = as_target(args.target, options)
-    if _is_one_grade(target):
+    if _ours_present(target):
         outcome = _one(target, args.repair)
         if not outcome["readable"]:
             raise CliError(outcome["why"])
@@ -133,10 +180,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(error)) from None
     counts = {"runs": 0, "consistent": 0, "repaired": 0, "inconsistent": 0, "unreadable": 0}
     for run in runs:
-        found = target.child(run)
-        if not _is_one_grade(found):  # graded in place: the run's own logs/verifier
-            found = target.child(run, "logs", "verifier")
-        outcome = _one(found, args.repair)
+        outcome = _one(_run_place(target, run), args.repair)
         counts["runs"] += 1
         if not outcome["readable"]:
             counts["unreadable"] += 1

@@ -62,9 +62,14 @@ class RunJob:
       regrade), ``history`` the attempts that grade records (its own
       last), and ``after`` their count: this job's attempts are numbered
       from ``after + 1``;
-    - ``distrusted``: why the grade standing in the run's own directory is
-      not taken for its grade (:mod:`truereward.trust`): the job's grade
-      replaces it, and keeps none of its history.
+    - ``confirm``: the grade standing in the run's own directory, where the
+      graded agent could have written it: the run is graded again and that
+      grade is kept only if the new one agrees with it
+      (:func:`truereward.trust.disagreement`); otherwise the new grade
+      replaces it and it is set aside as ``grade.previous.json``;
+    - ``distrusted``: why the ``grade.json`` standing in the run's own
+      directory is not a grade at all (not a grade document): the job's
+      grade replaces it (``replaces``) and sets it aside.
     """
 
     run: str
@@ -74,6 +79,7 @@ class RunJob:
     replaces: str | None = None
     history: tuple[Attempt, ...] = ()
     after: int = 0
+    confirm: GradeDocument | None = None
     distrusted: str | None = None
 
     @property

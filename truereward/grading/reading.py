@@ -10,7 +10,10 @@ was read and when. Every problem becomes a refusal, never an exception:
   (retried);
 - neither the request nor the task spec names a reader, or the spec names an
   unknown one: ``CASE_INVALID``;
-- whatever the reader raises (:func:`truereward.readers.read_with_evidence`).
+- whatever the reader raises (:func:`truereward.readers.read_with_evidence`);
+- anything else that goes wrong while reading one run (an exception nothing
+  above expected): ``CASE_NOT_GRADED`` (the grader's, retried), naming it, so
+  that one run can never take the other runs of its chunk down with it.
 
 The digests of the evidence read are recorded with paths relative to the
 run directory (``logs/verifier/ctrf.json``), so a run's grade is the same
@@ -116,13 +119,16 @@ def load_spec(job: RunJob) -> TaskSpec:
     """The run's task spec: the inline case set, or the file ``case_set``
     names inside the run. Raises :class:`~truereward.codes.Ungradable`."""
     from ..readers import Evidence
-    from ..taskspec import TaskSpec, TaskSpecError
+    from ..taskspec import MAX_SPEC_BYTES, TaskSpec, TaskSpecError
 
     source = job.settings.case_set
     if not isinstance(source, str):
         return source
     location = Evidence(
-        url=job.inside(source), storage_options=job.settings.storage_options, root=job.url
+        url=job.inside(source),
+        storage_options=job.settings.storage_options,
+        root=job.url,
+        max_bytes=MAX_SPEC_BYTES,
     )
     try:
         data = location.read_bytes()
@@ -183,6 +189,13 @@ def kept(job: RunJob) -> RunReading:
     return RunReading(job=job, attempt=attempt, started=now, finished=now, stored=job.standing)
 
 
+def _crashed(job: RunJob, error: Exception) -> Ungradable:
+    """``CASE_NOT_GRADED`` for an exception nothing expected while reading
+    ``job``'s run (module docstring)."""
+    said = f"{type(error).__name__}: {error}"
+    return Ungradable("CASE_NOT_GRADED", f"reading run {job.run} failed: {said[:1000]}")
+
+
 def read_run(job: RunJob, attempt: int = 1) -> RunReading:
     """Attempt ``attempt`` (from 1, counted over every flow run that graded
     the run) at reading ``job``'s run; see the module docstring."""
@@ -191,13 +204,14 @@ def read_run(job: RunJob, attempt: int = 1) -> RunReading:
     with attempt_scope(attempt):
         try:
             spec, rows = _read(job, digests)
-        except Ungradable as error:
+        except Exception as error:  # noqa: BLE001 - a surprise is this run's, not its chunk's
+            refused = error if isinstance(error, Ungradable) else _crashed(job, error)
             return RunReading(
                 job=job,
                 attempt=attempt,
                 started=started,
                 finished=datetime.now(UTC),
-                refusal=from_ungradable(error),
+                refusal=from_ungradable(refused),
                 evidence=tuple(digests),
             )
     return RunReading(

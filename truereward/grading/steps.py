@@ -4,7 +4,10 @@ the previous step's output (publishing is the only I/O).
 - :func:`fold_reading`: a :class:`~truereward.grading.reading.RunReading`
   becomes the run's :class:`~truereward.GradeDocument`, with the run's id,
   sweep, attempt and timestamps in ``run`` and the earlier attempts in
-  ``attempts``; a stored grade is returned as it is.
+  ``attempts``; a stored grade is returned as it is. A document too large
+  to publish is the refusal :func:`~truereward.document.publishable` gives;
+  one that cannot be built (a bug) becomes a ``CASE_NOT_GRADED`` refusal of
+  that run, never an exception that would fail the other runs of its chunk.
 - :func:`publish_graded`: the document is published at the run's target
   and summarised as a :class:`PublishedRun` (the run's record for the sweep
   summary, what publishing did, or why it failed). A failure is returned,
@@ -14,12 +17,14 @@ the previous step's output (publishing is the only I/O).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from .. import urls
-from ..document import GradeDocument, Publication, grade_document
+from ..document import Attempt, GradeDocument, Publication, grade_document, publishable
 from ..files import ctrf_view_for
 from ..publishing import PublishConflict, PublishError, publish
+from ..refusal import refusal
 from ..sweeps.record import RunRecord
 from .plan import RunJob
 from .reading import RunReading
@@ -30,11 +35,18 @@ __all__ = ["GradedRun", "PublishedRun", "fold_reading", "is_transient", "publish
 @dataclass(frozen=True)
 class GradedRun:
     """A run's document, ready to publish; ``stored`` when it is the grade
-    already published there (publishing it again only repairs)."""
+    already published there (publishing it again only repairs).
+
+    ``replaces`` is the digest of the grade it replaces (a regrade, or a
+    grade in the run's own directory that it did not confirm), and
+    ``distrusted`` why that grade was not the run's: it is then set aside
+    as ``grade.previous.json`` when the new one is published."""
 
     job: RunJob
     document: GradeDocument
     stored: bool = False
+    replaces: str | None = None
+    distrusted: str | None = None
 
 
 @dataclass(frozen=True)
@@ -72,10 +84,36 @@ class PublishedRun:
 
 
 def fold_reading(reading: RunReading) -> GradedRun:
-    """The run's document (see the module docstring)."""
+    """The run's document (see the module docstring). A grade standing in
+    the run's own directory (``job.confirm``) is kept when the new grade
+    agrees with it, and replaced otherwise, with none of its history
+    (:mod:`truereward.grading.triage`)."""
+    from ..trust import disagreement
+
     job = reading.job
     if reading.stored is not None:
         return GradedRun(job=job, document=reading.stored, stored=True)
+    document = _document(reading, (*job.history, *reading.history))
+    regrade = job.replaces  # the regrade policy's, or a file that is not a grade
+    if job.confirm is None:
+        return GradedRun(job=job, document=document, replaces=regrade, distrusted=job.distrusted)
+    why = disagreement(job.confirm, document)
+    if why is None:
+        if regrade is None:  # confirmed: the grade that stands is the run's
+            return GradedRun(job=job, document=job.confirm, stored=True)
+        return GradedRun(job=job, document=document, replaces=regrade)
+    if regrade is not None and not job.confirm.gradable:
+        # A refusal the policy regrades vouches for no reward: its attempts
+        # are carried on as they would be from any other target.
+        return GradedRun(job=job, document=document, replaces=regrade)
+    if job.after:  # none of its history: this flow run's attempts from 1
+        document = _document(_renumbered(reading, job.after), ())
+    return GradedRun(job=job, document=document, replaces=job.confirm.digest, distrusted=why)
+
+
+def _document(reading: RunReading, attempts: tuple[Attempt, ...]) -> GradeDocument:
+    """The document of ``reading`` after the earlier ``attempts``."""
+    job = reading.job
     run = {
         "id": job.run,
         "sweep": job.settings.sweep,
@@ -83,30 +121,40 @@ def fold_reading(reading: RunReading) -> GradedRun:
         "started": reading.started,
         "finished": reading.finished,
     }
-    # Earlier flow runs' attempts first, then this flow run's: oldest first.
-    attempts = (*job.history, *reading.history)
     publication = _publication(job, reading)
-    if reading.refusal is not None:
+    refusals = [] if reading.refusal is None else [reading.refusal]
+    try:
         document = grade_document(
+            reading.rows if not refusals else [],
+            case_set=reading.spec if not refusals else None,
+            scheme=job.settings.scheme,
+            run=run,
+            evidence=reading.evidence,
+            refusals=refusals,
+            attempts=attempts,
+            publication=publication,
+        )
+        return publishable(document)  # a refusal in place of a grade too large to check
+    except Exception as error:  # noqa: BLE001 - a bug: this run's refusal, not its chunk's
+        said = f"{type(error).__name__}: {error}"
+        return grade_document(
             [],
             scheme=job.settings.scheme,
             run=run,
             evidence=reading.evidence,
-            refusals=[reading.refusal],
+            refusals=[refusal("CASE_NOT_GRADED", f"folding run {job.run} failed: {said[:1000]}")],
             attempts=attempts,
             publication=publication,
         )
-    else:
-        document = grade_document(
-            reading.rows,
-            case_set=reading.spec,
-            scheme=job.settings.scheme,
-            run=run,
-            evidence=reading.evidence,
-            attempts=attempts,
-            publication=publication,
-        )
-    return GradedRun(job=job, document=document)
+
+
+def _renumbered(reading: RunReading, earlier: int) -> RunReading:
+    """``reading`` with its attempts numbered as if ``earlier`` attempts
+    had not been made."""
+    history = tuple(
+        item.model_copy(update={"attempt": item.attempt - earlier}) for item in reading.history
+    )
+    return dataclasses.replace(reading, attempt=reading.attempt - earlier, history=history)
 
 
 def _publication(job: RunJob, reading: RunReading) -> Publication:
@@ -153,14 +201,22 @@ def publish_graded(graded: GradedRun) -> PublishedRun:
     """Publish ``graded`` at its run's target (see the module docstring)."""
     job, document = graded.job, graded.document
     record = RunRecord.from_document(document, job.run, with_cases=False)
-    regraded = job.replaces is not None and not graded.stored
+    regraded = graded.replaces is not None
     made = 0
     if not graded.stored:
         made = (document.run.attempt if document.run is not None else 1) - job.after
+        if graded.distrusted is not None and job.confirm is not None:
+            made = document.run.attempt if document.run is not None else 1
     try:
         _stays_in_the_run(job)
-        # A regrade replaces exactly the grade it found; anything else creates.
-        result = publish(document, job.target, replaces=job.replaces if regraded else None)
+        # A regrade replaces exactly the grade it found (setting aside one
+        # that was not the run's); anything else creates.
+        result = publish(
+            document,
+            job.target,
+            replaces=graded.replaces,
+            keep_replaced=graded.distrusted is not None,
+        )
     except PublishError as error:
         return PublishedRun(
             record=record,
@@ -170,7 +226,7 @@ def publish_graded(graded: GradedRun) -> PublishedRun:
             stored=graded.stored,
             regraded=regraded,
             attempts_now=made,
-            distrusted=job.distrusted,
+            distrusted=graded.distrusted,
         )
     decision = _DECISIONS[result.decision.value]
     if decision == "unchanged" and result.changed:
@@ -181,7 +237,7 @@ def publish_graded(graded: GradedRun) -> PublishedRun:
         stored=graded.stored,
         regraded=regraded,
         attempts_now=made,
-        distrusted=job.distrusted,
+        distrusted=graded.distrusted,
     )
 
 

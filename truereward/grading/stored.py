@@ -27,7 +27,13 @@ from ..publishing import PublishError, open_store
 from ..strictjson import StrictJSONError
 from ..target import Target
 
-__all__ = ["MAX_STORED_BYTES", "standing_bytes", "stored_grade", "stored_grade_or_none"]
+__all__ = [
+    "MAX_STORED_BYTES",
+    "parse_stored",
+    "standing_bytes",
+    "stored_grade",
+    "stored_grade_or_none",
+]
 
 #: A stored grade.json larger than this is not read (documents are
 #: kilobytes): the package's one read limit, :data:`truereward.safefile.LIMIT`.
@@ -57,17 +63,21 @@ def standing_bytes(target: Target) -> bytes | None:
         return None
 
 
+def parse_stored(data: bytes) -> tuple[GradeDocument | None, str]:
+    """``data`` (a standing ``grade.json``) as a grade document, or ``None``
+    and the first line of why it is not one."""
+    try:
+        return GradeDocument.from_bytes(data), ""
+    except (StrictJSONError, ValidationError, ValueError) as error:
+        return None, str(error).splitlines()[0][:200]
+
+
 def stored_grade(target: Target) -> GradeDocument | None:
     """The grade document published at ``target``, or ``None`` when there is
     none (or what is there is not a readable grade document). ``OSError`` /
     :class:`~truereward.PublishError` when the target cannot be read."""
     data = standing_bytes(target)
-    if data is None:
-        return None
-    try:
-        return GradeDocument.from_bytes(data)
-    except (StrictJSONError, ValidationError, ValueError):
-        return None
+    return None if data is None else parse_stored(data)[0]
 
 
 def stored_grade_or_none(target: Target) -> GradeDocument | None:

@@ -31,17 +31,19 @@ the run left will not change. A ``grade.json`` at the target that is not a
 readable grade document is not a standing grade: the run is graded, and
 publishing over the foreign file is refused as a conflict.
 
-**A grade in the run's own directory is checked before it is kept.** With
-the default target (each run's ``logs/verifier/``), the graded agent could
-have written a ``grade.json`` there before the verifier ran. A standing
-*gradable* grade there is kept only when :func:`truereward.trust.judge`
-trusts it for the run's evidence as it is now (it folds to what it states,
-and records the run's evidence file with the sha256 that file has now);
-otherwise it is **distrusted**: the run is graded and its grade replaces
-that one (naming its digest), keeping none of its history. An ungradable
-standing grade carries no reward, so it is kept or regraded by the policy
-alone. A target outside the runs is written by graders only: its grades are
-kept as they are.
+**A grade in the run's own directory is never kept on its word.** With
+the default target (each run's own ``logs/verifier/``), the graded agent
+could have written a ``grade.json`` there before the verifier ran, forged
+with this library's own API. Such a grade, gradable or not, is
+**confirmed**: the run is graded again and the standing grade is kept only
+when the new grade agrees with it (:func:`truereward.trust.disagreement`;
+decided when the run is folded, :func:`~truereward.grading.steps.fold_reading`).
+When they disagree, the new grade replaces it (naming its digest) and the
+old one is set aside as ``grade.previous.json``, its history not carried
+on. A ``grade.json`` there that is not a grade document at all is replaced
+and set aside the same way. The regrade policy still decides whether a
+confirmed grade's attempts are carried into a new grade. A target outside
+the runs is written by graders only: its grades are kept as they are.
 """
 
 from __future__ import annotations
@@ -50,11 +52,12 @@ import dataclasses
 from collections.abc import Iterable, Iterator
 
 from ..document import Attempt, GradeDocument
+from ..publishing import PublishError
 from .plan import RunJob
 from .request import REGRADE_POLICIES, Regrade
 from .stored import stored_grade_or_none
 
-__all__ = ["REGRADE_POLICIES", "as_attempt", "selects", "triage", "triaged"]
+__all__ = ["REGRADE_POLICIES", "as_attempt", "in_place", "selects", "triage", "triaged"]
 
 
 def selects(policy: Regrade, gradable: bool, blames: Iterable[str]) -> bool:
@@ -85,16 +88,11 @@ def as_attempt(document: GradeDocument) -> Attempt:
     )
 
 
-def triage(
-    job: RunJob, standing: GradeDocument | None, policy: Regrade, distrust: str | None = None
-) -> RunJob:
+def triage(job: RunJob, standing: GradeDocument | None, policy: Regrade) -> RunJob:
     """``job`` with the decision about ``standing`` (the grade at its target,
-    ``None`` when there is none) under ``policy``; ``distrust`` is why the
-    standing grade is not to be trusted (see the module docstring). Pure."""
+    ``None`` when there is none) under ``policy`` (module docstring). Pure."""
     if standing is None:
         return job
-    if distrust is not None:
-        return dataclasses.replace(job, replaces=standing.digest, distrusted=distrust)
     blames = [item.blame.value for item in standing.refusals]
     if not selects(policy, standing.gradable, blames):
         return dataclasses.replace(job, standing=standing)
@@ -107,42 +105,36 @@ def triage(
     )
 
 
-def distrust(job: RunJob, standing: GradeDocument) -> str | None:
-    """Why the gradable grade standing in ``job``'s own directory is not to
-    be trusted (``None``: it is): it must record the run's evidence file
-    with the sha256 it has now, and fold to what it states. Reads the task
-    spec and hashes the evidence (an evidence directory: the files the grade
-    records under it)."""
-    from ..codes import Ungradable
-    from ..readers import Evidence
-    from ..trust import judge
-    from .reading import load_spec, reader_and_evidence
+def in_place(job: RunJob, policy: Regrade) -> RunJob:
+    """The decision about what stands in ``job``'s own directory, where the
+    run could have written it (module docstring): a grade to confirm by
+    grading the run again, or a file that is not a grade, to replace."""
+    import hashlib
+
+    from .stored import parse_stored, standing_bytes
 
     try:
-        _, where = reader_and_evidence(job, load_spec(job))
-        location = Evidence(
-            url=job.inside(where), storage_options=job.settings.storage_options, root=job.url
+        data = standing_bytes(job.target)
+    except (OSError, PublishError):
+        return job  # publishing will say what is wrong with the target
+    if data is None:
+        return job
+    standing, why = parse_stored(data)
+    if standing is None:
+        return dataclasses.replace(
+            job,
+            replaces=hashlib.sha256(data).hexdigest(),
+            distrusted=f"it is not a grade document ({why})",
         )
-        if location.is_dir():
-            inside = where.rstrip("/") + "/"
-            names = [item.path for item in standing.evidence if item.path.startswith(inside)]
-            if not names:
-                return f"it records no reading of {where}"
-            for name in names:
-                location.digest(name[len(inside) :])
-        else:
-            location.digest()
-    except Ungradable as error:
-        return f"its evidence cannot be read now ({error.code}: {error.why})"
-    return judge(standing, list(location.digests))
+    decided = triage(job, standing, policy)
+    return dataclasses.replace(decided, standing=None, confirm=standing)
 
 
 def triaged(jobs: Iterable[RunJob], policy: Regrade) -> Iterator[RunJob]:
     """Each job with its decision, looking up the grade at its target as it
     goes (lazily: memory holds the jobs being looked at, not the sweep)."""
     for job in jobs:
-        standing = stored_grade_or_none(job.target)
-        why = None
-        if standing is not None and standing.gradable and job.in_place:
-            why = distrust(job, standing)
-        yield triage(job, standing, policy, why)
+        if job.in_place:
+            yield in_place(job, policy)
+        else:
+            yield triage(job, stored_grade_or_none(job.target), policy)

@@ -16,19 +16,22 @@ semantics (:mod:`.objects` for object stores).
   replaces an ungradable one, and how two racing publishers end with exactly
   one winner.
 - **No stale reward**: before a new ``grade.json`` is put in place, any
-  ``reward.txt``/``reward.json`` at the target is removed, so an ungradable
-  grade never stands beside a reward.
+  ``reward.txt``/``reward.json`` at the target (an older grade's, or left
+  there with no grade at all) and the CTRF view under the new grade's name
+  for it are removed, so no grade ever stands beside a reward, or a view,
+  of another grade, not even when the publish is interrupted.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import safefile, urls
-from ..document import GradeDocument
+from ..document import MAX_DOCUMENT_BYTES, GradeDocument
 from ..target import Target
 from .decide import Decision
 from .errors import BadStorageOptions, PublishConflict, PublishError
@@ -84,24 +87,42 @@ def publish(
     replaces: str | None = None,
     storage_options: Mapping[str, Any] | None = None,
     unconditional: bool = False,
+    keep_replaced: bool = False,
+    listing: Mapping[str, str] | None = None,
 ) -> PublishResult:
     """Publish ``document`` to ``target``; see the module docstring.
 
     ``target`` is a local path, a ``file://`` URL, an ``s3://bucket/prefix``
     URL, any other fsspec URL, or a :class:`Target`. ``replaces`` is the
     sha256 of the published ``grade.json`` this grade replaces (on object
-    stores its ETag works too). ``unconditional`` allows publishing to a
-    backend that cannot write conditionally.
+    stores its ETag works too). ``keep_replaced``: the grade it replaces is
+    kept beside the new one as ``grade.previous.json`` (replacing an older
+    one there), so a replacement the caller did not ask for by name loses
+    nothing. ``unconditional`` allows publishing to a backend that cannot
+    write conditionally. ``listing``: on an object store, the objects the
+    caller found at the target (name -> ETag), used instead of a listing of
+    its own (:mod:`.objects`); a local directory is always looked at under
+    its lock, so it is ignored there.
 
     Raises :class:`PublishConflict` when another grade is published there and
     ``replaces`` does not name it, :class:`PublishError` when the target
-    cannot be written, ``ValueError`` for a malformed ``replaces`` and
-    ``TypeError`` when ``document`` is not a :class:`GradeDocument`.
+    cannot be written or the document is larger than
+    :data:`~truereward.document.MAX_DOCUMENT_BYTES` (nothing is written),
+    ``ValueError`` for a malformed ``replaces`` and ``TypeError`` when
+    ``document`` is not a :class:`GradeDocument`.
     """
     if not isinstance(document, GradeDocument):
         raise TypeError(f"publish() takes a GradeDocument, got {type(document).__name__}")
     if replaces is not None and not _DIGEST.match(replaces):
         raise ValueError(f"replaces must be a sha256 hex digest (or an ETag), got {replaces!r}")
+    if len(document.to_bytes()) > MAX_DOCUMENT_BYTES:
+        # Never a grade its readers refuse; truereward.document.publishable
+        # gives the refusal the graders publish instead.
+        raise PublishError(
+            f"{os.fspath(target) if not isinstance(target, Target) else target.url}: "
+            f"the grade is {len(document.to_bytes())} bytes, more than the "
+            f"{MAX_DOCUMENT_BYTES} bytes a grade document may have; nothing is published"
+        )
     url: str = ""
     local: str | None = None
     resolved: Target | None = None
@@ -120,11 +141,37 @@ def publish(
             raise ValueError("replaces on a local target must be the sha256 of grade.json")
         from .local import publish_local
 
-        return publish_local(document, local, replaces=replaces)
+        return publish_local(document, local, replaces=replaces, keep_replaced=keep_replaced)
     from .objects import publish_objects
 
     assert resolved is not None  # not local: resolved above
-    return publish_objects(document, open_store(resolved), replaces=replaces)
+    store = open_store(resolved)
+    kept = _keep(store, replaces) if keep_replaced and replaces is not None else None
+    result = publish_objects(document, store, replaces=replaces, listing=listing)
+    if kept is not None and result.decision is Decision.REPLACE:
+        return dataclasses.replace(result, kept=kept)
+    return result
+
+
+def _keep(store: Store, replaces: str) -> str | None:
+    """Set the ``grade.json`` that ``replaces`` names aside as
+    ``grade.previous.json`` before it is replaced; its name, or ``None``
+    when what stands is not that grade (publishing will then refuse)."""
+    import hashlib
+
+    from ..files import GRADE, PREVIOUS_GRADE
+
+    data = store.read(GRADE)
+    if data is None:
+        return None
+    wanted = replaces.strip('"').lower()
+    if wanted not in (
+        hashlib.sha256(data).hexdigest(),
+        hashlib.md5(data, usedforsecurity=False).hexdigest(),
+    ):
+        return None
+    store.put(PREVIOUS_GRADE, data)
+    return PREVIOUS_GRADE
 
 
 def _spares_evidence(document: GradeDocument, url: str, local: str | None) -> None:

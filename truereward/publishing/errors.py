@@ -32,7 +32,9 @@ class PublishConflict(PublishError):
         self.existing = existing
         self.attempted = attempted
         self.replaces = replaces
-        if existing is None:
+        if existing is None and replaces is None:
+            what = "another writer keeps changing the objects there while we publish"
+        elif existing is None:
             what = f"no grade is published there, but replaces names {replaces}"
         elif replaces is None:
             what = (

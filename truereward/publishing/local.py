@@ -48,7 +48,7 @@ from pathlib import Path
 
 from .. import safefile
 from ..document import GradeDocument
-from ..files import GRADE, NAMES, REWARD_FILES, REWARD_TXT, render
+from ..files import GRADE, NAMES, PREVIOUS_GRADE, REWARD_FILES, REWARD_TXT, render
 from .decide import Decision, decide, sha256_hex
 from .errors import PublishConflict, PublishError
 from .result import PublishResult
@@ -141,7 +141,8 @@ def _read(dir_fd: int, name: str) -> bytes | object | None:
 def _tidy(dir_fd: int, names: Iterable[str]) -> set[str]:
     """One listing of the (locked) directory, acted on: anything under one
     of our ``names``, or under our temporary-file pattern, that is neither a
-    regular file nor a symlink (a directory, a FIFO, a device planted there)
+    regular file nor a symlink (a directory, a FIFO, a device planted there),
+    or is a ``grade.json`` larger than any grade (:data:`safefile.LIMIT`),
     is moved aside so publishing can go on (renamed, never deleted: nothing
     that stood there is lost; the directory is fsynced when something was);
     then our temporary files left by a killed publisher are removed. Returns
@@ -159,10 +160,15 @@ def _tidy(dir_fd: int, names: Iterable[str]) -> set[str]:
         if not temp and entry not in wanted:
             continue
         try:
-            mode = os.stat(entry, dir_fd=dir_fd, follow_symlinks=False).st_mode
+            info = os.stat(entry, dir_fd=dir_fd, follow_symlinks=False)
         except FileNotFoundError:
             continue
-        if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+        mode = info.st_mode
+        # A grade.json too large to be a grade (verify reads none larger)
+        # could only be compared by reading it: moved aside like a squatter,
+        # so it cannot block a publish.
+        too_large = entry == GRADE and stat.S_ISREG(mode) and info.st_size > safefile.LIMIT
+        if (stat.S_ISREG(mode) and not too_large) or stat.S_ISLNK(mode):
             if temp:
                 temps.append(entry)
             else:
@@ -258,14 +264,18 @@ def _repair(
 
 
 def publish_local(
-    document: GradeDocument, directory: str | os.PathLike[str], *, replaces: str | None = None
+    document: GradeDocument,
+    directory: str | os.PathLike[str],
+    *,
+    replaces: str | None = None,
+    keep_replaced: bool = False,
 ) -> PublishResult:
     """Publish ``document`` into ``directory`` (created if missing).
 
-    See :func:`truereward.publish` for the semantics of ``replaces`` and the
-    module docstring for the guarantees. Raises :class:`PublishConflict` (and
-    touches nothing) when another grade is published there, and
-    :class:`PublishError` on I/O errors.
+    See :func:`truereward.publish` for the semantics of ``replaces`` and
+    ``keep_replaced`` and the module docstring for the guarantees. Raises
+    :class:`PublishConflict` (and touches nothing) when another grade is
+    published there, and :class:`PublishError` on I/O errors.
     """
     path = os.fspath(directory)
     bodies = render(document)
@@ -275,7 +285,7 @@ def publish_local(
     try:
         _ensure_directory(path)
         with _locked_directory(path) as dir_fd:
-            present = _tidy(dir_fd, NAMES)
+            present = _tidy(dir_fd, (*NAMES, PREVIOUS_GRADE) if keep_replaced else NAMES)
             existing = _read(dir_fd, GRADE) if GRADE in present else None
             decision = decide(existing if isinstance(existing, bytes) else None, ours, replaces)
             if decision is Decision.CREATE and existing is _ABSENT:
@@ -294,11 +304,15 @@ def publish_local(
             # The reward files, and our CTRF view of the grade being replaced,
             # go first: a publish killed after grade.json then shows an
             # incomplete set, never an older grade's files beside a new grade.
+            kept = None
+            if keep_replaced and decision is Decision.REPLACE and isinstance(existing, bytes):
+                _replace(dir_fd, PREVIOUS_GRADE, existing, token)
+                kept = PREVIOUS_GRADE
             view = document.publication.ctrf
             removed = [
                 name for name in (*REWARD_FILES, view) if name in present and _remove(dir_fd, name)
             ]
-            if removed:
+            if removed or kept:
                 _fsync_dir(dir_fd)
             if decision is Decision.CREATE:
                 if not _create(dir_fd, GRADE, ours, token):
@@ -325,7 +339,7 @@ def publish_local(
                 _replace(dir_fd, REWARD_TXT, bodies[REWARD_TXT], token)
                 _fsync_dir(dir_fd)
                 written.append(REWARD_TXT)
-            return PublishResult(path, digest, decision, tuple(written), tuple(removed))
+            return PublishResult(path, digest, decision, tuple(written), tuple(removed), kept)
     except PublishError:
         raise
     except OSError as error:

@@ -5,66 +5,72 @@ A :class:`Store` is one backend's handful of primitives over our names
 under one prefix (``s3.py`` for S3, ``fsspec_store.py`` for other fsspec
 filesystems). :func:`publish_objects` is the protocol, the same for all:
 
-0. A gradable grade published without ``replaces`` first tries the step
-   that decides a race, writing ``grade.json`` with ``If-None-Match: *``.
-   When that succeeds no grade was published, and ``ctrf.json``,
-   ``reward.json`` and ``reward.txt`` follow (then step 5). Reward objects
-   some other writer left there (with no grade beside them) are
-   overwritten, not deleted first: the publishing rule
-   (``docs/design.md``, "From evidence to published reward") deletes
-   first only before an ungradable grade, and ``reward.txt`` is
-   still the last write. When the create is refused, the protocol below
-   runs from step 1 (a republish of the same grade then costs that refused
-   PUT and one listing).
-1. One listing of the prefix gives the ETag of each of our objects
-   present.
-2. :func:`~truereward.publishing.decide.decide` on the published
-   ``grade.json``: SAME when its ETag is the MD5 of our bytes (or its bytes
-   are ours), REPLACE when ``replaces`` names it (its sha256, read back, or
-   its ETag), CREATE when there is none, else CONFLICT, which raises
-   :class:`PublishConflict` before anything is touched.
-3. CREATE/REPLACE: the stale ``reward.txt`` and ``reward.json`` the listing
-   showed are deleted, each conditionally on the ETag listed (a changed
-   object means another publisher is at work: conflict); then ``grade.json``
-   is written with ``If-None-Match: *`` (create) or ``If-Match: <etag>``
-   (replace), the one step that decides a race; then ``ctrf.json``,
-   ``reward.json`` and ``reward.txt`` last.
-4. SAME: nothing is written, except what an interrupted earlier publish left
-   unfinished, or a superseded publisher's late write left behind: objects
-   whose ETag is not the MD5 of their expected body, reward objects beside
-   an ungradable grade, and reward objects of the right bytes whose metadata
-   names another grade (one HEAD each of ``reward.txt`` and ``reward.json``:
-   a republish costs the refused PUT, a listing and those HEADs).
-
-Every object after ``grade.json`` carries, in its metadata
-(``x-amz-meta-truereward-grade`` on S3), the sha256 of the grade it belongs
-to: a reader of ``reward.txt`` alone can check it names the ``grade.json``
-that stands, and ``truereward verify`` does.
-5. Settle: the files after ``grade.json`` are plain PUTs, so a publisher
+1. **Look.** The objects present under our names, with their ETags: the
+   caller's ``listing`` when it hands one over (a sweep listed once, page by
+   page, when it is planned), else one listing of the prefix.
+2. **Decide** on the listed ``grade.json``
+   (:func:`~truereward.publishing.decide.decide`): SAME when its ETag is
+   the MD5 of our bytes (or its bytes are ours), REPLACE when ``replaces``
+   names it (its sha256, read back, or its ETag), CREATE when there is
+   none, else CONFLICT, which raises :class:`PublishConflict` before
+   anything is touched.
+3. **Clear, then write** (CREATE, REPLACE). The reward objects and the CTRF
+   view under the name this grade writes it, as listed, are deleted first,
+   each conditionally on its listed ETag: whoever left them (an older
+   grade, an interrupted publish, another writer with no ``grade.json`` at
+   all), the new grade does not own them, so none can stand beside it, not
+   even when the publish dies right after its ``grade.json``. Then
+   ``grade.json`` is written with ``If-None-Match: *`` (create) or
+   ``If-Match: <etag>`` (replace), the one step that decides a race; then
+   the CTRF view, ``reward.json`` and ``reward.txt`` last. Every object
+   after ``grade.json`` carries, in its metadata
+   (``x-amz-meta-truereward-grade`` on S3), the sha256 of the grade it
+   belongs to: a reader of ``reward.txt`` alone can check that it names the
+   ``grade.json`` that stands, and ``truereward verify`` does.
+4. **SAME**: nothing is written, except what an interrupted earlier publish
+   left unfinished, or a superseded publisher's late write left behind:
+   objects whose ETag is not the MD5 of their expected body, reward objects
+   beside an ungradable grade, and reward objects of the right bytes whose
+   metadata names another grade (one HEAD each of ``reward.txt`` and
+   ``reward.json``).
+5. **Settle**: the files after ``grade.json`` are plain PUTs, so a publisher
    that replaced our grade (naming it in ``replaces``) while we were still
-   writing can see our late ``ctrf.json`` or reward objects land beside its
-   grade. So after our last write we look again: after a step-0 create, one
-   HEAD of ``grade.json`` (is ours still the grade?); after a decision
-   taken on a listing, a listing (a late file may have landed between that
-   listing and our ``grade.json`` write). When the set is not the one the
-   standing ``grade.json`` describes, we read that grade and rewrite the set
-   from it (reward objects beside a refusal are deleted). Whoever writes
-   last also checks last, so the set ends consistent. A fresh gradable run
-   costs four PUTs and a HEAD (five requests), a fresh ungradable run two
-   listings and two PUTs.
+   writing can see our late CTRF view or reward objects land beside its
+   grade. So after our last write we look once more: after a create, one
+   HEAD of ``grade.json`` (is ours still the grade?); after a replace, a
+   listing (the superseded publisher's late file may have landed between
+   our look and our ``grade.json``). When the set is not the one the
+   standing ``grade.json`` describes, we read that grade and rewrite the
+   set from it (reward objects beside a refusal are deleted), and look
+   again. Whoever writes last also checks last, so the set ends
+   consistent.
 
-A conditional write that fails after a retry of our own request (the first
-attempt reached the store but its answer was lost) is recognised by reading
-``grade.json`` back: if it holds our bytes, the write was ours.
+A listing is a view taken before we act. When the store refuses what it
+implied (a conditional delete or the ``grade.json`` write refused, a grade
+it showed gone, a conflict it alone decided), the protocol starts again from
+step 1 with a listing of its own, at most :data:`LOOKS` times in all; a
+write of ours that was refused because its first attempt had reached the
+store (its answer lost, a retry refused) is recognised that way too: the
+listing shows our own grade (SAME). A caller's listing must be taken after
+the run stopped writing: an object another writer adds after it is not
+cleared in step 3, as one added after our own listing is not (a writer
+that keeps writing beside our grade is beyond any protocol of ours).
+
+What it costs: a fresh gradable run, one listing, four PUTs and the
+settling HEAD (6 requests; 5 handed a listing); over reward objects left
+without a grade, one DELETE more for each; a republish of the same grade,
+one listing and the two metadata HEADs (3; 2 handed a listing), writing
+nothing; a fresh ungradable run, a listing, two PUTs and a HEAD (4; 3).
 
 Bodies are sent in single requests from memory; a body above
 :data:`MAX_BODY_BYTES` is refused (multipart uploads would ignore
 ``If-Match``).
 
-A publisher that loses the race after deleting stale reward objects (a
+A publisher that loses the race after deleting reward objects (a
 conditional delete cannot tell the winner's identical bytes from the stale
 ones) settles the set to the winning grade before it raises
-:class:`PublishConflict`.
+:class:`PublishConflict`; killed before that, it leaves the winner's set
+incomplete (no reward), never wrong.
 
 Known limit: between a late write of a superseded publisher and that
 publisher's next look (step 5), its file can stand beside the newer grade
@@ -78,11 +84,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Protocol
 
 from ..document import GradeDocument
-from ..files import GRADE, REWARD_FILES, REWARD_TXT, render
+from ..files import GRADE, NAMES, REWARD_FILES, REWARD_TXT, render
 from .decide import Decision, sha256_hex
 from .errors import PublishConflict, PublishError
 from .result import PublishResult
@@ -110,7 +116,7 @@ class Store(Protocol):
     has_metadata: bool
 
     def etags(self) -> dict[str, str]:
-        """ETag (unquoted) of each of the four names present."""
+        """ETag (unquoted) of each of our names present (one listing)."""
 
     def etag(self, name: str) -> str | None:
         """The ETag (unquoted) of one object, or None when absent."""
@@ -164,13 +170,13 @@ def _decide(
     return Decision.CONFLICT, listed, digest
 
 
-def _owned(listed: dict[str, str], bodies: dict[str, bytes]) -> dict[str, str]:
+def _owned(listed: Mapping[str, str], bodies: dict[str, bytes]) -> dict[str, str]:
     """The listed objects this grade may touch: its own names and the
     reward files (never a ``ctrf.json`` that is the evidence)."""
     return {name: tag for name, tag in listed.items() if name in bodies or name in REWARD_FILES}
 
 
-def stale_metadata(store: Store, bodies: dict[str, bytes], listed: dict[str, str]) -> set[str]:
+def stale_metadata(store: Store, bodies: dict[str, bytes], listed: Mapping[str, str]) -> set[str]:
     """The reward objects whose bytes are this grade's but whose metadata
     names another grade (a superseded publisher's late write of the same
     value): one HEAD each. The CTRF view needs none: its bytes name their
@@ -190,11 +196,13 @@ def stale_metadata(store: Store, bodies: dict[str, bytes], listed: dict[str, str
 def _repair(
     store: Store,
     bodies: dict[str, bytes],
-    listed: dict[str, str],
+    listed: Mapping[str, str],
     stale: Collection[str] = (),
 ) -> PublishResult:
     """Make the objects ``listed`` agree with ``bodies`` (the grade that
-    stands); ``stale`` are written again whatever their bytes."""
+    stands); ``stale`` are written again whatever their bytes.
+    :class:`PreconditionFailed` when a reward object to delete changed
+    since it was listed."""
     listed = _owned(listed, bodies)
     digest = sha256_hex(bodies[GRADE])
     written: list[str] = []
@@ -213,10 +221,28 @@ def _repair(
     )
 
 
+#: At most this many looks (step 1) in one publish: the caller's listing or
+#: our first, then one more each time the store refuses what the last one
+#: implied.
+LOOKS = 3
+
+
+class _LookAgain(Exception):
+    """The store refused what the listing implied: list again (step 1)."""
+
+
 def publish_objects(
-    document: GradeDocument, store: Store, *, replaces: str | None = None
+    document: GradeDocument,
+    store: Store,
+    *,
+    replaces: str | None = None,
+    listing: Mapping[str, str] | None = None,
 ) -> PublishResult:
-    """Publish ``document`` through ``store``; see the module docstring."""
+    """Publish ``document`` through ``store``; see the module docstring.
+
+    ``listing``: the objects present at the prefix, name -> ETag (quoted or
+    not; names other than ours are ignored), as the caller listed them;
+    ``None`` lists the prefix."""
     bodies = render(document)
     for name, body in bodies.items():
         if len(body) > MAX_BODY_BYTES:
@@ -224,41 +250,89 @@ def publish_objects(
                 f"{store.location}/{name}: {len(body)} bytes is above the "
                 f"{MAX_BODY_BYTES >> 20} MiB cap for single-request conditional writes"
             )
+    removed: list[str] = []
+    for look in range(1, LOOKS + 1):
+        if look == 1 and listing is not None:
+            listed = {name: str(tag).strip('"') for name, tag in listing.items() if name in NAMES}
+        else:
+            listed = store.etags()
+        try:
+            return _publish_listed(
+                store,
+                bodies,
+                listed,
+                replaces,
+                removed,
+                supplied=look == 1 and listing is not None,
+                last=look == LOOKS,
+            )
+        except _LookAgain:
+            continue
+    raise AssertionError("unreachable: the last look raises instead of looking again")
+
+
+def _publish_listed(
+    store: Store,
+    bodies: dict[str, bytes],
+    listed: dict[str, str],
+    replaces: str | None,
+    removed: list[str],
+    *,
+    supplied: bool,
+    last: bool,
+) -> PublishResult:
+    """Steps 2 to 5 on one look (``listed``; ``supplied``: the caller's).
+    Raises :class:`_LookAgain` when the store refuses what ``listed``
+    implied, unless this is the ``last`` look: then the refusal is a
+    conflict. ``removed`` collects the objects deleted over every look."""
     ours = bodies[GRADE]
     digest = sha256_hex(ours)
-    if replaces is None and REWARD_TXT in bodies and _created(store, ours):
-        written = _write_rest(store, bodies)
-        _settle(store, bodies, listed_before=False)
-        return PublishResult(store.location, digest, Decision.CREATE, written, ())
-    listed = store.etags()
+
+    def conflict(existing: str | None) -> PublishConflict:
+        # Deleting reward objects by ETag may have removed a winner's
+        # identical ones: the set is settled to the grade that stands first.
+        if removed:
+            _settle(store, bodies)
+        return PublishConflict(
+            store.location, existing=existing, attempted=digest, replaces=replaces
+        )
+
     decision, etag, existing_digest = _decide(store, listed.get(GRADE), ours, replaces)
     if decision is Decision.CONFLICT:
-        raise PublishConflict(
-            store.location,
-            existing=existing_digest or listed.get(GRADE),
-            attempted=digest,
-            replaces=replaces,
-        )
+        if supplied and existing_digest is None:
+            raise _LookAgain  # decided on the caller's listing alone: look ourselves
+        raise conflict(existing_digest or listed.get(GRADE))
     if decision is Decision.SAME:
-        repaired = _repair(store, bodies, listed, stale_metadata(store, bodies, listed))
+        try:
+            repaired = _repair(store, bodies, listed, stale_metadata(store, bodies, listed))
+        except PreconditionFailed:
+            if not last:
+                raise _LookAgain from None
+            _settle(store, bodies)  # another writer is at work: make the set agree
+            return PublishResult(store.location, digest, Decision.SAME, (), tuple(removed))
         if repaired.written or repaired.removed:
             _settle(store, bodies)
-        return repaired
+        return PublishResult(
+            store.location,
+            digest,
+            Decision.SAME,
+            repaired.written,
+            (*removed, *repaired.removed),
+        )
 
-    removed: list[str] = []
+    # Step 3: nothing this grade does not own may stand beside it, so the
+    # reward objects and the CTRF view under our view's name go first.
+    view = next(name for name in bodies if name not in (GRADE, *REWARD_FILES))
     try:
-        for name in REWARD_FILES:
+        for name in (*REWARD_FILES, view):
             if name in listed:
                 store.delete(name, listed[name])
-                removed.append(name)
+                if name not in removed:
+                    removed.append(name)
     except PreconditionFailed:
-        _restore(store, bodies, removed)
-        raise PublishConflict(
-            store.location,
-            existing=existing_digest or listed.get(GRADE),
-            attempted=digest,
-            replaces=replaces,
-        ) from None
+        if not last:
+            raise _LookAgain from None
+        raise conflict(existing_digest or listed.get(GRADE)) from None
     try:
         if decision is Decision.CREATE:
             store.create(GRADE, ours)
@@ -266,21 +340,19 @@ def publish_objects(
             assert etag is not None
             store.replace(GRADE, ours, etag)
     except PreconditionFailed:
+        if not last:
+            # Another grade was published first, or this is our own write
+            # whose first attempt reached the store: the next look tells.
+            raise _LookAgain from None
         current = store.read(GRADE)
-        if current != ours:  # another publisher won; our own retried write is not a conflict
-            _restore(store, bodies, removed)
-            raise PublishConflict(
-                store.location,
-                existing=None if current is None else sha256_hex(current),
-                attempted=digest,
-                replaces=replaces,
-            ) from None
+        if current != ours:
+            raise conflict(None if current is None else sha256_hex(current)) from None
     written = _write_rest(store, bodies)
-    _settle(store, bodies)
+    _settle(store, bodies, created=decision is Decision.CREATE)
     return PublishResult(store.location, digest, decision, written, tuple(removed))
 
 
-def _complete(listed: dict[str, str], bodies: dict[str, bytes]) -> bool:
+def _complete(listed: Mapping[str, str], bodies: dict[str, bytes]) -> bool:
     """True when the listed objects this grade may touch are exactly
     ``bodies`` (by MD5 ETag)."""
     listed = _owned(listed, bodies)
@@ -296,21 +368,19 @@ def _complete(listed: dict[str, str], bodies: dict[str, bytes]) -> bool:
 SETTLE_ROUNDS = 4
 
 
-def _settle(store: Store, bodies: dict[str, bytes], *, listed_before: bool = True) -> None:
+def _settle(store: Store, bodies: dict[str, bytes], *, created: bool = False) -> None:
     """Step 5: make the set agree with the ``grade.json`` that stands now.
 
-    ``listed_before``: our decision rested on a listing, and a superseded
-    publisher's late file may have landed between that listing and our
-    ``grade.json`` write, where its own check could not see our grade yet:
-    so we list. After an unlisted create (step 0) no grade stood before
-    ours, so no earlier publisher has files to land late, and one HEAD of
-    ``grade.json`` tells whether ours still stands.
-
+    After a replace, one listing: the superseded publisher's late file may
+    have landed between our look and our last write. After a create
+    (``created``) no grade stood before ours, so no earlier publisher has
+    files to land late, and one HEAD of ``grade.json`` tells whether ours
+    still stands (a replacer naming it may have published while we wrote).
     A repair writes what a grade read a moment ago asks for; a newer grade
     may have been published (and settled) in between, so every repair is
     followed by another look, and the last writer is always the last to
     look."""
-    if not listed_before and store.etag(GRADE) == md5_hex(bodies[GRADE]):
+    if created and store.etag(GRADE) == md5_hex(bodies[GRADE]):
         return
     for round_number in range(SETTLE_ROUNDS + 1):
         listed = store.etags()
@@ -332,24 +402,6 @@ def _settle(store: Store, bodies: dict[str, bytes], *, listed_before: bool = Tru
         # the next round looks again.
         with contextlib.suppress(PreconditionFailed):
             _repair(store, bodies, listed)
-
-
-def _restore(store: Store, bodies: dict[str, bytes], removed: list[str]) -> None:
-    """A publisher that lost the race after deleting reward objects may have
-    deleted the winner's (a conditional delete cannot tell identical bytes
-    apart): it settles the set to the winning grade before it reports the
-    conflict."""
-    if removed:
-        _settle(store, bodies)
-
-
-def _created(store: Store, grade: bytes) -> bool:
-    """Step 0: True when ``grade.json`` was absent and is now ours."""
-    try:
-        store.create(GRADE, grade)
-    except PreconditionFailed:
-        return False
-    return True
 
 
 def _write_rest(store: Store, bodies: dict[str, bytes]) -> tuple[str, ...]:

@@ -16,7 +16,9 @@ class PublishResult:
     ``decision`` says whether the grade was created, replaced another, or was
     already there (``SAME``: then ``written`` lists only what had to be
     repaired after an earlier publish was interrupted, usually nothing).
-    ``written`` and ``removed`` name the files, in the order it touched them.
+    ``written`` and ``removed`` name the files, in the order it touched them;
+    ``kept`` the name the replaced grade was set aside under
+    (``grade.previous.json``), when it was asked to be kept.
     """
 
     target: str
@@ -24,6 +26,7 @@ class PublishResult:
     decision: Decision
     written: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
+    kept: str | None = None
 
     @property
     def changed(self) -> bool:

@@ -35,6 +35,9 @@ _CONTENT_TYPES = {".json": "application/json", ".txt": "text/plain; charset=utf-
 #: The metadata key naming an object's grade (``x-amz-meta-truereward-grade``).
 GRADE_KEY = "truereward-grade"
 _PRECONDITION_CODES = {"PreconditionFailed", "ConditionalRequestConflict", "412", "409"}
+#: A listing of our names starts after ``_FIRST`` (just below the first of
+#: them) and may stop at the last, ``_LAST``.
+_FIRST, _LAST = min(NAMES)[:-1], max(NAMES)
 #: The request parameters the store's writes depend on, by S3 operation.
 CONDITIONS = (("PutObject", "IfNoneMatch"), ("PutObject", "IfMatch"), ("DeleteObject", "IfMatch"))
 #: The first botocore whose S3 model has every one of :data:`CONDITIONS`
@@ -143,16 +146,28 @@ class S3Store:
             raise PublishError(f"{self.location}: {what} failed: {error}") from error
 
     def etags(self) -> dict[str, str]:
+        """One listing request, in the usual case. It starts just before the
+        first of our names and ends past the last: the run's other objects at
+        the prefix (a run graded in place keeps its evidence there) cost
+        another page only when more than a page of them sort between our
+        names, and a name on a later page is never missed."""
+        first, last = self.prefix + _FIRST, self.prefix + _LAST
+
         def listing() -> dict[str, str]:
-            response = self.fs.call_s3(
-                "list_objects_v2", Bucket=self.bucket, Prefix=self.prefix, Delimiter="/"
-            )
             found = {}
-            for item in response.get("Contents", []):
-                name = item["Key"][len(self.prefix) :]
-                if name in NAMES:
-                    found[name] = str(item["ETag"]).strip('"')
-            return found
+            query: dict[str, Any] = {"Prefix": self.prefix, "Delimiter": "/", "StartAfter": first}
+            while True:
+                response = self.fs.call_s3("list_objects_v2", Bucket=self.bucket, **query)
+                keys = [str(item["Key"]) for item in response.get("Contents", [])]
+                for item in response.get("Contents", []):
+                    name = item["Key"][len(self.prefix) :]
+                    if name in NAMES:
+                        found[name] = str(item["ETag"]).strip('"')
+                keys += [str(item["Prefix"]) for item in response.get("CommonPrefixes", [])]
+                token = response.get("NextContinuationToken")
+                if not response.get("IsTruncated") or not token or max(keys, default=last) >= last:
+                    return found
+                query = {"Prefix": self.prefix, "Delimiter": "/", "ContinuationToken": token}
 
         return self._guard("listing", listing)
 
@@ -172,13 +187,20 @@ class S3Store:
         return None if head is None else str(head["ETag"]).strip('"')
 
     def read(self, name: str) -> bytes | None:
+        """One GET (:func:`truereward.fetch.fetch`); an object larger than
+        any grade is not read, and compares as different from any body of
+        ours."""
+        from .. import safefile
+        from ..fetch import fetch
+
         try:
-            data: bytes = self._guard(
-                f"reading {name}", lambda: self.fs.cat_file(f"{self.bucket}/{self.prefix}{name}")
+            _, data = self._guard(
+                f"reading {name}",
+                lambda: fetch(self.fs, f"{self.bucket}/{self.prefix}{name}", safefile.LIMIT),
             )
         except FileNotFoundError:
             return None
-        return data
+        return b"\0" if data is None else data
 
     def _put(self, name: str, data: bytes, grade: str | None = None, **conditions: str) -> None:
         suffix = name[name.rfind(".") :]

@@ -90,14 +90,23 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..bounded import MAX_ITEMS
 from ..cases import CaseResult, RerunVerdict
 from ..codes import Ungradable
 from ..strictjson import StrictJSONError
 from ..taskspec import TaskSpec
 from . import streamjson
 from .evidence import Evidence, Readable
-from .matching import KEEP_ALL, EntryIndex, Matcher, key_filter, names_a_file, trimmed_fallback
-from .outcomes import Outcome, TestOutcome, rows_for, strip_parameters
+from .matching import (
+    KEEP_ALL,
+    EntryBudget,
+    EntryIndex,
+    Matcher,
+    key_filter,
+    names_a_file,
+    trimmed_fallback,
+)
+from .outcomes import MAX_NAME, Outcome, TestOutcome, rows_for, strip_parameters
 
 __all__ = ["READER", "CtrfReader", "CtrfReport", "parse_ctrf", "read_ctrf", "wanted_keys"]
 
@@ -207,7 +216,7 @@ def _entry(
     invalid = ""
     tags: list[str] = []
     if isinstance(given, list):
-        tags = [tag for tag in given if isinstance(tag, str)]
+        tags = given  # the tags that mean something (_tags), strings
     elif given is not None:
         invalid = f"results.tests[{index}]: tags is {_shape(given)}, not a list of strings"
     duration = test.get("duration")
@@ -259,20 +268,148 @@ def _reruns(test: dict[str, Any]) -> tuple[tuple[RerunVerdict, str], ...]:
     attempts = test.get("retryAttempts")
     retries = test.get("retries")
     count = retries if isinstance(retries, int) and not isinstance(retries, bool) else None
-    if isinstance(attempts, list) and attempts:
-        earlier = [item for item in attempts if isinstance(item, dict)]
-        if count is not None and len(earlier) == count + 1:
-            earlier = earlier[:-1]  # the final execution, the test itself
-        return tuple(
-            (
-                "pass" if item.get("status") == "passed" else "fail",
-                item["message"][:500] if isinstance(item.get("message"), str) else "",
-            )
-            for item in earlier
-        )
+    if isinstance(attempts, _Attempts) and attempts.total:
+        return attempts.earlier(final=count is not None and attempts.total == count + 1)
     if count:
         return tuple(("fail", "") for _ in range(min(count, 100)))
     return ()
+
+
+#: The fields of a test an entry reads that are scalars (a container given
+#: there is checked and skipped, and stands as an empty one of its kind).
+_SCALARS = frozenset(
+    {
+        "name",
+        "status",
+        "rawStatus",
+        "raw_status",
+        "duration",
+        "message",
+        "trace",
+        "filePath",
+        "file_path",
+        "retries",
+    }
+)
+
+
+def _scalar(stream: streamjson.Events, event: str, first: Any, depth: int) -> Any:
+    """The scalar that starts with ``(event, first)``; a container is
+    checked without being built and stands as an empty one of its kind."""
+    if event == "start_map" or event == "start_array":
+        streamjson.skip(stream, event, first, depth)
+        return {} if event == "start_map" else []
+    return first
+
+
+def _tags(stream: streamjson.Events, event: str, first: Any) -> Any:
+    """A test's ``tags``: as a list, the tags that mean something to an
+    entry (``xfail``, and one ``parametrize::`` tag; items that are not
+    strings are ignored); anything else as a scalar or an empty container
+    (:func:`_scalar`), which makes the entry malformed."""
+    if event != "start_array":
+        return _scalar(stream, event, first, 5)
+    found: list[str] = []
+    for event, item in stream:
+        if event == "end_array":
+            return found
+        if event == "start_map" or event == "start_array":
+            streamjson.skip(stream, event, item, 6)
+        elif isinstance(item, str) and _meaningful(item, found):
+            found.append(item)
+    raise StrictJSONError("invalid JSON: the document ends inside a value")
+
+
+def _meaningful(tag: str, found: list[str]) -> bool:
+    """Whether ``tag`` says something the tags ``found`` so far do not."""
+    if tag == "xfail":
+        return tag not in found
+    return tag.startswith("parametrize::") and not any(
+        item.startswith("parametrize::") for item in found
+    )
+
+
+class _Attempts:
+    """A test's ``retryAttempts``, read as a stream: the first few attempts
+    and the last, each as (verdict, message cut at 500 characters), and how
+    many there were (items that are not objects are not attempts)."""
+
+    __slots__ = ("failed_between", "first", "last", "total")
+
+    #: Attempts kept from the start: with one standing for the rest and the
+    #: last one, no more than a grade keeps (truereward.bounded).
+    KEEP = MAX_ITEMS - 2
+
+    def __init__(self) -> None:
+        self.first: list[tuple[RerunVerdict, str]] = []
+        self.last: tuple[RerunVerdict, str] | None = None
+        self.total = 0
+        self.failed_between = 0  # failures among the attempts left out
+
+    def add(self, attempt: tuple[RerunVerdict, str]) -> None:
+        self.total += 1
+        if len(self.first) < self.KEEP:
+            self.first.append(attempt)
+            return
+        if self.last is not None and self.last[0] == "fail":
+            self.failed_between += 1
+        self.last = attempt
+
+    def earlier(self, *, final: bool) -> tuple[tuple[RerunVerdict, str], ...]:
+        """The reruns: every attempt, without the last when it is the final
+        execution (``final``), those left out said in one."""
+        items = [*self.first, *([self.last] if self.last is not None else [])]
+        if final:
+            items.pop()
+        between = self.total - len(self.first) - (self.last is not None)
+        if between:
+            summary: tuple[RerunVerdict, str] = (
+                "fail" if self.failed_between else "pass",
+                f"{between} more attempts left out, {self.failed_between} of them failed",
+            )
+            items.insert(len(self.first), summary)
+        return tuple(items)
+
+
+def _attempts(stream: streamjson.Events, event: str, first: Any) -> Any:
+    """A test's ``retryAttempts``: an :class:`_Attempts` for a list, else
+    the scalar or an empty container (:func:`_scalar`), which is ignored."""
+    if event != "start_array":
+        return _scalar(stream, event, first, 5)
+    found = _Attempts()
+    for event, item in stream:
+        if event == "end_array":
+            return found
+        if event == "start_map":
+            found.add(_attempt(stream))
+        elif event == "start_array":
+            streamjson.skip(stream, event, item, 6)
+    raise StrictJSONError("invalid JSON: the document ends inside a value")
+
+
+def _attempt(stream: streamjson.Events) -> tuple[RerunVerdict, str]:
+    """One attempt object, whose start was just read: its verdict (passed
+    or not) and message."""
+    fields: dict[str, Any] = {}
+    seen: set[str] = set()
+    key = ""
+    for event, item in stream:
+        if event == "map_key":
+            if item in seen:
+                raise StrictJSONError(f"duplicate key {item!r} in one object")
+            seen.add(item)
+            key = item
+        elif event == "end_map":
+            message = fields.get("message")
+            return (
+                "pass" if fields.get("status") == "passed" else "fail",
+                message[:500] if isinstance(message, str) else "",
+            )
+        elif key in ("status", "message"):
+            fields[key] = _scalar(stream, event, item, 7)
+        elif event == "start_map" or event == "start_array":
+            streamjson.skip(stream, event, item, 7)
+    raise StrictJSONError("invalid JSON: the document ends inside a value")
 
 
 class _Scan:
@@ -284,8 +421,9 @@ class _Scan:
     to its end: JSON that is not strict is refused first, as ``loads``
     would."""
 
-    def __init__(self, case_ids: Sequence[str] | None) -> None:
+    def __init__(self, case_ids: Sequence[str] | None, where: str = "ctrf report") -> None:
         self.case_ids = case_ids
+        self.where = where
         self.wanted: Callable[[Sequence[str]], bool] | None = None
         self.is_object = False
         self.report_format: Any = None
@@ -297,6 +435,7 @@ class _Scan:
         self.bad_entry: tuple[int, str] | None = None
         #: Kept tests: their entries, and what a legacy report changes in them.
         self.kept: list[tuple[TestOutcome, _Legacy]] = []
+        self.budget = EntryBudget()
 
     def document(self, stream: streamjson.Events) -> None:
         event, first = next(stream)
@@ -331,7 +470,7 @@ class _Scan:
                 read(stream, event, first)
 
     def _report_format(self, stream: streamjson.Events, event: str, first: Any) -> None:
-        self.report_format = streamjson.value(stream, event, first, 2)
+        self.report_format = _scalar(stream, event, first, 2)
 
     def _results(self, stream: streamjson.Events, event: str, first: Any) -> None:
         if event != "start_map":
@@ -340,36 +479,49 @@ class _Scan:
         self._object(stream, {"tests": self._tests, "tool": self._tool}, 2)
 
     def _tool(self, stream: streamjson.Events, event: str, first: Any) -> None:
-        self.tool = streamjson.value(stream, event, first, 3)
+        if event != "start_map":
+            self.tool = _scalar(stream, event, first, 3)
+            return
+        self.tool = {}
+        self._object(stream, {"name": self._tool_name}, 3)
+
+    def _tool_name(self, stream: streamjson.Events, event: str, first: Any) -> None:
+        self.tool["name"] = _scalar(stream, event, first, 4)
 
     def _tests(self, stream: streamjson.Events, event: str, first: Any) -> None:
         if event != "start_array":
             streamjson.skip(stream, event, first, 3)
             return
         self.has_tests = True
-        value = streamjson.value
         test_ = self._test
         # Each test built here, written out for the usual flat object (this
-        # runs for every event of every test); what nests is built by value().
+        # runs for every event of every test). Only the fields an entry is
+        # made of are kept, each bounded; the rest is checked and skipped.
         for event, first in stream:
             if event == "end_array":
                 return
             if event != "start_map":
-                test_(value(stream, event, first, 4))
+                test_(_scalar(stream, event, first, 4))
                 continue
             test: dict[str, Any] = {}
+            seen: set[str] = set()
             key = ""
             for event, item in stream:
                 if event == "map_key":
-                    if item in test:
+                    if item in seen:
                         raise StrictJSONError(f"duplicate key {item!r} in one object")
+                    seen.add(item)
                     key = item
                 elif event == "end_map":
                     break
+                elif key in _SCALARS:
+                    test[key] = _scalar(stream, event, item, 5)
+                elif key == "tags":
+                    test[key] = _tags(stream, event, item)
+                elif key == "retryAttempts":
+                    test[key] = _attempts(stream, event, item)
                 elif event == "start_map" or event == "start_array":
-                    test[key] = value(stream, event, item, 5)
-                else:
-                    test[key] = item
+                    streamjson.skip(stream, event, item, 5)
             test_(test)
 
     def _test(self, test: Any) -> None:
@@ -385,7 +537,11 @@ class _Scan:
             self.bad_entry = (index, f"status {status!r} is not one of {', '.join(STATUSES)}")
             return
         name = test.get("name")
-        if not isinstance(name, str) or not name.strip():
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
+            self.nameless += 1
+            return
+        file_path = test.get("filePath", test.get("file_path"))
+        if isinstance(file_path, str) and len(file_path) > MAX_NAME:
             self.nameless += 1
             return
         keys, trimmed = _keys(test, name)
@@ -393,6 +549,9 @@ class _Scan:
         if wanted is None and self.case_ids is not None and self.tests > KEEP_ALL:
             wanted = self.wanted = wanted_keys(self.case_ids)
         if wanted is None or wanted(keys) or (trimmed and wanted(trimmed)):
+            if not self.budget.take(keys, trimmed):
+                # Refused now: reading on would keep nothing.
+                raise _malformed(self.where, self.budget.why())
             self.kept.append(_entry(test, index, keys, trimmed))
 
 
@@ -407,7 +566,7 @@ def read_ctrf(
     :class:`~truereward.codes.Ungradable` (``EVIDENCE_MALFORMED``) naming
     ``where`` and the entry when it is not a CTRF report with at least one
     named test. Memory holds one chunk, one test and the kept tests."""
-    scan = _Scan(case_ids)
+    scan = _Scan(case_ids, where)
     try:
         scan.document(streamjson.events(stream))
     except Ungradable:

@@ -337,18 +337,6 @@ class Evidence:
             raise Ungradable("EVIDENCE_UNREADABLE", f"{self.describe(relative)}: {error}") from None
         return fs, path
 
-    def _remote_size(self, fs: Any, path: str, where: str) -> int:
-        """The size the store gives the object at ``path``; a directory is
-        ``EVIDENCE_MALFORMED``, more than ``max_bytes`` too. Store errors
-        propagate (:meth:`_remote_refusal` names them)."""
-        info = fs.info(path)
-        if info.get("type") == "directory":
-            raise Ungradable("EVIDENCE_MALFORMED", f"{where}: a directory, not a file")
-        size = int(info.get("size") or 0)
-        if size > self.max_bytes:
-            raise self._too_big(where, size)
-        return size
-
     @staticmethod
     def _remote_refusal(where: str, error: Exception) -> Ungradable:
         """The refusal for ``error``, met reading the object ``where``: a
@@ -359,16 +347,19 @@ class Evidence:
         return Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error}")
 
     def _read_remote(self, relative: str | None, where: str) -> bytes:
+        """One request on S3 (:func:`truereward.fetch.fetch`): the size comes
+        with the answer, and a body over ``max_bytes`` is never read."""
+        from ..fetch import fetch
+
         fs, path = self._fs(relative)
         try:
-            self._remote_size(fs, path, where)
-            data: bytes = fs.cat_file(path)
-        except Ungradable:
-            raise
+            size, data = fetch(fs, path, self.max_bytes)
+        except IsADirectoryError:
+            raise Ungradable("EVIDENCE_MALFORMED", f"{where}: a directory, not a file") from None
         except Exception as error:  # any store failure is the grader's side
             raise self._remote_refusal(where, error) from error
-        if len(data) > self.max_bytes:
-            raise self._too_big(where, len(data))
+        if data is None:
+            raise self._too_big(where, size)
         return data
 
     @contextmanager
@@ -377,13 +368,18 @@ class Evidence:
     ) -> Iterator[tuple[Callable[[int], bytes], int]]:
         """A function reading the next bytes of the object at ``relative``
         (refusals as for :meth:`_read_remote`), and the size it says it has."""
+        from ..fetch import opened
+
         fs, path = self._fs(relative)
         with ExitStack() as stack:
             try:
-                size = self._remote_size(fs, path, where)
-                handle = stack.enter_context(fs.open(path, "rb"))
-            except Ungradable:
-                raise
+                size, read = stack.enter_context(opened(fs, path))
+            except IsADirectoryError:
+                raise Ungradable(
+                    "EVIDENCE_MALFORMED", f"{where}: a directory, not a file"
+                ) from None
             except Exception as error:  # any store failure is the grader's side
                 raise self._remote_refusal(where, error) from error
-            yield (lambda count: bytes(handle.read(count))), size
+            if size > self.max_bytes:
+                raise self._too_big(where, size)
+            yield read, size

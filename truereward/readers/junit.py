@@ -20,6 +20,16 @@ proportional to the kept cases, not to the report: a 60 MB file of 1.7
 million testcases grades in under 300 MB (tests/test_readers_memory.py;
 about 40 MB measured), where building the tree took 1.1 GB.
 
+The parser must hold a whole tag (with its attributes), comment or
+processing instruction before it reports it, so one of more than
+:data:`MAX_MARKUP` bytes is refused (``EVIDENCE_MALFORMED``, naming the
+bound and where it starts) as soon as that many bytes of it were read, never
+held whole; text between tags is reported as it comes and is not bounded
+here. Of what is kept, a result's ``message`` and ``type`` are cut
+(:data:`_TEXT` characters), and a ``<testcase>`` whose ``name`` or
+``classname`` is longer than :data:`~truereward.readers.outcomes.MAX_NAME`
+characters is left out like one without a name.
+
 A test's outcome comes from its result children, by precedence
 ``<error>`` > ``<failure>`` > ``<skipped>`` (a case can carry several);
 Surefire's ``<flakyFailure>``, ``<flakyError>``, ``<rerunFailure>`` and
@@ -56,13 +66,16 @@ Several different cases matching one id is an ambiguous match: that case is
 refused (``CASE_INVALID``), never guessed (so ``name="a "`` and
 ``name="a&#10;"`` both matching ``a`` after trimming is ambiguous).
 
-A ``<testcase>`` without a name (no ``name``, or an empty or blank one) is
-one invalid entry, not an invalid report: it can be no declared case, so it
-is counted (:attr:`JUnitReport.nameless`) and left out, and the row of a
-declared case absent from the report says the report holds such tests.
+A ``<testcase>`` without a name (no ``name``, or an empty or blank one, or
+a name or classname over :data:`~truereward.readers.outcomes.MAX_NAME`
+characters) is one invalid entry, not an invalid report: it can be no
+declared case, so it is counted (:attr:`JUnitReport.nameless`) and left out,
+and the row of a declared case absent from the report says the report holds
+such tests.
 
 Refused evidence (``EVIDENCE_MALFORMED``): not well-formed XML, a DTD or
-entity, a root that is not a JUnit suite, and a report with no
+entity, a root that is not a JUnit suite, a tag, comment or processing
+instruction longer than :data:`MAX_MARKUP`, and a report with no
 ``<testcase>`` at all, or none with a name: it shows no test ran, whatever
 its declared totals say.
 """
@@ -74,6 +87,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..bounded import MAX_ITEMS
 from ..cases import CaseResult, RerunVerdict
 from ..codes import Ungradable
 from ..safefile import CHUNK
@@ -81,6 +95,7 @@ from ..taskspec import TaskSpec
 from .evidence import Evidence, Readable
 from .matching import (
     KEEP_ALL,
+    EntryBudget,
     EntryIndex,
     Matcher,
     key_filter,
@@ -88,9 +103,10 @@ from .matching import (
     suffix_related,
     trimmed_fallback,
 )
-from .outcomes import Outcome, TestOutcome, rows_for
+from .outcomes import MAX_NAME, Outcome, TestOutcome, rows_for
 
 __all__ = [
+    "MAX_MARKUP",
     "READER",
     "JUnitReader",
     "JUnitReport",
@@ -104,8 +120,15 @@ _RESULTS = frozenset({"error", "failure", "skipped"})
 #: Surefire's records of earlier executions, inside a <testcase>.
 _RERUNS = frozenset({"flakyFailure", "flakyError", "rerunFailure", "rerunError"})
 _NOT_RUN = {"disabled", "skipped", "notrun", "notexecuted", "ignored"}
-#: The most of a result's text kept: its message is cut there anyway.
+#: The most of a result's text, message or type kept: its message is cut
+#: there anyway.
 _TEXT = 2000
+#: The reruns of one <testcase> kept (a grade keeps no more: the last one
+#: it keeps stands for the rest, truereward.bounded).
+_RERUNS_KEPT = MAX_ITEMS - 1
+#: The longest tag (with its attributes), comment or processing instruction
+#: read: the parser holds one whole before it reports it.
+MAX_MARKUP = 4 << 20
 
 
 @dataclass(frozen=True)
@@ -159,22 +182,24 @@ class _Text:
 
 
 class _Result:
-    """A result or rerun element of a case: its attributes and text."""
+    """A result or rerun element of a case: its ``type`` and ``message``
+    attributes (cut at :data:`_TEXT` characters) and its text."""
 
-    __slots__ = ("attrib", "text")
+    __slots__ = ("given", "kind", "text")
 
     def __init__(self, attrib: dict[str, str]) -> None:
-        self.attrib = attrib
+        self.kind = (attrib.get("type") or "")[:_TEXT]
+        self.given = (attrib.get("message") or "")[:_TEXT]
         self.text = _Text()
 
     def message(self) -> str:
-        return self.attrib.get("message") or self.text.value()
+        return self.given or self.text.value()
 
 
 class _Case:
     """A ``<testcase>`` being read."""
 
-    __slots__ = ("attrib", "keys", "label", "reruns", "results", "slot", "trimmed")
+    __slots__ = ("attrib", "keys", "label", "left_out", "reruns", "results", "slot", "trimmed")
 
     def __init__(
         self,
@@ -192,6 +217,8 @@ class _Case:
         #: The first <error>, <failure> and <skipped>, by tag.
         self.results: dict[str, _Result] = {}
         self.reruns: list[_Result] = []
+        #: Reruns past the ones kept: counted, not kept.
+        self.left_out = 0
 
     def outcome(self) -> TestOutcome:
         get = self.attrib.get
@@ -205,8 +232,8 @@ class _Case:
                 outcome, reported = Outcome.SKIPPED, "skipped"
         else:
             result = results.get("error") or results.get("failure") or results["skipped"]
-            raw = result.attrib.get("type") or ""
-            message = result.message()[:2000]
+            raw = result.kind
+            message = result.message()
             if "error" in results:
                 outcome, reported = Outcome.ERROR, "error"
             elif "failure" in results:
@@ -216,7 +243,7 @@ class _Case:
                 outcome = Outcome.XFAIL if raw == "pytest.xfail" else Outcome.SKIPPED
         time = get("time")
         duration_s: float | None = None
-        if time:
+        if time and len(time) <= 100:
             try:
                 duration_s = float(time)
             except ValueError:
@@ -226,10 +253,9 @@ class _Case:
                     duration_s = None
         reruns: tuple[tuple[RerunVerdict, str], ...] = ()
         if self.reruns:
-            reruns = tuple(
-                ("fail", rerun.attrib.get("message") or rerun.text.value()[:500])
-                for rerun in self.reruns
-            )
+            reruns = tuple(("fail", rerun.message()[:500]) for rerun in self.reruns)
+            if self.left_out:
+                reruns += (("fail", f"{self.left_out} more reruns of this test left out"),)
         return TestOutcome(
             self.label,
             outcome,
@@ -245,6 +271,9 @@ class _Case:
 
 
 _INFINITY = float("inf")
+#: The attributes of a <testcase> its outcome reads (a time is a number;
+#: one too long to be one is read as no time).
+_KEPT = ("status", "time")
 
 
 def _keys(classname: str, name: str) -> tuple[str, tuple[str, ...]]:
@@ -274,6 +303,8 @@ class _Cases:
         self.entries: list[TestOutcome | None] = []
         #: The open <testcase> elements, innermost last (None: not kept).
         self.cases: list[tuple[int, _Case | None]] = []
+        self.budget = EntryBudget()
+        self.crowded = False  # more was to be kept than a report may keep
         self.text: _Text | None = None  # the text being gathered, if any
 
     def start(self, tag: str, attributes: dict[str, str]) -> None:
@@ -305,19 +336,22 @@ class _Cases:
             if tag in case.results:
                 return
             result = case.results[tag] = _Result(attributes)
-        else:
+        elif len(case.reruns) < _RERUNS_KEPT:
             result = _Result(attributes)
             case.reruns.append(result)
+        else:
+            case.left_out += 1
+            return
         self.text = result.text
 
     def _case(self, attrib: dict[str, str]) -> None:
         self.tests += 1
         name = attrib.get("name") or ""
-        if not name.strip():
+        classname = attrib.get("classname") or ""
+        if not name.strip() or len(name) > MAX_NAME or len(classname) > MAX_NAME:
             self.nameless += 1
             self.cases.append((self.depth, None))
             return
-        classname = attrib.get("classname") or ""
         label, keys = _keys(classname, name)
         trimmed: tuple[str, ...] = ()
         if name.strip() != name or classname.strip() != classname:
@@ -326,7 +360,12 @@ class _Cases:
         if wanted is None and self.case_ids is not None and self.tests > KEEP_ALL:
             wanted = self.wanted = wanted_keys(self.case_ids)
         if wanted is None or wanted(keys) or (trimmed and wanted(trimmed)):
-            self.cases.append((self.depth, _Case(attrib, label, keys, trimmed, len(self.entries))))
+            if not self.budget.take(keys, trimmed):
+                self.crowded = True
+                self.cases.append((self.depth, None))
+                return
+            kept = {key: attrib[key] for key in _KEPT if key in attrib}
+            self.cases.append((self.depth, _Case(kept, label, keys, trimmed, len(self.entries))))
             self.entries.append(None)  # in document order, whatever nests in it
         else:
             self.cases.append((self.depth, None))
@@ -384,8 +423,27 @@ def read_junit(
         expat.StartElementHandler = target.start
         expat.EndElementHandler = target.end
         expat.CharacterDataHandler = target.data
+        if hasattr(expat, "SetReparseDeferralEnabled"):  # expat 2.6 and later
+            # Deferral keeps a long token unparsed until the buffer doubles;
+            # tokens are bounded here, so parse each chunk as it comes and
+            # the position below is exact.
+            expat.SetReparseDeferralEnabled(False)
+        read = 0
         while chunk := stream.read(CHUNK):
             parser.feed(chunk)
+            read += len(chunk)
+            # Between feeds, the parser's position is the start of what it
+            # holds unreported: a token it has not seen the end of.
+            held = read - max(expat.CurrentByteIndex, 0)
+            if held > MAX_MARKUP:
+                raise _malformed(
+                    where,
+                    f"a tag, comment or processing instruction at line "
+                    f"{expat.CurrentLineNumber} runs past {MAX_MARKUP} bytes; markup that "
+                    "long is refused",
+                )
+            if target.crowded:  # nothing more is kept: refused now, not at the end
+                raise _malformed(where, target.budget.why())
         parser.close()
     except DefusedXmlException as error:
         raise _malformed(
@@ -396,6 +454,8 @@ def read_junit(
         raise _malformed(where, f"not well-formed XML: {error}") from None
     except (ValueError, UnicodeError) as error:
         raise _malformed(where, f"not readable XML: {error}") from None
+    if target.crowded:
+        raise _malformed(where, target.budget.why())
     if not target.suite:
         raise _malformed(
             where,

@@ -30,16 +30,25 @@ all the entries any lookup returns (ambiguous matches included). The
 readers keep the first :data:`KEEP_ALL` entries of a report whatever they
 are (for a small report the filter costs more than it saves) and filter the
 rest; keeping more entries than needed never changes a row.
+
+What is kept is bounded too (:class:`EntryBudget`): a report whose kept entries
+pass :data:`MAX_KEPT` entries or :data:`MAX_KEPT_TEXT` characters of names
+and keys (a run that lists a declared test a million times, or a million
+tests that all match one declared case) is refused, never held.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from ..cases import MAX_CASES
 from .outcomes import TestOutcome, strip_parameters
 
 __all__ = [
     "KEEP_ALL",
+    "MAX_KEPT",
+    "MAX_KEPT_TEXT",
+    "EntryBudget",
     "EntryIndex",
     "Matcher",
     "key_filter",
@@ -52,6 +61,38 @@ __all__ = [
 #: How many entries of a report are kept before only those a declared case
 #: can match are (:func:`key_filter`).
 KEEP_ALL = 1000
+
+#: The most entries of one report a reader keeps: far more than the
+#: declared cases and their reruns (several entries of one test) need.
+MAX_KEPT = 8 * MAX_CASES
+#: The most characters the names and keys of the kept entries hold in all.
+MAX_KEPT_TEXT = 32 << 20
+
+
+class EntryBudget:
+    """Counts what a reader keeps of one report (module docstring)."""
+
+    __slots__ = ("entries", "text")
+
+    def __init__(self) -> None:
+        self.entries = 0
+        self.text = 0
+
+    def take(self, keys: Sequence[str], trimmed: Sequence[str]) -> bool:
+        """Count one more entry kept under ``keys`` and ``trimmed``; whether
+        the report is still within the bounds."""
+        self.entries += 1
+        self.text += sum(map(len, keys)) + sum(map(len, trimmed))
+        return self.entries <= MAX_KEPT and self.text <= MAX_KEPT_TEXT
+
+    def why(self) -> str:
+        """Why a report past the bounds is refused."""
+        return (
+            f"more of its tests can be declared cases than a report may keep "
+            f"({MAX_KEPT} tests, {MAX_KEPT_TEXT} characters of names): the same test "
+            "listed over and over, or a crowd of tests under one name"
+        )
+
 
 #: A reader's matching rules over one index: a declared id to its entries.
 Matcher = Callable[[str], list[TestOutcome]]

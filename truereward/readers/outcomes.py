@@ -41,9 +41,10 @@ One bad entry is not a bad report:
   are not a list) makes the row of a case it matches ungradable with
   ``EVIDENCE_MALFORMED``, the run's fault, for that case only (never a
   crash, never a guess at what the entry meant); the other cases are graded;
-- a test without a name can be no declared case: the reader counts it and
-  leaves it out, and the row of a case absent from the report says the
-  report holds such tests (``unnamed``).
+- a test without a name (or with a name or classname longer than
+  :data:`MAX_NAME` characters) can be no
+  declared case: the reader counts it and leaves it out, and the row of a
+  case absent from the report says the report holds such tests (``unnamed``).
 """
 
 from __future__ import annotations
@@ -55,7 +56,15 @@ from enum import Enum
 from ..cases import CaseResult, Kind, Observation, Rerun, RerunVerdict, Verdict
 from ..taskspec import CaseSpec, TaskSpec
 
-__all__ = ["Outcome", "TestOutcome", "rows_for", "strip_parameters"]
+__all__ = ["MAX_NAME", "Outcome", "TestOutcome", "rows_for", "strip_parameters"]
+
+#: The longest test name, classname or file path a reader keeps an entry
+#: with: twice the longest case id (512 characters). A test named longer is
+#: left out as a test without a name is: no declared case is named so (the
+#: matching rules look up keys no longer than an id, or relate an id to a
+#: path or classname written from another root), and what a reader keeps
+#: must not grow with what a run writes there.
+MAX_NAME = 1024
 
 
 class Outcome(Enum):
@@ -217,8 +226,8 @@ def rows_for(
     absent = f"absent from {source}"
     if unnamed:
         absent += (
-            f" (it also lists {unnamed} test{'s' if unnamed > 1 else ''} without a name, "
-            "which no case can match)"
+            f" (it also lists {unnamed} test{'s' if unnamed > 1 else ''} without a name "
+            f"or with one over {MAX_NAME} characters, which no case can match)"
         )
     rows = []
     for case in spec.cases:

@@ -8,25 +8,63 @@ unreadable row is not a report of the whole case set. A file with no row is
 malformed too: nothing shows the cases ran. Whether the rows cover the case
 set is the fold's business (``CASES_MISSING``, ``CASE_INVALID``).
 
-:func:`parse_line` reads one line; ``truereward fold`` reads its rows file
-with it too, so a bad row is worded the same wherever it is met.
+The rows come from the run, so what they may hold is bounded, and a file
+past a bound is malformed too: at most :data:`MAX_ROWS_BYTES` bytes and
+:data:`~truereward.cases.MAX_CASES` rows, each line at most
+:data:`MAX_LINE_BYTES` bytes, and at most
+:data:`MAX_VALUES` JSON values (objects, arrays and scalars) in all, since
+memory follows the values, not the bytes (a megabyte of tiny observations
+is a hundred thousand objects). Each row's text and lists are then bounded
+as a grade document keeps them (:func:`truereward.bounded.bounded_row`), as
+it is read. The file is read as bytes and parsed a line at a time.
+
+:func:`parse_rows` reads a whole file's bytes; ``truereward fold`` reads its
+rows file with it too, so a bad row is worded the same wherever it is met.
 """
 
 from __future__ import annotations
 
+import codecs
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
-from ..cases import CaseResult
+from ..bounded import bounded_row
+from ..cases import MAX_CASES, CaseResult
 from ..codes import Ungradable
 from ..errors import describe
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
 from .evidence import Evidence
 
-__all__ = ["READER", "BadLine", "RowsReader", "parse_line"]
+__all__ = [
+    "MAX_LINE_BYTES",
+    "MAX_ROWS_BYTES",
+    "MAX_VALUES",
+    "READER",
+    "BadLine",
+    "BadRows",
+    "RowsReader",
+    "parse_line",
+    "parse_rows",
+]
+
+#: The largest rows file: room for a maximal case set's rows (10,000 rows
+#: of 512-character ids with a 600-character why and an observation take
+#: 18 MB), and its text held in memory stays within the graders' budget
+#: whatever characters it holds.
+MAX_ROWS_BYTES = 24 << 20
+#: The longest line of a rows file: one row.
+MAX_LINE_BYTES = 1 << 20
+#: The most JSON values (objects, arrays, strings, numbers...) the rows of
+#: one file may hold together.
+MAX_VALUES = 500_000
+
+#: A line that is not blank: from its first character that is not
+#: whitespace to its end (found in C, so blank lines cost nothing).
+_LINE = re.compile(rb"[^ \t\r\n][^\n]*")
 
 
 class BadLine(ValueError):
@@ -34,14 +72,17 @@ class BadLine(ValueError):
     field), without saying where the line is."""
 
 
-def parse_line(line: str, *, limit: int = 1) -> CaseResult:
-    """The row on ``line``: a strict JSON object read by
-    :meth:`~truereward.cases.CaseResult.from_row`. :class:`BadLine`
-    otherwise: the JSON error as it is, or the validation errors through
-    :func:`truereward.errors.describe` (the first ``limit`` of them, then
-    how many more)."""
+class BadRows(ValueError):
+    """A rows file that is refused: ``problems`` are its first bad lines, or
+    the bound it passed, each ``where:line: why``."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+def _row(value: Any, limit: int) -> CaseResult:
     try:
-        value = loads(line)
         if not isinstance(value, dict):
             raise StrictJSONError(f"a row is a JSON object, got {type(value).__name__}")
         return CaseResult.from_row(value)
@@ -49,6 +90,90 @@ def parse_line(line: str, *, limit: int = 1) -> CaseResult:
         raise BadLine(str(error)) from None
     except ValidationError as error:
         raise BadLine(describe(error, limit=limit, whole="(row)")) from None
+
+
+def parse_line(line: str | bytes, *, limit: int = 1) -> CaseResult:
+    """The row on ``line``: a strict JSON object read by
+    :meth:`~truereward.cases.CaseResult.from_row`. :class:`BadLine`
+    otherwise: the JSON error as it is, or the validation errors through
+    :func:`truereward.errors.describe` (the first ``limit`` of them, then
+    how many more)."""
+    try:
+        value = loads(line)
+    except StrictJSONError as error:
+        raise BadLine(str(error)) from None
+    return _row(value, limit)
+
+
+def _values(value: Any) -> int:
+    """How many JSON values ``value`` is made of (itself included)."""
+    total = 1
+    stack = [value] if isinstance(value, dict | list) else []
+    while stack:
+        item = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        total += len(children)
+        stack.extend(child for child in children if isinstance(child, dict | list))
+    return total
+
+
+def parse_rows(data: bytes, where: str, *, report: int = 1, limit: int = 1) -> list[CaseResult]:
+    """The rows of a JSONL file's bytes ``data`` (named ``where``), each
+    bounded (:func:`~truereward.bounded.bounded_row`); blank lines are
+    skipped and a leading UTF-8 byte-order mark is fine. :class:`BadRows`
+    naming the first ``report`` bad lines (each with ``limit`` validation
+    errors at most; reading stops there), or the bound the file passed
+    (module docstring)."""
+    if len(data) > MAX_ROWS_BYTES:
+        problem = f"{len(data)} bytes, more than the {MAX_ROWS_BYTES} bytes a rows file may have"
+        raise BadRows([f"{where}: {problem}"])
+    rows: list[CaseResult] = []
+    problems: list[str] = []
+    values = 0
+    line, counted = 1, 0
+    start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    for match in _LINE.finditer(data, start):
+        line += data.count(b"\n", counted, match.start())
+        counted = match.start()
+        try:
+            row, values = _parse(match, values, limit)
+        except BadLine as error:
+            problems.append(f"{where}:{line}: {error}")
+            if len(problems) >= report:
+                if report > 1:
+                    problems.append(f"{where}: reading stopped at line {line}")
+                break
+            continue
+        except _Past as bound:
+            raise BadRows([*problems, f"{where}:{line}: {bound}"]) from None
+        rows.append(row)
+        if len(rows) > MAX_CASES:
+            problem = f"more than the {MAX_CASES} rows a rows file may have"
+            raise BadRows([*problems, f"{where}:{line}: {problem}"])
+    if problems:
+        raise BadRows(problems)
+    return rows
+
+
+class _Past(Exception):
+    """The file passed a bound: nothing more of it is read."""
+
+
+def _parse(match: re.Match[bytes], values: int, limit: int) -> tuple[CaseResult, int]:
+    """The bounded row of one line, and the values read so far with it."""
+    size = match.end() - match.start()
+    if size > MAX_LINE_BYTES:
+        raise BadLine(f"{size} bytes, more than the {MAX_LINE_BYTES} bytes a row may have")
+    try:
+        value = loads(match.group())
+    except StrictJSONError as error:
+        raise BadLine(str(error)) from None
+    values += _values(value)
+    if values > MAX_VALUES:
+        raise _Past(
+            f"the rows up to here hold more than the {MAX_VALUES} JSON values a rows file may have"
+        )
+    return bounded_row(_row(value, limit)), values
 
 
 class RowsReader:
@@ -60,18 +185,13 @@ class RowsReader:
     def read(
         self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
     ) -> list[CaseResult]:
-        text = evidence.read_text()
-        rows: list[CaseResult] = []
-        for number, line in enumerate(text.split("\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(parse_line(line))
-            except BadLine as error:
-                where = f"{evidence.describe()}:{number}"
-                raise Ungradable("EVIDENCE_MALFORMED", f"{where}: {error}") from None
+        where = evidence.describe()
+        try:
+            rows = parse_rows(evidence.read_bytes(), where)
+        except BadRows as error:
+            raise Ungradable("EVIDENCE_MALFORMED", error.problems[0]) from None
         if not rows:
-            raise Ungradable("EVIDENCE_MALFORMED", f"{evidence.describe()}: no row at all")
+            raise Ungradable("EVIDENCE_MALFORMED", f"{where}: no row at all")
         return rows
 
 

@@ -19,7 +19,11 @@ skipped:
 - a leading UTF-8 byte-order mark is accepted;
 - a document nested more than :data:`MAX_DEPTH` levels is refused ("nested
   too deeply", as ``loads`` refuses what overflows its recursion), before
-  any prefix or stack could grow with it.
+  any prefix or stack could grow with it;
+- a string longer than :data:`MAX_STRING` bytes (as written, escapes
+  included) is refused as soon as that many bytes of it were read: yajl
+  holds a whole string before handing it over, so memory would otherwise
+  follow the longest string a run writes.
 
 :func:`value` builds the value that starts at an event (floats as
 ``float``, integers as ``int``, as ``json`` gives them: yajl's ``strtod``
@@ -30,6 +34,7 @@ itself and hands each value to one of them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
@@ -38,10 +43,23 @@ from ..safefile import CHUNK
 from ..strictjson import StrictJSONError
 from .evidence import Readable
 
-__all__ = ["MAX_DEPTH", "Events", "backend", "events", "skip", "translate", "value"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_STRING",
+    "Events",
+    "backend",
+    "events",
+    "skip",
+    "translate",
+    "value",
+]
 
 #: The deepest nesting read (a report nests a few levels).
 MAX_DEPTH = 512
+#: The longest string read, in bytes as written: far above a test's name or
+#: message, and at least a chunk, so that only a string spanning chunks can
+#: pass it.
+MAX_STRING = 4 << 20
 
 #: (event, value) pairs, as ijson's ``basic_parse`` gives them.
 Events = Iterator[tuple[str, Any]]
@@ -67,6 +85,59 @@ class _WithoutBom:
         return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
 
 
+class _StringsBounded:
+    """``stream``, refusing a string longer than :data:`MAX_STRING` bytes
+    (:class:`~truereward.strictjson.StrictJSONError`) before handing over
+    the chunk that makes it so. Tracks, between chunks, whether a string is
+    open and how long it is so far: a string within one chunk is shorter
+    than a chunk, so only the first and last quote of each chunk matter,
+    found in C (escaped quotes and backslashes blanked out first)."""
+
+    def __init__(self, stream: Readable) -> None:
+        self._stream = stream
+        self._open = False  # inside a string at the end of the last chunk
+        self._escaped = False  # ... right after a backslash
+        self._length = 0  # bytes of the open string so far
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._stream.read(size)
+        if data:
+            self._scan(data)
+        return data
+
+    def _scan(self, data: bytes) -> None:
+        plain = data
+        if self._escaped:  # the first byte is escaped by the last chunk's backslash
+            plain = b"_" + plain[1:]
+            self._escaped = False
+        if b"\\" in plain:
+            plain = _ESCAPE.sub(b"__", plain)
+            self._escaped = plain.endswith(b"\\")  # a backslash whose pair comes next
+        quotes = plain.count(b'"')
+        if self._open:
+            if not quotes:
+                self._length += len(plain)
+                self._check()
+                return
+            self._length += plain.find(b'"')
+            self._check()
+            quotes -= 1  # the first one closed it
+        self._open = quotes % 2 == 1
+        if self._open:
+            self._length = len(plain) - plain.rfind(b'"') - 1
+            self._check()
+
+    def _check(self) -> None:
+        if self._length > MAX_STRING:
+            raise StrictJSONError(
+                f"a string longer than {MAX_STRING} bytes: strings that long are refused"
+            )
+
+
+#: A backslash and the byte it escapes.
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+
+
 @cache
 def backend() -> Any:
     """The ijson backend read with: yajl2_c, else ijson's default."""
@@ -85,7 +156,7 @@ def events(stream: Readable) -> Events:
     chosen = backend()
     # The backend's own generator, without ijson's dispatch on the source.
     parse = getattr(chosen, "basic_parse_gen", chosen.basic_parse)
-    return iter(parse(_WithoutBom(stream), buf_size=CHUNK, use_float=True))
+    return iter(parse(_StringsBounded(_WithoutBom(stream)), buf_size=CHUNK, use_float=True))
 
 
 def translate(error: Exception) -> StrictJSONError | None:
@@ -157,6 +228,12 @@ def value(stream: Events, event: str, first: Any, depth: int) -> Any:
     raise StrictJSONError("invalid JSON: the document ends inside a value")
 
 
+#: The most keys :func:`skip` holds at once (the keys of the objects open
+#: around it) to find a duplicate: far above any report's, far below what
+#: would take the reader past its memory bound.
+MAX_SKIPPED_KEYS = 100_000
+
+
 def skip(stream: Events, event: str, first: Any, depth: int) -> None:
     """Check the value that starts with ``(event, first)`` without building
     it (duplicate keys, depth; yajl checks the rest), reading ``stream`` to
@@ -169,15 +246,21 @@ def skip(stream: Events, event: str, first: Any, depth: int) -> None:
         return
     if depth > MAX_DEPTH:
         raise _too_deep()
+    held = 0  # keys of the open objects, kept to find a duplicate
     for event, item in stream:
         if event == "map_key":
             keys = stack[-1]
             assert keys is not None  # a key is only ever inside an object
             if item in keys:
                 raise StrictJSONError(f"duplicate key {item!r} in one object")
+            held += 1
+            if held > MAX_SKIPPED_KEYS:
+                # Each key held costs memory; no report needs this many.
+                raise StrictJSONError(f"more than {MAX_SKIPPED_KEYS} keys in objects open at once")
             keys.add(item)
         elif event == "end_map" or event == "end_array":
-            stack.pop()
+            closed = stack.pop()
+            held -= len(closed) if closed is not None else 0
             if not stack:
                 return
         elif event == "start_map" or event == "start_array":

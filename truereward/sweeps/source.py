@@ -160,12 +160,14 @@ class SweepSource:
     def _read(self, relative: str) -> bytes:
         if self._local is not None:
             return _read_local(os.path.join(self._local, relative))
-        path = f"{self._root}/{relative}"
-        data = self._fs.cat_file(path)
-        if not isinstance(data, bytes):
-            data = bytes(data)
-        if len(data) > MAX_GRADE_BYTES:
-            raise OSError(f"larger than {MAX_GRADE_BYTES} bytes")
+        from ..fetch import fetch
+
+        try:
+            size, data = fetch(self._fs, f"{self._root}/{relative}", MAX_GRADE_BYTES)
+        except IsADirectoryError:
+            raise FileNotFoundError(relative) from None
+        if data is None:
+            raise OSError(f"{size} bytes is larger than {MAX_GRADE_BYTES} bytes")
         return data
 
     def record(self, run: str, *, strict: bool = False, with_cases: bool = False) -> RunRecord:

@@ -1,0 +1,232 @@
+"""Sweeps on object storage at real latency: grade-run against a minimal
+asynchronous grader, both through one latency proxy in front of moto.
+
+    .venv/bin/python infra/bench/s3_latency.py [--quick] [--runs 400] [--latency-ms 25]
+        [--in-flight 64] [--io-concurrency N]
+
+moto's S3 server runs in a process of its own, behind ``tests/latencyproxy.py``
+(another process) that holds every response ``--latency-ms``: the round trip
+of a real object store. A sweep of ``--runs`` runs (a task spec and rows of 20
+cases each, ``_common.make_sweep``'s mix) is uploaded twice, so each side
+grades fresh keys. Time is the proxy's: from the first request to the last
+answer of a side, so neither Python's start nor Prefect's ephemeral API is
+counted.
+
+- baseline: a minimal grader on s3fs's asynchronous API, ``--in-flight`` runs
+  at a time: for each run, GET its rows and its task spec together, fold
+  them (count the verdicts), a conditional PUT of ``grade.json``
+  (``If-None-Match: *``), then the three other files together;
+- ours: ``flows/grade_run.py --request ...`` on Prefect's ephemeral API, the
+  sweep on ``s3://``, published to ``s3://`` (``--io-concurrency`` given
+  when set; otherwise grade-run's default request);
+- kept: the same request again over the graded sweep (nothing to do);
+- regraded: again with ``regrade: all``.
+
+Printed: runs/s of each, requests per run by method for each of ours, and
+
+- ``RATIO s3_latency``: ours / baseline throughput (target 0.8 at 50 ms and
+  8 in flight on both sides, and at 25 ms against 64 in flight);
+- ``RATIO s3_latency_kept``: grading time / kept time (target at least 5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import ROOT, make_sweep, offline_env
+
+sys.path.insert(0, str(ROOT))
+
+from tests.grading.server import free_port
+from tests.latencyproxy import LatencyProxy
+
+BUCKET = "bench"
+
+
+def start_moto() -> tuple[subprocess.Popen[bytes], str]:
+    """moto's server in a process of its own, on a free port."""
+    port = free_port()
+    moto = subprocess.Popen(
+        [str(Path(sys.executable).with_name("moto_server")), "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return moto, f"http://127.0.0.1:{port}"
+        except OSError:
+            time.sleep(0.1)
+    moto.kill()
+    raise SystemExit("moto's server did not start")
+
+
+def upload(client: Any, sweep: Path, prefix: str) -> int:
+    """Put every file of ``sweep`` under ``prefix/``; the number of runs."""
+    runs = 0
+    for run in sorted(path for path in sweep.iterdir() if path.is_dir()):
+        runs += 1
+        for item in run.iterdir():
+            client.put_object(
+                Bucket=BUCKET, Key=f"{prefix}/{run.name}/{item.name}", Body=item.read_bytes()
+            )
+    return runs
+
+
+def options(endpoint: str) -> dict[str, Any]:
+    return {"endpoint_url": endpoint, "client_kwargs": {"region_name": "us-east-1"}}
+
+
+async def minimal_grader(
+    endpoint: str, sweep: str, target: str, runs: list[str], in_flight: int
+) -> None:
+    """The baseline (module docstring)."""
+    import s3fs
+
+    fs = s3fs.S3FileSystem(key="testing", secret="testing", asynchronous=True, **options(endpoint))
+    await fs.set_session()
+    gate = asyncio.Semaphore(in_flight)
+
+    async def get(key: str) -> bytes | None:
+        try:
+            answer = await fs._call_s3("get_object", Bucket=BUCKET, Key=key)
+        except FileNotFoundError:
+            return None
+        async with answer["Body"] as body:
+            data: bytes = await body.read()
+        return data
+
+    async def put(key: str, body: bytes, **condition: str) -> None:
+        await fs._call_s3("put_object", Bucket=BUCKET, Key=key, Body=body, **condition)
+
+    async def grade(run: str) -> None:
+        async with gate:
+            rows, spec = await asyncio.gather(
+                get(f"{sweep}/{run}/rows.jsonl"), get(f"{sweep}/{run}/task.json")
+            )
+            assert spec is not None
+            declared = json.loads(spec)["cases"]
+            verdicts = (
+                {}
+                if rows is None
+                else {
+                    row["id"]: row["verdict"] for row in map(json.loads, rows.decode().splitlines())
+                }
+            )
+            gradable = set(verdicts) == set(declared)
+            reward = (
+                float(all(value == "pass" for value in verdicts.values())) if gradable else None
+            )
+            grade = json.dumps(
+                {"run": run, "gradable": gradable, "reward": reward, "detail": verdicts}
+            ).encode()
+            await put(f"{target}/{run}/grade.json", grade, IfNoneMatch="*")
+            writes = [put(f"{target}/{run}/ctrf.json", b'{"results": {}}')]
+            if gradable:
+                writes += [
+                    put(f"{target}/{run}/reward.json", json.dumps({"reward": reward}).encode()),
+                    put(f"{target}/{run}/reward.txt", f"{reward}\n".encode()),
+                ]
+            await asyncio.gather(*writes)
+
+    await asyncio.gather(*(grade(run) for run in runs))
+    await fs.s3.close()
+
+
+def grade_run(endpoint: str, request: dict[str, Any], home: Path) -> None:
+    """One flow run of ours, in a fresh process on the ephemeral API."""
+    env = offline_env(
+        PREFECT_HOME=str(home), AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing"
+    )
+    done = subprocess.run(
+        [sys.executable, "flows/grade_run.py", "--request", json.dumps(request)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"grade-run failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+
+
+def per_run(counts: dict[str, int], runs: int) -> str:
+    total = sum(counts.values())
+    shown = ", ".join(f"{method} {count / runs:.2f}" for method, count in sorted(counts.items()))
+    return f"{total / runs:.2f} requests a run ({shown})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 40 runs")
+    parser.add_argument("--runs", type=int, default=400)
+    parser.add_argument("--latency-ms", type=float, default=25.0)
+    parser.add_argument("--in-flight", type=int, default=64, help="the baseline's runs in flight")
+    parser.add_argument("--io-concurrency", type=int, help="ours (default: the request's default)")
+    args = parser.parse_args()
+    runs = 40 if args.quick else args.runs
+    import boto3
+
+    sweep = make_sweep(runs)
+    moto, upstream = start_moto()
+    try:
+        with LatencyProxy(upstream, args.latency_ms / 1000) as proxy:
+            client = boto3.client(
+                "s3",
+                endpoint_url=upstream,
+                aws_access_key_id="testing",
+                aws_secret_access_key="testing",
+                region_name="us-east-1",
+            )
+            client.create_bucket(Bucket=BUCKET)
+            upload(client, sweep, "sweep-a")
+            upload(client, sweep, "sweep-b")
+            names = sorted(path.name for path in sweep.iterdir() if path.is_dir())
+
+            proxy.reset()
+            asyncio.run(minimal_grader(proxy.url, "sweep-a", "graded-a", names, args.in_flight))
+            baseline = proxy.seconds()
+            print(
+                f"baseline: {runs / baseline:.1f} runs/s ({args.in_flight} runs in flight), "
+                f"{per_run(proxy.counts(), runs)}"
+            )
+
+            request: dict[str, Any] = {
+                "sweep": f"s3://{BUCKET}/sweep-b",
+                "target": f"s3://{BUCKET}/graded-b",
+                "storage_options": options(proxy.url),
+                "report": str(ROOT / ".bench" / "s3-latency-report.html"),
+            }
+            if args.io_concurrency is not None:
+                request["io_concurrency"] = args.io_concurrency
+            home = ROOT / ".bench" / "s3-latency-home"
+            timings = {}
+            for label, extra in (("fresh", {}), ("kept", {}), ("regraded", {"regrade": "all"})):
+                proxy.reset()
+                grade_run(upstream, {**request, **extra}, home)
+                timings[label] = proxy.seconds()
+                print(
+                    f"grade-run {label}: {runs / timings[label]:.1f} runs/s, "
+                    f"{per_run(proxy.counts(), runs)}"
+                )
+            print(f"RATIO s3_latency {baseline / timings['fresh']:.2f}")
+            print(f"RATIO s3_latency_kept {timings['fresh'] / timings['kept']:.2f}")
+    finally:
+        moto.kill()
+        moto.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    sys.exit(main())
