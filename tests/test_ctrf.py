@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from tests import strategies as gen
 from tests.test_strictjson import floats_in
 from truereward import ctrf, grade_document
+from truereward.ctrfreport import UNGRADABLE_TEST
 from truereward.files import render
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "ctrf.schema.json").read_text())
@@ -65,6 +66,34 @@ def test_ungradable_run_with_refusals_that_have_no_row(row):
     }
     assert report["extra"]["truereward"]["gradable"] is False
     assert report["extra"]["truereward"]["reward"] is None
+    # The grade has no reward: one failed test stands for it, beside the row
+    # that failed (a duplicate of "a"); no other case is called failed.
+    failed = [test for test in tests if test["status"] == "failed"]
+    assert [test["name"] for test in failed] == ["a", UNGRADABLE_TEST]
+    assert failed[1:] == [
+        {
+            "name": UNGRADABLE_TEST,
+            "status": "failed",
+            "rawStatus": "ungradable",
+            "duration": 0,
+            "suite": ["grade"],
+            "message": "the run has no reward: GRADER_TIMEOUT (grader), CASE_INVALID (grader), "
+            "CASE_NOT_GRADED (grader), CASES_MISSING (grader)",
+            "extra": {
+                "truereward": {
+                    "grade": "ungradable",
+                    "codes": ["GRADER_TIMEOUT", "CASE_INVALID", "CASE_NOT_GRADED", "CASES_MISSING"],
+                }
+            },
+        }
+    ]
+    summary = report["results"]["summary"]
+    assert (summary["tests"], summary["passed"], summary["failed"], summary["other"]) == (
+        7,
+        1,
+        2,
+        4,
+    )
 
 
 @pytest.mark.parametrize("rows", [[], [{"id": "g", "kind": "pass_to_pass", "verdict": "pass"}]])
@@ -72,6 +101,32 @@ def test_run_level_refusals_appear_as_other_tests(rows):
     report = ctrf(grade_document(rows))
     validate(report)
     assert report["results"]["summary"]["other"] == 1
+    # and the grade, which has no reward, as the one failed test
+    assert report["results"]["summary"]["failed"] == 1
+
+
+def test_reruns_are_the_attempts_before_the_final_one(row):
+    # As the CTRF schema and pytest-json-ctrf count them: the test's own
+    # status is the final attempt's, retryAttempts the earlier ones.
+    document = grade_document(
+        [
+            row("a", reruns=[{"verdict": "fail", "why": "cold"}, {"verdict": "fail", "why": ""}]),
+            row("b", "pass_to_pass", "fail", reruns=[{"verdict": "fail", "why": "again"}]),
+            row("c", "pass_to_pass"),
+        ]
+    )
+    report = ctrf(document)
+    validate(report)
+    a, b, c = report["results"]["tests"]
+    assert (a["status"], a["retries"], a["flaky"]) == ("passed", 2, True)
+    assert a["retryAttempts"] == [
+        {"attempt": 1, "status": "failed", "message": "cold"},
+        {"attempt": 2, "status": "failed"},
+    ]
+    assert (b["status"], b["retries"], b["flaky"]) == ("failed", 1, False)
+    assert b["retryAttempts"] == [{"attempt": 1, "status": "failed", "message": "again"}]
+    assert "retries" not in c and "retryAttempts" not in c and "flaky" not in c
+    assert report["results"]["summary"]["flaky"] == 1
 
 
 @given(gen.row_lists, gen.case_sets)
@@ -80,9 +135,23 @@ def test_every_report_validates_and_is_never_greener_than_the_grade(rows, case_s
     report = ctrf(document)
     validate(report)
     summary = report["results"]["summary"]
-    assert summary["tests"] == len(report["results"]["tests"])
+    tests = report["results"]["tests"]
+    assert summary["tests"] == len(tests)
+    for status in ("passed", "failed", "other"):
+        assert summary[status] == sum(test["status"] == status for test in tests)
+    # A reader that counts failed tests alone (GitHub's CTRF reporter) sees a
+    # failure whenever the grade is ungradable, and no case is failed that
+    # did not fail: the failed tests are the failing rows and the grade's.
+    failing_rows = sum(row.verdict == "fail" for row in document.detail)
+    assert summary["failed"] == failing_rows + (not document.gradable)
+    assert [t["name"] for t in tests if t["suite"] == ["grade"]] == (
+        [] if document.gradable else [UNGRADABLE_TEST]
+    )
     if not document.gradable:
         assert summary["other"] >= 1
+        assert summary["failed"] >= 1
+    for test in tests:  # every attempt listed is one before the final one
+        assert len(test.get("retryAttempts", [])) == test.get("retries", 0)
     assert report["extra"]["truereward"]["grade_sha256"] == document.digest
 
 

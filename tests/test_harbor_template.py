@@ -360,7 +360,8 @@ def test_a_case_that_passes_on_a_rerun_is_a_flaky_pass(tmp_path: Path, pins: Pat
     view = json.loads((trial.logs / "grade-ctrf.json").read_text())
     (entry,) = [test for test in view["results"]["tests"] if test["name"] == first]
     assert entry["flaky"] is True and entry["retries"] == 1
-    assert [attempt["status"] for attempt in entry["retryAttempts"]] == ["failed", "passed"]
+    # The attempts before the final one (the entry's own status, passed).
+    assert [attempt["status"] for attempt in entry["retryAttempts"]] == ["failed"]
     assert view["results"]["summary"]["flaky"] == 1
     assert harbor_reward(trial.logs)["rewards"] == {"reward": 1.0}
 
@@ -656,7 +657,19 @@ def test_xdist_randomly_ctrf_reruns_and_timeout_together_give_the_plain_grade(
     assert [rerun.verdict for rerun in failing.reruns] == ["fail", "fail"]
     assert "CASE_INVALID" not in same_grade_fields(other)["codes"]
     assert other.flaky == () and other.publication.ctrf == "grade-ctrf.json"
-    assert json.loads((together / "ctrf.json").read_text())["reportFormat"] == "CTRF"
+    theirs = json.loads((together / "ctrf.json").read_text())
+    assert theirs["reportFormat"] == "CTRF"
+    # Our view counts the reruns as pytest-json-ctrf did in the same session:
+    # retries, and retryAttempts for the executions before the final one.
+    ours = json.loads((together / "grade-ctrf.json").read_text())["results"]["tests"]
+    (their,) = [test for test in theirs["results"]["tests"] if "parse-times" in test["name"]]
+    (our,) = [test for test in ours if test["name"] == "parse-times"]
+    assert (our["status"], our["retries"]) == (their["status"], their["retries"]) == ("failed", 2)
+    attempts = [
+        [(item["attempt"], item["status"]) for item in test["retryAttempts"]]
+        for test in (our, their)
+    ]
+    assert attempts[0] == attempts[1] == [(1, "failed"), (2, "failed")]
 
 
 def published_in(logs: Path) -> GradeDocument:

@@ -87,3 +87,50 @@ def test_orjson_writes_a_float_as_python_does_unless_it_is_below_1e_4(value: flo
 
     if not _written_otherwise(value):
         assert orjson.dumps(value).decode() == repr(value)
+
+
+#: Figures orjson before 3.11.7 wrote otherwise (1e16 for 1e+16), beside one
+#: below 1e-4 and plain ones: their bytes are pinned, so a worker with
+#: another orjson cannot give a grade other bytes (another sha256).
+FIGURES = [1e16, 1.2345678901234568e17, -1e22, 9007199254740992.0, 1e-07, 0.0001, 2.5]
+
+
+@pytest.mark.parametrize(
+    ("indent", "expected"),
+    [
+        (
+            2,
+            b'{\n  "figures": [\n    1e+16,\n    1.2345678901234568e+17,\n    -1e+22,\n'
+            b"    9007199254740992.0,\n    1e-07,\n    0.0001,\n    2.5\n  ]\n}\n",
+        ),
+        (
+            None,
+            b'{"figures":[1e+16,1.2345678901234568e+17,-1e+22,9007199254740992.0,1e-07,0.0001,2.5]}\n',
+        ),
+    ],
+    ids=["indented", "compact"],
+)
+def test_large_and_small_figures_have_pinned_bytes(indent: int | None, expected: bytes) -> None:
+    for finite in (True, False):
+        assert canonical_bytes({"figures": FIGURES}, indent=indent, finite=finite) == expected
+
+
+def test_a_grade_with_large_figures_has_the_standard_librarys_bytes() -> None:
+    import hashlib
+
+    from truereward import GradeDocument, grade_document
+
+    names = ("big", "bigger", "negative", "exact", "small", "edge", "plain")
+    measures = dict(zip(names, FIGURES, strict=True))
+    document = grade_document(
+        [{"id": "a", "kind": "fail_to_pass", "verdict": "pass", "measures": measures}]
+    )
+    raw = document.to_bytes()
+    assert (
+        b'"measures": {\n        "big": 1e+16,\n        "bigger": 1.2345678901234568e+17,\n'
+        b'        "edge": 0.0001,\n        "exact": 9007199254740992.0,\n'
+        b'        "negative": -1e+22,\n        "plain": 2.5,\n        "small": 1e-07\n      }'
+    ) in raw
+    assert raw == reference(json.loads(raw), 2)  # every other byte too
+    assert document.digest == hashlib.sha256(raw).hexdigest()
+    assert GradeDocument.from_bytes(raw).to_bytes() == raw  # read back, the same bytes

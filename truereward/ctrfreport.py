@@ -5,11 +5,18 @@ per row (``passed``, ``failed``, or ``other`` for an ungradable row, with the
 verdict in ``rawStatus``) and one ``other`` test for every refusal that no
 row's own status shows (a missing case, a duplicate id, a failed run check,
 a refused evidence file), so the report never looks greener than the grade.
+An ungradable grade adds one test that stands for the grade itself
+(:data:`UNGRADABLE_TEST`, suite ``grade``, ``failed``, ``rawStatus``
+``ungradable``, its message the refusal codes): readers that count only
+``failed`` tests (GitHub's CTRF reporter fails its check and lists failures
+on ``summary.failed``) see that the run has no reward, while no case is
+called failed that did not fail.
 Durations are integer milliseconds; ``start``/``stop`` are the run's
 timestamps in epoch milliseconds, or 0 when the document has none. A row
 with reruns (earlier executions of its test) carries ``retries`` (their
-number), ``retryAttempts`` (every execution's status, oldest first,
-numbered from 1, its own last) and ``flaky`` (true when it passed after a
+number), ``retryAttempts`` (those earlier executions, oldest first, numbered
+from 1: the final one is the test itself, as the CTRF schema and
+pytest-json-ctrf count them) and ``flaky`` (true when it passed after a
 failed execution); ``summary.flaky`` counts the flaky tests when there is
 one.
 ``extra.truereward`` carries the grade's gradability, reward, scheme and the
@@ -28,9 +35,11 @@ from .cases import KINDS, UNGRADABLE
 from .codes import Blame
 from .document import GradeDocument
 
-__all__ = ["SPEC_VERSION", "ctrf"]
+__all__ = ["SPEC_VERSION", "UNGRADABLE_TEST", "ctrf"]
 
 SPEC_VERSION = "1.0.0"
+#: The name of the test that stands for an ungradable grade.
+UNGRADABLE_TEST = "ungradable: no reward"
 
 _STATUS = {"pass": "passed", "fail": "failed", UNGRADABLE: "other"}
 
@@ -48,6 +57,22 @@ def _blame_of(code: str, document: GradeDocument) -> str | None:
         if item.code == code:
             return item.blame.value
     return None
+
+
+def _ungradable_test(document: GradeDocument) -> dict[str, Any]:
+    """The test that stands for an ungradable grade: failed, naming each
+    refusal code once (with who is blamed), in the grade's order."""
+    codes = list(dict.fromkeys((item.code, Blame(item.blame).value) for item in document.refusals))
+    return {
+        "name": UNGRADABLE_TEST,
+        "status": "failed",
+        "rawStatus": "ungradable",
+        "duration": 0,
+        "suite": ["grade"],
+        "message": "the run has no reward: "
+        + (", ".join(f"{code} ({blame})" for code, blame in codes) or "ungradable"),
+        "extra": {"truereward": {"grade": "ungradable", "codes": [code for code, _ in codes]}},
+    }
 
 
 def ctrf(document: GradeDocument) -> dict[str, Any]:
@@ -92,13 +117,13 @@ def ctrf(document: GradeDocument) -> dict[str, Any]:
         if row.why:
             test["message"] = row.why
         if row.reruns:
-            # Every execution, oldest first, the row's own last (as CTRF's
-            # own example counts them); retries is the number of reruns.
+            # The executions before the row's own, oldest first (the row is
+            # the final attempt); retries is their number.
             test["retries"] = len(row.reruns)
             test["retryAttempts"] = [
                 {"attempt": number, "status": _STATUS[item.verdict], **_message(item.why)}
                 for number, item in enumerate(row.reruns, 1)
-            ] + [{"attempt": len(row.reruns) + 1, "status": test["status"]}]
+            ]
             test["flaky"] = row.flaky
             flaky += row.flaky
         tests.append(test)
@@ -125,6 +150,9 @@ def ctrf(document: GradeDocument) -> dict[str, Any]:
                 },
             }
         )
+    if not document.gradable:
+        counts["failed"] += 1
+        tests.append(_ungradable_test(document))
     run = document.run
     summary = {
         "tests": len(tests),

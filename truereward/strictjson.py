@@ -121,12 +121,15 @@ def canonical_bytes(
     settings (they name published grades, so they never change). With
     ``finite`` the caller vouches that every float is finite (the value was
     dumped from validated, immutable models: documents, their views), and
-    orjson makes the bytes about 20 times faster: it writes the same bytes
-    except for floats below 1e-4 (``1e-07``, which it writes ``1e-7``),
-    which are then handed to it already written as Python does; anything it
-    refuses (an integer beyond 64 bits, a key that is not a string) takes
-    the standard library's path. (orjson writes a NaN as ``null`` rather
-    than refusing it, hence the vouching.)
+    orjson makes the bytes faster: it writes the same bytes except for
+    floats below 1e-4 (``1e-07``, which it writes ``1e-7``), which are then
+    handed to it already written as Python does; anything it refuses (an
+    integer beyond 64 bits, a key that is not a string) takes the standard
+    library's path. (orjson writes a NaN as ``null`` rather than refusing
+    it, hence the vouching.) That holds from orjson 3.11.7, the floor
+    pyproject.toml sets: before it orjson wrote floats of 1e16 and more
+    without the exponent's sign (``1e16`` where Python writes ``1e+16``),
+    and a grade's bytes depended on the worker's orjson.
 
     ``floats`` (with ``finite``): every float ``value`` holds, named by a
     caller that knows them (the CTRF view holds one, the reward). When none

@@ -8,11 +8,18 @@ precondition (412 ``PreconditionFailed``, or 409
 ``ConditionalRequestConflict`` from real S3 under contention) becomes
 :class:`~truereward.publishing.objects.PreconditionFailed`; any other failure
 a :class:`~truereward.publishing.errors.PublishError` naming the object.
+
+s3fs drops any parameter the installed botocore's S3 model does not know,
+so with a botocore older than :data:`BOTOCORE_FLOOR` every conditional
+write would silently be a plain one (racing publishers would each "win"):
+opening a store checks the client's model first, without a request, and
+refuses (:func:`unconditional_operations`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from importlib import metadata
 from typing import Any, TypeVar
 
 from .. import urls
@@ -20,7 +27,7 @@ from ..files import NAMES
 from .errors import BadStorageOptions, PublishError
 from .objects import PreconditionFailed
 
-__all__ = ["S3Store"]
+__all__ = ["BOTOCORE_FLOOR", "CONDITIONS", "S3Store", "unconditional_operations"]
 
 T = TypeVar("T")
 
@@ -31,6 +38,37 @@ _PRECONDITION_CODES = {"PreconditionFailed", "ConditionalRequestConflict", "412"
 #: A listing of our names starts after ``_FIRST`` (just below the first of
 #: them) and may stop at the last, ``_LAST``.
 _FIRST, _LAST = min(NAMES)[:-1], max(NAMES)
+#: The request parameters the store's writes depend on, by S3 operation.
+CONDITIONS = (("PutObject", "IfNoneMatch"), ("PutObject", "IfMatch"), ("DeleteObject", "IfMatch"))
+#: The first botocore whose S3 model has every one of :data:`CONDITIONS`
+#: (IfNoneMatch came in 1.35.2, IfMatch on DeleteObject in 1.35.67); the s3
+#: extra asks for at least this.
+BOTOCORE_FLOOR = "1.35.69"
+
+
+def unconditional_operations(service_model: Any) -> list[str]:
+    """The ``Operation.Parameter`` pairs of :data:`CONDITIONS` that a
+    botocore S3 service model lacks (an operation it does not have lacks
+    its parameters): what s3fs would drop from our requests. Empty when
+    every conditional write can be sent."""
+    from botocore.model import OperationNotFoundError
+
+    missing = []
+    for operation, parameter in CONDITIONS:
+        try:
+            shape = service_model.operation_model(operation).input_shape
+        except OperationNotFoundError:
+            shape = None
+        if shape is None or parameter not in shape.members:
+            missing.append(f"{operation}.{parameter}")
+    return missing
+
+
+def _installed(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
 
 
 def _error_code(error: BaseException) -> str | None:
@@ -67,6 +105,15 @@ class S3Store:
             self.fs.connect()
         except TypeError as error:
             raise BadStorageOptions(f"{url}: storage options: {error}") from None
+        missing = unconditional_operations(self.fs.s3.meta.service_model)
+        if missing:
+            raise PublishError(
+                f"{self.location}: the installed botocore {_installed('botocore')} "
+                f"(aiobotocore {_installed('aiobotocore')}, s3fs {_installed('s3fs')}) "
+                f"cannot send {', '.join(missing)}, and s3fs would drop them, so "
+                "publishing would race instead of writing conditionally; it needs "
+                f"botocore>={BOTOCORE_FLOOR} (pip install -U 'truereward[s3]')"
+            )
 
     def _no_bucket(self, error: FileNotFoundError) -> None:
         """Raise a PublishError when ``error`` says the bucket is missing (s3fs
