@@ -122,7 +122,7 @@ def _plan(request: GradeRequest) -> tuple[Sequence[RunJob], list[tuple[str, str]
         raise CannotGrade(f"sweep: {error}") from None
 
 
-def _ended(flow: object, flow_run: FlowRun, state: State[Any]) -> None:
+def end_lifeline(flow: object, flow_run: FlowRun, state: State[Any]) -> None:
     """A state hook: the flow run's final state is recorded, so its
     lifeline stops (the process goes on without it)."""
     stop_lifeline(flow_run.id)
@@ -183,10 +183,10 @@ def _lost(
     task_runner=cast("TaskRunner[PrefectFuture[Any]]", RequestedTaskRunner()),
     validate_parameters=True,
     persist_result=False,
-    on_completion=[_ended],
-    on_failure=[_ended],
-    on_crashed=[_ended],
-    on_cancellation=[_ended],
+    on_completion=[end_lifeline],
+    on_failure=[end_lifeline],
+    on_crashed=[end_lifeline],
+    on_cancellation=[end_lifeline],
 )
 def grade_run(request: GradeRequest) -> State[GradeRunResult]:
     """Grade the runs ``request`` names (module docstring)."""

@@ -185,16 +185,17 @@ class Lifeline:
 
     def _watch(self) -> None:
         from prefect.client.orchestration import get_client
-        from prefect.settings import (
-            PREFECT_API_REQUEST_TIMEOUT,
-            PREFECT_CLIENT_MAX_RETRIES,
-            temporary_settings,
-        )
+        from prefect.settings import PREFECT_CLIENT_MAX_RETRIES, temporary_settings
 
-        # A client of its own that neither retries nor waits long: one
-        # unanswered probe is one fact, and the grace period the patience.
-        quick = {PREFECT_CLIENT_MAX_RETRIES: 0, PREFECT_API_REQUEST_TIMEOUT: PROBE_TIMEOUT_SECONDS}
-        with temporary_settings(updates=quick), get_client(sync_client=True) as client:
+        # A client of its own (settings of its own: not the flow run's
+        # client, which waits a minute and retries five times) that neither
+        # retries nor waits long: one unanswered probe is one fact, and the
+        # grace period the patience.
+        quick = {"timeout": PROBE_TIMEOUT_SECONDS}
+        with (
+            temporary_settings(updates={PREFECT_CLIENT_MAX_RETRIES: 0}),
+            get_client(httpx_settings=quick, sync_client=True) as client,
+        ):
             answered = time.monotonic()
             while not self._stopping.wait(PROBE_INTERVAL_SECONDS):
                 error = client.api_healthcheck()
