@@ -26,6 +26,13 @@ GradeRunResult (called as a function, the flow raises it); Failed (``Not
 started: <why>``, the whole reason as its message) when the sweep cannot be
 graded at all (it does not exist, a target block cannot be loaded).
 
+A flow run that loses its Prefect API (no answer for
+``TRUEREWARD_API_GRACE_SECONDS``, 20 by default) stops grading, lets the
+publishes in progress finish, says on stderr what it published, which runs
+it did not grade and the command that grades them, and ends its process
+with status 75 (:mod:`truereward.prefect.lifeline`), well under a minute
+after the API's last answer.
+
 Deploy and run against a Prefect server (see docs/prefect.md)::
 
     prefect deploy --prefect-file infra/prefect.yaml --name local
@@ -57,7 +64,7 @@ from prefect.tasks import exponential_backoff
 
 from truereward.grading.chunks import chunk_size_for, chunked
 from truereward.grading.commands import deployment_command, local_command
-from truereward.grading.halt import PUBLISHED
+from truereward.grading.halt import PUBLISHED, Halt
 from truereward.grading.markdown import render_result, render_runs
 from truereward.grading.plan import RunJob, plan_sweep
 from truereward.grading.report import GradeRunReport, GradeRunResult, PublishFailed
@@ -237,9 +244,12 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
     halt = lifeline.halt if lifeline is not None else None
     if lifeline is not None:
         # Should the process have to end while the flow waits on the API:
-        # what the halt saw published, and how many runs were planned.
+        # how many runs were planned, and what is known published (the
+        # halt sees the publishes of this process, the report those of
+        # task runs elsewhere that reported back).
+        seen = lifeline.halt
         lifeline.farewell = lambda why: _lost(
-            why, "grading", resume, runs=len(jobs), published=lifeline.halt.published()
+            why, "grading", resume, runs=len(jobs), published=_at_least(seen, report)
         )
     with contextlib.ExitStack() as stack:
         # The caller's own runner is started by Prefect for this flow run.
@@ -269,6 +279,14 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
         # A failed state carries an exception; the result rides on it.
         return Failed(name=result.state_name, message=result.headline(), data=PublishFailed(result))
     return Completed(name=result.state_name, message=result.headline(), data=result)
+
+
+def _at_least(halt: Halt, report: GradeRunReport) -> dict[str, int]:
+    """Runs known published, by decision, from either account."""
+    counted = {name: count for name, count in report.decisions().items() if name in PUBLISHED}
+    for name, count in halt.published().items():
+        counted[name] = max(count, counted.get(name, 0))
+    return dict(sorted(counted.items()))
 
 
 def _published(result: GradeRunResult) -> dict[str, int]:
@@ -339,7 +357,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Grade a sweep on this machine (Prefect's ephemeral API unless a
     server is configured) and print the table and the summary. Exit status
     0 when every grade was published, 1 otherwise, 2 for a bad request or a
-    sweep that cannot be graded."""
+    sweep that cannot be graded, 75 when the Prefect API was lost (the
+    process ends from inside the flow run, saying what it published)."""
     parser = argparse.ArgumentParser(
         prog="flows/grade_run.py", description="Grade a sweep with the grade-run flow."
     )

@@ -255,3 +255,63 @@ def test_a_task_run_whose_engine_raised_is_a_failed_step_not_a_failed_flow() -> 
     raised.set_exception(error)
     future = PrefectConcurrentFuture(task_run_id=uuid.uuid4(), wrapped_future=raised)
     assert _outcome(future, value=True) == (False, error)
+
+
+_TWO_LIFELINES = """
+import sys, time, uuid
+from truereward.prefect.lifeline import Lifeline, stop_lifeline
+
+first = Lifeline(uuid.uuid4(), grace=5).start()
+first.farewell = lambda why: "the first lifeline ended the process: " + why
+stop_lifeline(first.flow_run_id)  # its flow run ended: it must never end the process
+second = Lifeline(uuid.uuid4(), grace=10).start()
+second.farewell = lambda why: "the second lifeline ended the process: " + why
+time.sleep(3)  # a health check answered
+print("watching", flush=True)
+time.sleep(300)
+"""
+
+
+@pytest.mark.slow
+def test_a_lifeline_ends_the_process_when_its_api_is_lost_and_never_once_stopped(
+    tmp_path: Path,
+) -> None:
+    """Two lifelines on one server in a process: the first stopped (its flow
+    run ended), the second left waiting, as a flow stuck on the API outside
+    its pipeline would. Once the server is killed, the second ends the
+    process with its farewell and status 75, within its bound; the first,
+    whose grace is shorter, says nothing."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from .server import offline_env, start_server, stop_server
+
+    pid, api, _ = start_server(tmp_path / "server")
+    try:
+        env = offline_env(PREFECT_API_URL=api, PREFECT_HOME=str(tmp_path / "client"))
+        process = subprocess.Popen(
+            [sys.executable, "-c", _TWO_LIFELINES],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert process.stdout is not None
+            assert process.stdout.readline() == "watching\n"
+            os.killpg(pid, signal.SIGKILL)
+            gone = time.monotonic()
+            _, errors = process.communicate(timeout=exit_bound(10) + 30)
+            took = time.monotonic() - gone
+        finally:
+            if process.poll() is None:
+                process.kill()
+        assert process.returncode == EXIT_API_LOST, errors
+        assert took <= exit_bound(10), (took, errors)
+        assert took >= 10, took  # not before the second's grace
+        said = f"the second lifeline ended the process: the Prefect API at {api} was lost"
+        assert said in errors and "the first lifeline" not in errors, errors
+    finally:
+        stop_server(pid)

@@ -168,7 +168,8 @@ class Lifeline:
         """Register the lifeline for its flow run and start watching."""
         from prefect.settings import PREFECT_API_URL
 
-        self.api_url = _shown(str(PREFECT_API_URL.value() or "the ephemeral API"))
+        configured = PREFECT_API_URL.value()
+        self.api_url = _shown(str(configured)) if configured else ""
         with _lock:
             _lifelines[self.flow_run_id] = self
         # The thread sees this thread's settings (a test's temporary API URL too).
@@ -210,8 +211,9 @@ class Lifeline:
         """The API is lost: stop grading, give the flow its time to say what
         it did and end the process, then end it here if it has not."""
         cause = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+        api = f"at {self.api_url}" if self.api_url else "(ephemeral)"
         why = (
-            f"the Prefect API at {self.api_url} was lost: no answer for {silent:.0f} s "
+            f"the Prefect API {api} was lost: no answer for {silent:.0f} s "
             f"(grace {self.grace:g} s; last error {cause})"
         )
         self.halt.stop(why)
