@@ -20,9 +20,17 @@ iterable as room frees up, and each published chunk is handed to the
 report and dropped: memory holds the chunks in flight, not the sweep.
 
 A chunk whose task run failed for good (a bug, or a step that raised after
-its retries) is reported with its runs as not published; the flow then
-ends failed. Nothing is lost: its runs are graded by the next run of the
-flow.
+its retries, or whose engine raised before the task ran: a tag's
+concurrency slot the API did not grant) is reported with its runs as not
+published (those its publish task saw published, as published); the flow
+then ends failed. Nothing is lost: its runs are graded by the next run of
+the flow.
+
+With a :class:`~truereward.grading.halt.Halt` (the flow's, stopped when the
+flow run loses its Prefect API: :mod:`.lifeline`), the flow looks at it
+every :data:`HALT_POLL_SECONDS` while it waits; once it is stopped, nothing
+more is submitted, the publishes in progress finish, and
+:class:`Halted` says which runs were left.
 
 Why not Prefect's own ``task.map`` with futures as inputs: measured in one
 run (``infra/bench/pipeline_alternative.py --rounds 1 --per-run-runs 1000``,
