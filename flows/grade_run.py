@@ -75,8 +75,8 @@ from truereward.prefect.lifeline import (
     DRAIN_SECONDS,
     EXIT_API_LOST,
     Lifeline,
-    grace_seconds,
     stop_lifeline,
+    watch_flow_run,
 )
 from truereward.prefect.lost import NAMES_SHOWN, LostReport, render_lost
 from truereward.prefect.pipeline import Halted, grade_chunks
@@ -139,13 +139,9 @@ def _lifeline() -> Lifeline | None:
     """The flow run's lifeline, started (``None`` when it is turned off, or
     outside a flow run); :class:`CannotGrade` for a bad grace period."""
     try:
-        grace = grace_seconds()
+        return watch_flow_run()
     except ValueError as error:
         raise CannotGrade(str(error)) from None
-    context = FlowRunContext.get()
-    if grace is None or context is None or context.flow_run is None:
-        return None
-    return Lifeline(context.flow_run.id, grace).start()
 
 
 def _resume(request: GradeRequest) -> list[str]:

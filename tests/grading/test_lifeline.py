@@ -8,6 +8,7 @@ run is ``test_prefect_serverloss.py``."""
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
 from pathlib import Path
@@ -315,3 +316,17 @@ def test_a_lifeline_ends_the_process_when_its_api_is_lost_and_never_once_stopped
         assert said in errors and "the first lifeline" not in errors, errors
     finally:
         stop_server(pid)
+
+
+def test_a_parent_says_it_stops_waiting_for_its_shards() -> None:
+    text = render_lost(
+        LostReport(
+            why=WHY, stage="sharding", exit_status=75, flow="grade-sweep", shards=4,
+            resume=["prefect deployment run 'grade-sweep/local' -p request='{}' --watch"],
+        )
+    )  # fmt: skip
+    lines = text.splitlines()
+    assert all(line.startswith(("grade-sweep: ", "    ")) for line in lines), text
+    assert "grade-sweep: the parent stops waiting for its 4 shards" in text
+    assert re.search(r"published \d", text) is None and "no publish was cut" not in text
+    assert lines[-2] == "    prefect deployment run 'grade-sweep/local' -p request='{}' --watch"

@@ -273,3 +273,72 @@ def test_a_deployed_flow_run_that_loses_its_server_exits_is_crashed_and_resumes(
         check_graded_once(out, kept)
     finally:
         stop_server(pid)
+
+
+def test_a_grade_sweep_that_loses_its_server_ends_with_its_shards_and_resumes(
+    tmp_path: Path,
+) -> None:
+    """grade-sweep/local, two shards on one process worker: the server
+    killed mid-sweep, the parent and both shards exit 75 within the bound,
+    the parent naming the grade-sweep command and each shard what it
+    published; that command, once the server is back, grades the rest."""
+    home = tmp_path / "server"
+    pid, api, _ = start_server(home)
+    try:
+        env = deploy(api, tmp_path / "client")
+        env["TRUEREWARD_API_GRACE_SECONDS"] = str(GRACE)
+        sweep, out = slow_sweep(tmp_path), tmp_path / "out"
+        request = {"sweep": str(sweep), "target": str(out), "shards": 2, **REQUEST}
+        log = tmp_path / "worker-1.log"
+        with worker(env, log) as first:
+            started = run_deployment(env, request, watch=False, deployment="grade-sweep/local")
+            assert started.returncode == 0, started.stdout + started.stderr
+
+            def engines() -> list[psutil.Process]:
+                return [
+                    child
+                    for child in psutil.Process(first.pid).children(recursive=True)
+                    if "prefect.engine" in child.cmdline()
+                ]
+
+            deadline = time.monotonic() + 180
+            while len(engines()) < 3:  # the parent and both shards run
+                assert time.monotonic() < deadline, log.read_text(errors="replace")[-3000:]
+                time.sleep(0.2)
+            wait_published(out, BEFORE, lambda: first.poll() is None)
+            flow_runs = engines()
+            os.killpg(pid, signal.SIGKILL)
+            gone = time.monotonic()
+            _, alive = psutil.wait_procs(flow_runs, timeout=exit_bound(GRACE) + 60)
+            took = time.monotonic() - gone
+            deadline = time.monotonic() + 60
+            while log.read_text(errors="replace").count("Process exited with status code") < 3:
+                assert time.monotonic() < deadline, log.read_text(errors="replace")[-3000:]
+                time.sleep(0.2)
+        text = log.read_text(errors="replace")
+        print(f"grade-sweep: its three flow-run processes exited within {took:.1f} s")
+        assert not alive and took <= exit_bound(GRACE), text[-3000:]
+        statuses = re.findall(r"Process exited with status code: (\d+)", text)
+        assert statuses == [str(EXIT_API_LOST)] * 3, (statuses, text[-3000:])
+        assert f"grade-sweep: the Prefect API at {api} was lost" in text, text[-3000:]
+        assert "grade-sweep: the parent stops waiting for its 2 shards" in text
+        graded = on_disk(out)
+        said = re.findall(r"grade-run: published (\d+) of (\d+) runs", text)
+        assert len(said) == 2 and sum(int(count) for count, _ in said) == len(graded), said
+        assert sum(int(planned) for _, planned in said) == RUNS
+        check_whole(out, len(graded))
+        kept = {run: (out / run / "grade.json").read_bytes() for run in graded}
+        (command,) = re.findall(
+            r"^    (prefect deployment run 'grade-sweep/local' .*)$", text, re.M
+        )
+        words = shlex.split(command)
+        assert json.loads(words[5].removeprefix("request=")) == request
+
+        pid, api, _ = start_server(home, port=port_of(api))
+        with worker(env, tmp_path / "worker-2.log"):
+            again = prefect(env, *words[1:], "--watch-timeout", "240")
+        assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
+        assert "Graded" in again.stdout
+        check_graded_once(out, kept)
+    finally:
+        stop_server(pid)

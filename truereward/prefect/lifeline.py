@@ -29,7 +29,9 @@ API is **lost**:
 Should the flow not end the process itself within :data:`DRAIN_SECONDS` +
 :data:`ACCOUNT_SECONDS` of the loss (it was waiting on the API outside the
 pipeline: loading a block, creating artifacts, reporting its final state),
-the lifeline ends it, with what it knows (:attr:`Lifeline.farewell`).
+the lifeline ends it, with what it knows (:attr:`Lifeline.farewell`). A
+flow that publishes nothing itself (``grade-sweep``, which waits for its
+shards) is given no time: its lifeline ends it at once.
 
 So the process ends at most grace + :data:`PROBE_INTERVAL_SECONDS` +
 :data:`PROBE_TIMEOUT_SECONDS` + :data:`DRAIN_SECONDS` +
@@ -70,6 +72,7 @@ __all__ = [
     "grace_seconds",
     "halt_for",
     "stop_lifeline",
+    "watch_flow_run",
 ]
 
 #: The environment variable that sets the grace period, in seconds.
@@ -121,6 +124,20 @@ def exit_bound(grace: float) -> float:
     return grace + PROBE_INTERVAL_SECONDS + PROBE_TIMEOUT_SECONDS + DRAIN_SECONDS + ACCOUNT_SECONDS
 
 
+def watch_flow_run(patience: float = DRAIN_SECONDS + ACCOUNT_SECONDS) -> Lifeline | None:
+    """A started lifeline for the current flow run, or ``None`` when it is
+    turned off (``TRUEREWARD_API_GRACE_SECONDS=0``) or there is no flow run;
+    ``ValueError`` (:func:`grace_seconds`) for a bad grace period. The
+    flow's state hooks stop it (:func:`stop_lifeline`)."""
+    from prefect.context import FlowRunContext
+
+    grace = grace_seconds()
+    context = FlowRunContext.get()
+    if grace is None or context is None or context.flow_run is None:
+        return None
+    return Lifeline(context.flow_run.id, grace, patience=patience).start()
+
+
 def halt_for(flow_run_id: UUID | None) -> Halt | None:
     """The halt of the flow run ``flow_run_id`` watched in this process, if any."""
     if flow_run_id is None:
@@ -152,15 +169,25 @@ def _shown(url: str) -> str:
 class Lifeline:
     """Watches the Prefect API for the flow run ``flow_run_id`` (module
     docstring). ``farewell(why)`` is what the process says if the lifeline
-    has to end it itself; the flow keeps it up to date as it goes."""
+    has to end it itself; the flow keeps it up to date as it goes.
+    ``patience``: the seconds the flow is given, once its halt is stopped,
+    to end the process itself (a flow with nothing to finish gives none)."""
 
-    def __init__(self, flow_run_id: UUID, grace: float, halt: Halt | None = None) -> None:
+    def __init__(
+        self,
+        flow_run_id: UUID,
+        grace: float,
+        halt: Halt | None = None,
+        patience: float = DRAIN_SECONDS + ACCOUNT_SECONDS,
+    ) -> None:
         self.flow_run_id = flow_run_id
         self.grace = grace
         self.halt = halt if halt is not None else Halt()
+        self.patience = patience
         self.farewell: Callable[[str], str] = lambda why: why
         self.api_url = ""
         self._stopping = threading.Event()
+        self._lost_event = threading.Event()
         self._ending = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -217,13 +244,20 @@ class Lifeline:
             f"(grace {self.grace:g} s; last error {cause})"
         )
         self.halt.stop(why)
-        if self._stopping.wait(DRAIN_SECONDS + ACCOUNT_SECONDS):
+        self._lost_event.set()
+        if self._stopping.wait(self.patience):
             return  # the flow run ended after all (its final state was recorded)
         try:
             text = self.farewell(why)
         except Exception as failure:  # noqa: BLE001 - the process ends all the same
             text = f"{why}\n(what was published could not be told: {failure!r})"
         self.end(text)
+
+    def confirm_lost(self) -> bool:
+        """Wait until the lifeline has decided whether the API is lost (a
+        call to the API just failed): ``True`` once it is, ``False`` when
+        the API answered a health check within its grace period after all."""
+        return self._lost_event.wait(self.grace + PROBE_INTERVAL_SECONDS + PROBE_TIMEOUT_SECONDS)
 
     def end(self, text: str) -> None:
         """Say ``text`` on stderr and end the process with

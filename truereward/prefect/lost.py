@@ -1,4 +1,5 @@
-"""What a ``grade-run`` flow run says when it has lost its Prefect API.
+"""What a ``grade-run`` (or ``grade-sweep``) flow run says when it has lost
+its Prefect API.
 
 The flow run's last words, on stderr (the server cannot take them): why it
 stops, how many runs it published and which it did not grade, whether a
@@ -24,16 +25,16 @@ __all__ = ["NAMES_SHOWN", "LostReport", "render_lost"]
 #: Runs named at most in the message (all are counted).
 NAMES_SHOWN = 20
 
-_PREFIX = "grade-run: "
-
 
 @dataclass(frozen=True)
 class LostReport:
     """What the flow run knows when it ends for want of its API.
 
-    ``stage``: ``planning`` (nothing was graded), ``grading`` (the pipeline
-    stopped, or was waiting), ``graded`` (every run went through; the flow
-    was recording its artifacts or final state). ``runs``: the runs
+    ``flow``: the flow's name, which starts each line. ``stage``:
+    ``planning`` (nothing was graded), ``grading`` (the pipeline stopped,
+    or was waiting), ``graded`` (every run went through; the flow was
+    recording its artifacts or final state), ``sharding`` (a
+    ``grade-sweep`` parent waiting for its ``shards``). ``runs``: the runs
     planned; ``published``: runs published by decision; ``failed``: grades
     made and not published (a conflict, a store failure); ``not_graded``:
     the runs known not to be graded (the first :data:`NAMES_SHOWN` are
@@ -43,8 +44,10 @@ class LostReport:
     """
 
     why: str
-    stage: Literal["planning", "grading", "graded"]
+    stage: Literal["planning", "grading", "graded", "sharding"]
     exit_status: int
+    flow: str = "grade-run"
+    shards: int = 0
     runs: int | None = None
     published: Mapping[str, int] = field(default_factory=dict)
     failed: int = 0
@@ -61,7 +64,7 @@ def _names(names: Sequence[str], count: int) -> str:
 
 
 def render_lost(report: LostReport) -> str:
-    """The message, one statement a line, each starting ``grade-run:``."""
+    """The message, one statement a line, each starting with the flow's name."""
     lines = [f"{report.why}; grading stops."]
     done = sum(report.published.values())
     decisions = ", ".join(f"{name} {count}" for name, count in report.published.items())
@@ -69,6 +72,12 @@ def render_lost(report: LostReport) -> str:
     published = f"published {done}{of} runs" + (f" ({decisions})" if decisions else "")
     if report.stage == "planning":
         lines.append("nothing was graded: the API was lost before grading began.")
+    elif report.stage == "sharding":
+        lines.append(
+            f"the parent stops waiting for its {report.shards} shards: a shard still grading "
+            "(a grade-run flow run of its own) stops by itself within the same bound, saying "
+            "what it published."
+        )
     elif report.stage == "graded":
         lines.append(
             f"{published}: every run went through; only the flow run's artifacts and "
@@ -95,7 +104,7 @@ def render_lost(report: LostReport) -> str:
             "process ended: each of its files is whole or absent, and the next run of the "
             "request repairs the set."
         )
-    elif report.stage != "planning":
+    elif report.stage in ("grading", "graded"):
         lines.append("no publish was cut: every run published has its whole set of files.")
     lines.append(
         "the server shows this flow run Running until Prefect's zombie detection marks it "
@@ -106,7 +115,8 @@ def render_lost(report: LostReport) -> str:
             "to grade what is missing (published grades are kept, not graded again), "
             "run the same request again:"
         )
-    text = "\n".join(_PREFIX + line for line in lines)
+    prefix = f"{report.flow}: "
+    text = "\n".join(prefix + line for line in lines)
     for index, command in enumerate(report.resume):
         text += "\n" + ("  or: " if index else "    ") + command
-    return f"{text}\n{_PREFIX}exit status {report.exit_status}: the Prefect API was lost."
+    return f"{text}\n{prefix}exit status {report.exit_status}: the Prefect API was lost."
