@@ -264,9 +264,15 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
             lifeline.end(_halted(halted, jobs, report.result(), resume))
     result = report.result()
     if lifeline is not None:
-        counted = {"runs": result.summary.runs, "failed": result.failed}
+        failures = [item.run for item in result.failures]
         lifeline.farewell = lambda why: _lost(
-            why, "graded", resume, published=_published(result), **counted
+            why,
+            "graded",
+            resume,
+            runs=result.summary.runs,
+            published=_published(result),
+            failed=result.failed,
+            failures=failures,
         )
     page = _write_page(result, request, target, logger)
     create_artifacts(result, request, target, page)
@@ -307,6 +313,7 @@ def _halted(
         runs=len(jobs),
         published=_published(result),
         failed=result.failed,
+        failures=[item.run for item in result.failures],
         not_graded=shown,
         not_graded_count=len(set(halted.unfinished)) + never,
         cut=halted.cut,

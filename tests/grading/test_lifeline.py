@@ -113,11 +113,19 @@ def test_the_message_says_what_was_published_what_was_not_and_how_to_resume() ->
 def test_a_cut_publish_and_unpublished_grades_are_named() -> None:
     text = render_lost(
         LostReport(
-            why=WHY, stage="grading", exit_status=75, runs=3, published={"created": 1},
-            failed=1, not_graded=["b"], not_graded_count=1, cut=["b"],
+            why=WHY,
+            stage="grading",
+            exit_status=75,
+            runs=3,
+            published={"created": 1},
+            failed=1,
+            failures=["c"],
+            not_graded=["b"],
+            not_graded_count=1,
+            cut=["b"],
         )
-    )  # fmt: skip
-    assert "1 grades were made and not published" in text
+    )
+    assert "1 grades were made and not published (a conflict or a store failure): c." in text
     assert "the publish of b was still writing" in text and "no publish was cut" not in text
 
 
@@ -131,10 +139,13 @@ def test_a_cut_publish_and_unpublished_grades_are_named() -> None:
 def test_the_stage_says_how_far_grading_went(stage: Any, said: str) -> None:
     text = render_lost(
         LostReport(
-            why=WHY, stage=stage, exit_status=75, runs=3 if stage == "graded" else None,
+            why=WHY,
+            stage=stage,
+            exit_status=75,
+            runs=3 if stage == "graded" else None,
             published={"created": 3} if stage == "graded" else {},
         )
-    )  # fmt: skip
+    )
     assert said in text
 
 
@@ -218,9 +229,14 @@ def test_a_halted_pipeline_accounts_for_every_run_once(
         try:
             with ThreadPoolTaskRunner(max_workers=2) as runner:
                 halted = grade_chunks(
-                    chunked(jobs, 1), runner, concurrency=2, steps=(read, fold, publish),
-                    report=report, halt=watch.halt, drain_seconds=10,
-                )  # fmt: skip
+                    chunked(jobs, 1),
+                    runner,
+                    concurrency=2,
+                    steps=(read, fold, publish),
+                    report=report,
+                    halt=watch.halt,
+                    drain_seconds=10,
+                )
         finally:
             stop_lifeline(context.flow_run.id)
         return halted, report.result(), len(jobs)
@@ -321,10 +337,14 @@ def test_a_lifeline_ends_the_process_when_its_api_is_lost_and_never_once_stopped
 def test_a_parent_says_it_stops_waiting_for_its_shards() -> None:
     text = render_lost(
         LostReport(
-            why=WHY, stage="sharding", exit_status=75, flow="grade-sweep", shards=4,
+            why=WHY,
+            stage="sharding",
+            exit_status=75,
+            flow="grade-sweep",
+            shards=4,
             resume=["prefect deployment run 'grade-sweep/local' -p request='{}' --watch"],
         )
-    )  # fmt: skip
+    )
     lines = text.splitlines()
     assert all(line.startswith(("grade-sweep: ", "    ")) for line in lines), text
     assert "grade-sweep: the parent stops waiting for its 4 shards" in text

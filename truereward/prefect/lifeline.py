@@ -48,6 +48,7 @@ ended by it.
 from __future__ import annotations
 
 import contextvars
+import logging
 import math
 import os
 import sys
@@ -212,6 +213,16 @@ class Lifeline:
         self._stopping.set()
 
     def _watch(self) -> None:
+        try:
+            self._probe()
+        except Exception as error:  # noqa: BLE001 - the flow goes on, unwatched, and says so
+            logging.getLogger(__name__).warning(
+                "the Prefect API is not watched for this flow run: %s: %s",
+                type(error).__name__,
+                error,
+            )
+
+    def _probe(self) -> None:
         from prefect.client.orchestration import get_client
         from prefect.settings import PREFECT_CLIENT_MAX_RETRIES, temporary_settings
 

@@ -36,7 +36,8 @@ class LostReport:
     recording its artifacts or final state), ``sharding`` (a
     ``grade-sweep`` parent waiting for its ``shards``). ``runs``: the runs
     planned; ``published``: runs published by decision; ``failed``: grades
-    made and not published (a conflict, a store failure); ``not_graded``:
+    made and not published (a conflict, a store failure), ``failures``
+    the first of them by name; ``not_graded``:
     the runs known not to be graded (the first :data:`NAMES_SHOWN` are
     named) and ``not_graded_count`` how many in all (``None``: unknown);
     ``cut``: runs whose publish was still writing when the process ended;
@@ -51,6 +52,7 @@ class LostReport:
     runs: int | None = None
     published: Mapping[str, int] = field(default_factory=dict)
     failed: int = 0
+    failures: Sequence[str] = ()
     not_graded: Sequence[str] = ()
     not_graded_count: int | None = None
     cut: Sequence[str] = ()
@@ -94,9 +96,10 @@ def render_lost(report: LostReport) -> str:
             left = "every run was graded"
         lines.append(f"{published}; {left}.")
     if report.failed:
+        named = _names(report.failures, report.failed)
         lines.append(
             f"{report.failed} grades were made and not published (a conflict or a store "
-            "failure; the flow run's log names them)."
+            "failure)" + (f": {named}." if named else ".")
         )
     if report.cut:
         lines.append(
