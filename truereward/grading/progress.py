@@ -28,6 +28,7 @@ from ..codes import Blame
 from ..document import Attempt
 from ..refusal import Refusal
 from .chunks import Chunk
+from .halt import Halt
 from .reading import RunReading, kept, read_run, worth_retrying
 from .steps import GradedRun, PublishedRun, publish_graded
 
@@ -127,22 +128,42 @@ class PublishProgress:
     :meth:`attempt` publishes the runs not yet published (all of them the
     first time); a run whose publish failed for a reason that may pass
     (:attr:`~truereward.grading.steps.PublishedRun.transient`) is tried
-    again on the next attempt unless this one is the last."""
+    again on the next attempt unless this one is the last.
 
-    def __init__(self, graded: Sequence[GradedRun]) -> None:
+    With a :class:`~truereward.grading.halt.Halt`, each run's publish checks
+    in with it (``chunk`` names the chunk there): once it is stopped, no
+    other run's publish starts, and the runs left are :attr:`halted`."""
+
+    def __init__(
+        self, graded: Sequence[GradedRun], halt: Halt | None = None, chunk: str = ""
+    ) -> None:
         self.graded = list(graded)
         self.attempts = 0
+        self.halt = halt
+        self.chunk = chunk
         self._done: dict[int, PublishedRun] = {}
         self._pending = list(range(len(self.graded)))
 
+    @property
+    def halted(self) -> list[str]:
+        """The runs not published because the halt stopped first (empty
+        unless it did)."""
+        if self.halt is None or self.halt.why is None:
+            return []
+        return [self.graded[index].job.run for index in self._pending]
+
     def attempt(self, *, last: bool) -> list[PublishedRun]:
         """Publish the pending runs once; returns the failures that will be
-        tried again (empty when done)."""
+        tried again (empty when done, or when the halt stopped: then the
+        runs left are :attr:`halted`)."""
         self.attempts += 1
         again: list[int] = []
         failures: list[PublishedRun] = []
-        for index in self._pending:
-            published = publish_graded(self.graded[index])
+        for position, index in enumerate(self._pending):
+            published = self._publish(index)
+            if published is None:  # halted: this run and the rest stay pending
+                self._pending = again + self._pending[position:]
+                return []
             if published.failed and published.transient and not last:
                 again.append(index)
                 failures.append(published)
@@ -151,8 +172,21 @@ class PublishProgress:
         self._pending = again
         return failures
 
+    def _publish(self, index: int) -> PublishedRun | None:
+        """Publish one run; ``None`` when the halt stopped before it began."""
+        graded = self.graded[index]
+        if self.halt is None:
+            return publish_graded(graded)
+        with self.halt.publishing(graded.job.run) as allowed:
+            if not allowed:
+                return None
+            published = publish_graded(graded)
+            self.halt.ended(self.chunk, published)
+            return published
+
     def results(self) -> list[PublishedRun]:
-        """What publishing did for every run, in chunk order (all done)."""
-        if self._pending:
+        """What publishing did for every run, in chunk order (all done; when
+        halted, the runs published, without the :attr:`halted` ones)."""
+        if self._pending and not self.halted:
             raise RuntimeError("some runs are still to be published")
-        return [self._done[index] for index in range(len(self.graded))]
+        return [self._done[index] for index in range(len(self.graded)) if index in self._done]
