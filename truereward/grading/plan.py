@@ -48,6 +48,9 @@ class GradeSettings:
     sweep: str | None = None
     target: Target | None = None
     reward_keys: tuple[str, ...] = ()
+    #: Runs whose reads or writes are in flight at once in a process
+    #: (``GradeRequest.io_budget``; :mod:`truereward.grading.io`).
+    io_budget: int = 1
 
 
 @dataclass(frozen=True)
@@ -175,6 +178,7 @@ def settings_for(request: GradeRequest, target: Target | None = None) -> GradeSe
         sweep=request.sweep_label,
         target=target,
         reward_keys=tuple(request.reward_keys),
+        io_budget=request.io_budget,
     )
 
 

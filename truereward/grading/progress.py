@@ -29,8 +29,9 @@ from ..document import Attempt
 from ..refusal import Refusal
 from .chunks import Chunk
 from .halt import Halt
+from .io import ordered_map
 from .reading import RunReading, kept, read_run, worth_retrying
-from .steps import GradedRun, PublishedRun, publish_graded
+from .steps import GradedRun, PublishedRun, publish_graded, settle_published
 
 __all__ = ["ChunkProgress", "PublishProgress", "read_chunk", "retry_delays"]
 
@@ -73,13 +74,22 @@ class ChunkProgress:
         still worth reading again."""
         self.attempts += 1
         still: list[int] = []
-        for index in self._pending:
-            job = self.chunk.jobs[index]
+        jobs = self.chunk.jobs
+
+        def read_one(index: int) -> RunReading:
+            job = jobs[index]
             if job.standing is not None:
-                self._settled[index] = kept(job)
-                continue
+                return kept(job)
             # Attempts are numbered on from the ones earlier flow runs made.
-            reading = read_run(job, job.after + self.attempts)
+            return read_run(job, job.after + self.attempts)
+
+        budget = jobs[0].settings.io_budget
+        for index, reading in zip(
+            self._pending, ordered_map(read_one, self._pending, budget), strict=True
+        ):
+            if reading.stored is not None:
+                self._settled[index] = reading
+                continue
             refusals = reading.refusals()
             if not last and worth_retrying(refusals):
                 self._history.setdefault(index, []).append(reading.as_attempt(refusals))
@@ -157,30 +167,47 @@ class PublishProgress:
         tried again (empty when done, or when the halt stopped: then the
         runs left are :attr:`halted`)."""
         self.attempts += 1
+        pending = self._pending
+        if not pending:
+            return []
+        budget = self.graded[pending[0]].job.settings.io_budget
+        # With runs in flight at once (an object store), the last look of
+        # each set's publish is taken for the chunk at once, with one listing.
+        together = budget > 1
+        outcomes = list(
+            ordered_map(lambda index: self._publish(index, settle=not together), pending, budget)
+        )
+        if together:
+            published = [
+                (self.graded[index], outcome)
+                for index, outcome in zip(pending, outcomes, strict=True)
+                if outcome is not None
+            ]
+            looked = iter(settle_published(published))
+            outcomes = [None if outcome is None else next(looked) for outcome in outcomes]
         again: list[int] = []
+        halted: list[int] = []
         failures: list[PublishedRun] = []
-        for position, index in enumerate(self._pending):
-            published = self._publish(index)
-            if published is None:  # halted: this run and the rest stay pending
-                self._pending = again + self._pending[position:]
-                return []
-            if published.failed and published.transient and not last:
+        for index, outcome in zip(pending, outcomes, strict=True):
+            if outcome is None:  # halted before it began: stays pending
+                halted.append(index)
+            elif outcome.failed and outcome.transient and not last:
                 again.append(index)
-                failures.append(published)
+                failures.append(outcome)
             else:
-                self._done[index] = published
-        self._pending = again
-        return failures
+                self._done[index] = outcome
+        self._pending = again + halted
+        return [] if halted else failures
 
-    def _publish(self, index: int) -> PublishedRun | None:
+    def _publish(self, index: int, *, settle: bool = True) -> PublishedRun | None:
         """Publish one run; ``None`` when the halt stopped before it began."""
         graded = self.graded[index]
         if self.halt is None:
-            return publish_graded(graded)
+            return publish_graded(graded, settle=settle)
         with self.halt.publishing(graded.job.run) as allowed:
             if not allowed:
                 return None
-            published = publish_graded(graded)
+            published = publish_graded(graded, settle=settle)
             self.halt.ended(self.chunk, published)
             return published
 

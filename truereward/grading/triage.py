@@ -60,7 +60,15 @@ from .plan import DEFAULT_TARGET, RunJob
 from .request import REGRADE_POLICIES, Regrade
 from .stored import stored_grade_or_none
 
-__all__ = ["REGRADE_POLICIES", "as_attempt", "in_place", "selects", "triage", "triaged"]
+__all__ = [
+    "REGRADE_POLICIES",
+    "as_attempt",
+    "in_place",
+    "index_for",
+    "selects",
+    "triage",
+    "triaged",
+]
 
 
 def selects(policy: Regrade, gradable: bool, blames: Iterable[str]) -> bool:
@@ -145,14 +153,15 @@ def _stored(job: RunJob, listed: Standing | None) -> GradeDocument | None:
     return stored_grade_or_none(job.target)
 
 
-def _index(job: RunJob) -> TargetIndex | None:
+def index_for(job: RunJob, start: str | None = None) -> TargetIndex | None:
     """The index of the targets of ``job``'s sweep, when they lie under one
-    S3 prefix (:class:`~truereward.publishing.index.TargetIndex`)."""
+    S3 prefix (:class:`~truereward.publishing.index.TargetIndex`), its
+    listing beginning at the run ``start`` when given."""
     settings = job.settings
     if settings.target is not None:
-        return TargetIndex.open(settings.target.url, settings.target.options())
+        return TargetIndex.open(settings.target.url, settings.target.options(), start=start)
     base = urls.parent(job.url)
-    return TargetIndex.open(base, settings.storage_options, inner=DEFAULT_TARGET)
+    return TargetIndex.open(base, settings.storage_options, inner=DEFAULT_TARGET, start=start)
 
 
 def triaged(jobs: Iterable[RunJob], policy: Regrade, io_budget: int = 1) -> Iterator[RunJob]:
@@ -169,7 +178,7 @@ def triaged(jobs: Iterable[RunJob], policy: Regrade, io_budget: int = 1) -> Iter
         opened = False
         for job in jobs:
             if not opened:
-                index, opened = _index(job), True
+                index, opened = index_for(job), True
             covered = index is not None and index.covers(job.run, job.target.url)
             listed = index.lookup(job.run) if index is not None and covered else None
             if listed is not None:

@@ -95,7 +95,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Protocol
 
 from ..document import GradeDocument
@@ -442,13 +442,20 @@ def _write_rest(store: Store, bodies: dict[str, bytes]) -> tuple[str, ...]:
 
 
 def settle_listed(
-    store: Store, bodies: dict[str, bytes], listed: Mapping[str, str], *, created: bool
-) -> None:
+    store: Callable[[], Store],
+    document: GradeDocument,
+    listed: Mapping[str, str],
+    *,
+    created: bool,
+) -> bool:
     """Step 5 for a set published with ``settle=False``, given a listing
     of its objects taken after its last write (a caller's listing of many
     runs at once): nothing more when the set is complete and its
     ``grade.json`` ours; else the settle step as a publish would have done
-    it (module docstring)."""
+    it (module docstring), through the store ``store()`` opens. Returns
+    whether the store was asked anything more."""
+    bodies = render(document)
     if listed.get(GRADE) == md5_hex(bodies[GRADE]) and _complete(listed, bodies):
-        return
-    _settle(store, bodies, created=created)
+        return False
+    _settle(store(), bodies, created=created)
+    return True
