@@ -49,6 +49,7 @@ the runs is written by graders only: its grades are kept as they are.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Iterable, Iterator
 
 from .. import urls
@@ -122,8 +123,6 @@ def in_place(job: RunJob, policy: Regrade, listed: Standing | None = None) -> Ru
     grading the run again, or a file that is not a grade, to replace.
     ``listed``: what a listing showed there (no ``grade.json``: nothing to
     read)."""
-    import hashlib
-
     from .stored import parse_stored, standing_bytes
 
     if listed is not None and GRADE not in listed.objects:
@@ -189,6 +188,15 @@ def triaged(jobs: Iterable[RunJob], policy: Regrade, io_budget: int = 1) -> Iter
         job, listed = item
         if job.in_place:
             return in_place(job, policy, listed)
-        return triage(job, _stored(job, listed), policy)
+        standing = _stored(job, listed)
+        chosen = triage(job, standing, policy)
+        if chosen.replaces is not None and standing is not None and listed is not None:
+            # On an object store a regrade names the grade it replaces by
+            # the ETag listed, when that is the MD5 of the bytes triaged:
+            # the publisher then need not read them again for their sha256.
+            etag = listed.etags().get(GRADE)
+            if etag == hashlib.md5(standing.to_bytes(), usedforsecurity=False).hexdigest():
+                chosen = dataclasses.replace(chosen, replaces=etag)
+        return chosen
 
     return ordered_map(decided, looked(), io_budget)
