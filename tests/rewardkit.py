@@ -137,15 +137,19 @@ def rewardkit_scores(
     workspace: Path | str, cases: Sequence[Mapping[str, Any]]
 ) -> dict[str, KitResult]:
     """What rewardkit 0.2.3 gives each case over ``workspace``: ``cases`` are
-    ``{"id", "call"}``, ``call`` a line of Python calling one criterion
-    (``criteria.file_exists("notes.txt")``). Keyed by case id."""
+    ``{"id", "call", "workspace"?}``, ``call`` a line of Python calling one
+    criterion (``criteria.file_exists("notes.txt")``), ``workspace`` another
+    workspace for that case. Keyed by case id."""
     python = rewardkit_python()
     with tempfile.TemporaryDirectory(prefix="truereward-rewardkit-") as scratch:
         work = Path(scratch)
         request = {
             "workspace": str(Path(workspace).resolve()),
             "work": str(work / "work"),
-            "cases": [{"id": case["id"], "call": case["call"]} for case in cases],
+            "cases": [
+                {key: case[key] for key in ("id", "call", "workspace") if key in case}
+                for case in cases
+            ],
         }
         (work / "request.json").write_text(json.dumps(request))
         env = {

@@ -2,8 +2,8 @@
 computes it (what rewardkit's ``diff_ratio`` reports), bounded in time.
 
 ``SequenceMatcher`` has no time bound, and its cost grows with the cube of
-the texts' length on some inputs (two texts of 10,000 characters that
-differ every other character take minutes). So texts longer than
+the texts' length on some inputs (texts that differ every few characters
+from a large alphabet: docs/criteria.md). So texts longer than
 :data:`INLINE_CHARS` are compared in a child process of this interpreter
 (the same ``difflib``, so the same ratio to the last bit) that is killed when
 ``timeout`` runs out (``GRADER_TIMEOUT``: the verifier's bound) and may use
