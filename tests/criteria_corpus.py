@@ -24,6 +24,7 @@ expect of the pair:
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import os
@@ -191,10 +192,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        try:
-            self.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (the corpus's timeout case)
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.wfile.write(body)  # the client may have given up (the timeout case)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -526,7 +525,8 @@ def cases(paths: dict[str, Path], port: int, dead_port: int) -> list[Case]:
             "json_key_equals",
             1.0,
             0.0,
-            "JSON's true is not the number 1 (rewardkit compares with Python's ==, where True == 1)",
+            "JSON's true is not the number 1 (rewardkit compares with Python's ==, "
+            "where True == 1)",
             path="config.json",
             key="enabled",
             expected=True,
