@@ -6,7 +6,7 @@ Options every command criterion takes (:class:`CommandOptions`):
   string is split as a POSIX shell splits words (``shlex``) and run without
   a shell, unless ``shell`` is true: then ``/bin/sh -c cmd`` runs it, as
   rewardkit does. A string that uses shell syntax without ``shell: true``
-  (a pipe, a redirection, ``&&``, ``$VAR``, a glob, ``VAR=value cmd``...) is
+  (a pipe, a redirection, ``&&``, ``$VAR``, a glob, braces, ``VAR=value cmd``...) is
   ``CASE_INVALID``: run without a shell it would mean something else;
 - ``cwd``: a directory of the workspace to run in (default: the workspace);
   it must exist (else the case fails) and stay inside the workspace;
@@ -58,7 +58,7 @@ MAX_OUTPUT = 1 << 20
 MAX_OUTPUT_LIMIT = 64 << 20
 SHELL = "/bin/sh"
 
-_GLOBAL = frozenset("|&;<>()$`*?[\n")
+_GLOBAL = frozenset("|&;<>()$`*?[{}\n")
 _WORD_START = frozenset("#~")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -79,8 +79,10 @@ class CommandOptions(Options):
 def shell_syntax(command: str) -> str | None:
     """The first piece of shell syntax in ``command`` outside quotes (a
     character such as ``|``, or ``an unclosed quote``, or ``a variable
-    assignment``), or ``None`` when splitting it into words is all a shell
-    would do. Inside double quotes ``$`` and a backquote still expand."""
+    assignment``), or ``None`` when splitting it into words (``shlex``) is
+    all a shell would do. Inside double quotes ``$`` and a backquote still
+    expand, and a backslash before them (or a newline) means something else
+    to a shell than to ``shlex``. Braces count (bash expands ``{a,b}``)."""
     quote = ""
     word_start = True
     index = 0
@@ -91,12 +93,16 @@ def shell_syntax(command: str) -> str | None:
         elif quote == '"':
             if char == "\\":
                 index += 1
+                if command[index : index + 1] in ("$", "`", "\n"):
+                    return "an escape a shell reads otherwise"
             elif char == '"':
                 quote = ""
             elif char in "$`":
                 return char
         elif char == "\\":
             index += 1
+            if command[index : index + 1] in ("\n", ""):
+                return "an escape a shell reads otherwise"  # a line continuation, or nothing
             word_start = False
         elif char in "'\"":
             quote = char
@@ -131,7 +137,10 @@ def argv(options: CommandOptions) -> list[str]:
             f"cmd {options.cmd[:200]!r} uses shell syntax ({found}): set shell to true, "
             "or give cmd as a list of arguments",
         )
-    words = shlex.split(options.cmd)
+    try:
+        words = shlex.split(options.cmd)
+    except ValueError as error:
+        raise Ungradable("CASE_INVALID", f"cmd {options.cmd[:200]!r}: {error}") from None
     if not words:
         raise Ungradable("CASE_INVALID", "cmd: an empty command")
     return words

@@ -7,7 +7,7 @@ too; with ``col`` a column name, the first line is the header and ``row``
 counts the data rows from 0. The file is UTF-8 (a leading BOM dropped),
 read by Python's ``csv`` module (its default dialect, quoted newlines kept).
 Absent, not UTF-8, not CSV (a field over the ``csv`` module's size limit,
-an unterminated quote at the end), or the row or column not there: the case
+131,072 characters by default), or the row or column not there: the case
 fails.
 """
 
