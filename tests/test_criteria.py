@@ -567,3 +567,62 @@ def test_a_missing_extra_is_case_invalid_naming_it(app: Path) -> None:
     (image, sheet) = json.loads(done.stdout)
     assert image[0] == "CASE_INVALID" and "truereward[images]" in image[1]
     assert sheet[0] == "CASE_INVALID" and "truereward[xlsx]" in sheet[1]
+
+
+def test_a_stored_workspace_on_an_object_store(tmp_path: Path) -> None:
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    fs.pipe("/store/run-1/workspace/notes.txt", b"alpha beta\n")
+    fs.pipe("/store/run-1/workspace/data.json", b'{"n": 3}')
+    _database(tmp_path / "db.sqlite").close()
+    fs.pipe("/store/run-1/workspace/db.sqlite", (tmp_path / "db.sqlite").read_bytes())
+    stored = tr.readers.Evidence(url="memory://store/run-1/workspace", root="memory://store/run-1")
+    spec = [
+        {
+            "id": "a",
+            "kind": "fail_to_pass",
+            "options": {"criterion": "file_contains", "path": "notes.txt", "text": "beta"},
+        },
+        {
+            "id": "b",
+            "kind": "fail_to_pass",
+            "options": {
+                "criterion": "json_key_equals",
+                "path": "data.json",
+                "key": "n",
+                "expected": 3,
+            },
+        },
+        {
+            "id": "c",
+            "kind": "fail_to_pass",
+            "options": {
+                "criterion": "sqlite_query_equals",
+                "db_path": "db.sqlite",
+                "query": "SELECT COUNT(*) FROM t",
+                "expected": 2,
+            },
+        },
+        {
+            "id": "d",
+            "kind": "fail_to_pass",
+            "options": {"criterion": "file_exists", "path": "absent.txt"},
+        },
+        {
+            "id": "e",
+            "kind": "fail_to_pass",
+            "options": {"criterion": "command_succeeds", "cmd": ["true"]},
+        },
+    ]
+    rows = tr.read("workspace", stored, spec)
+    assert [row.verdict for row in rows] == ["pass", "pass", "pass", "fail", "ungradable"]
+    assert rows[4].code == "CASE_INVALID"
+    assert [item.path for item in stored.digests] == [
+        "workspace/notes.txt",
+        "workspace/data.json",
+        "workspace/db.sqlite",
+    ]
+    with pytest.raises(Ungradable) as raised:
+        tr.read("workspace", "memory://store/run-2/workspace", spec)
+    assert raised.value.code == "WORKSPACE_MISSING"

@@ -13,6 +13,8 @@ here.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -23,6 +25,7 @@ import pytest
 import truereward as tr
 from tests.conftest import ROOT
 from tests.criteria_corpus import Case, build, cases, closed_port, kit_call, our_options, serve
+from tests.harbor import _locked
 from tests.rewardkit import KitResult, rewardkit_scores
 from truereward.codes import Ungradable, lookup
 
@@ -44,19 +47,35 @@ class Measured:
         self.ours = ours
 
 
+def _kit(
+    tmp_path_factory: pytest.TempPathFactory, paths: dict[str, Path], corpus: list[Case]
+) -> dict[str, KitResult]:
+    """rewardkit's results, run once per session: under xdist the first worker
+    runs it and the others read its answer (the results are values, the same
+    whatever workspace path and port each worker's corpus has)."""
+    calls = [
+        {"id": case["id"], "call": kit_call(case)}
+        | ({"workspace": case["workspace"]} if "workspace" in case else {})
+        for case in corpus
+    ]
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return rewardkit_scores(paths["app"], calls)
+    shared = tmp_path_factory.getbasetemp().parent / "rewardkit-corpus.json"
+    with _locked(shared.with_suffix(".lock")):
+        if shared.exists():
+            kept: dict[str, KitResult] = json.loads(shared.read_text())
+            return kept
+        found = rewardkit_scores(paths["app"], calls)
+        shared.write_text(json.dumps(found))
+        return found
+
+
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory: pytest.TempPathFactory) -> Measured:
     paths = build(tmp_path_factory.mktemp("corpus"))
     with serve() as port:
         corpus = cases(paths, port, closed_port())
-        kit = rewardkit_scores(
-            paths["app"],
-            [
-                {"id": case["id"], "call": kit_call(case)}
-                | ({"workspace": case["workspace"]} if "workspace" in case else {})
-                for case in corpus
-            ],
-        )
+        kit = _kit(tmp_path_factory, paths, corpus)
         ours: dict[str, Any] = {}
         by_workspace: dict[str, list[Case]] = {}
         for case in corpus:

@@ -30,11 +30,16 @@ only outside a sweep (a verifier).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..codes import Ungradable
 from ..taskspec import TaskSpec
 from .evidence import Evidence
+
+if TYPE_CHECKING:
+    from ..cases import CaseResult
+    from ..criteria.context import TrajectoryLoader
+    from ..criteria.kind import Needs
 
 __all__ = ["DEFAULT_TRAJECTORY", "HARBOR_TRAJECTORY", "READER", "TrajectoryReader"]
 
@@ -50,7 +55,7 @@ def is_live(evidence: Evidence) -> bool:
     return evidence.is_local and evidence.root is None
 
 
-def trajectory_loader(evidence: Evidence, default: str | None) -> Any:
+def trajectory_loader(evidence: Evidence, default: str | None) -> TrajectoryLoader:
     """A :data:`truereward.criteria.context.TrajectoryLoader` for criteria
     graded on ``evidence``: a path (or ``default``, or the evidence itself
     when both are ``None``) read as the module docstring says; digests go to
@@ -91,7 +96,9 @@ class TrajectoryReader:
     name = "trajectory"
     default_evidence = DEFAULT_TRAJECTORY
 
-    def read(self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]) -> list[Any]:
+    def read(
+        self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
+    ) -> list[CaseResult]:
         from ..criteria.context import Context, Trajectories
         from ..criteria.grading import grade_case
         from ..criteria.http import DEFAULT_HOSTS
@@ -99,8 +106,8 @@ class TrajectoryReader:
         trajectories = Trajectories(trajectory_loader(evidence, None))
         trajectories.get(None)  # the evidence itself: refused as a whole when absent or broken
         context = Context(files=None, trajectories=trajectories, allowed_hosts=DEFAULT_HOSTS)
-        reads = frozenset({"trajectory"})
-        return [grade_case(case, context, reads=reads) for case in spec.cases]  # type: ignore[arg-type]
+        reads: frozenset[Needs] = frozenset({"trajectory"})
+        return [grade_case(case, context, reads=reads) for case in spec.cases]
 
 
 READER = TrajectoryReader()

@@ -56,7 +56,7 @@ rewardkit scores every criterion 0 then).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -64,6 +64,10 @@ from ..codes import Ungradable
 from ..taskspec import TaskSpec
 from .evidence import Evidence
 from .trajectory import DEFAULT_TRAJECTORY, HARBOR_TRAJECTORY, is_live, trajectory_loader
+
+if TYPE_CHECKING:
+    from ..cases import CaseResult
+    from ..criteria.kind import Needs
 
 __all__ = ["READER", "WorkspaceReader"]
 
@@ -96,7 +100,9 @@ class WorkspaceReader:
     name = "workspace"
     default_evidence = "workspace"
 
-    def read(self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]) -> list[Any]:
+    def read(
+        self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
+    ) -> list[CaseResult]:
         from ..criteria.context import Context, Trajectories
         from ..criteria.files import WorkspaceFiles
         from ..criteria.grading import grade_case
@@ -113,8 +119,8 @@ class WorkspaceReader:
             allowed_hosts=tuple(chosen.allowed_hosts or DEFAULT_HOSTS),
             regex_timeout=chosen.regex_timeout,
         )
-        reads = frozenset({"workspace", "trajectory"})
-        return [grade_case(case, context, reads=reads) for case in spec.cases]  # type: ignore[arg-type]
+        reads: frozenset[Needs] = frozenset({"workspace", "trajectory"})
+        return [grade_case(case, context, reads=reads) for case in spec.cases]
 
 
 READER = WorkspaceReader()
