@@ -374,6 +374,35 @@ def test_a_zip_bomb_workbook_is_not_opened(app: Path) -> None:
     assert not passed(row) and "expands to" in row.why
 
 
+def test_a_workbook_with_an_entity_bomb_fails(app: Path) -> None:
+    import io
+    import re
+
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    workbook.active["A1"] = "text"
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    entities = "".join(
+        f'<!ENTITY lol{n} "{f"&lol{n - 1};" * 10 if n else "lol"}">' for n in range(10)
+    )
+    with (
+        zipfile.ZipFile(buffer) as source,
+        zipfile.ZipFile(app / "lol.xlsx", "w") as target,
+    ):
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "xl/workbook.xml":  # parsed whenever the workbook is opened
+                body = re.sub(rb"^<\?xml[^>]*\?>", b"", data)
+                data = f'<?xml version="1.0"?><!DOCTYPE lolz [{entities}]>'.encode() + body
+            target.writestr(item, data)
+    started = time.monotonic()
+    row = grade(app, "xlsx_cell_equals", path="lol.xlsx", cell="A1", expected="text")
+    assert time.monotonic() - started < 5
+    assert not passed(row) and "not an xlsx workbook" in row.why
+
+
 def test_image_bombs(app: Path) -> None:
     from PIL import Image
 
@@ -421,6 +450,17 @@ class _Hostile(http.server.BaseHTTPRequestHandler):
             try:
                 for _ in range(64):
                     self.wfile.write(b"x" * (1 << 20))
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+        elif self.path in ("/drip-headers", "/drip-body"):
+            self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+            if self.path == "/drip-body":
+                self.wfile.write(b"Content-Length: 1000000\r\n\r\n")
+            try:
+                for _ in range(600):  # a byte every 50 ms, for half a minute
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(0.05)
             except (BrokenPipeError, ConnectionResetError):
                 pass
         elif self.path == "/garbage":
@@ -496,6 +536,14 @@ def test_a_hostile_service(app: Path, service: str) -> None:
     assert not passed(row) and "larger than" in row.why
     row = grade(app, "http_status_equals", url=f"{service}/garbage")
     assert not passed(row) and "not HTTP" in row.why
+
+
+@pytest.mark.parametrize("path", ["/drip-headers", "/drip-body"])
+def test_a_service_that_drips_is_cut_at_the_timeout(app: Path, service: str, path: str) -> None:
+    started = time.monotonic()
+    row = grade(app, "http_response_contains", url=f"{service}{path}", text="y", timeout=1)
+    assert time.monotonic() - started < 3
+    refused(row, "GRADER_TIMEOUT")
 
 
 def test_unreachable_is_refused_unless_the_task_says(app: Path) -> None:

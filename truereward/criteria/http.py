@@ -26,10 +26,12 @@ No proxy from the environment is used, and no cookie or credential is sent.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -93,8 +95,23 @@ def _loopback_only(host: str, port: int) -> None:
         )
 
 
+def _cut(connection: http.client.HTTPConnection, fired: threading.Event) -> None:
+    """The watchdog: at the deadline, shut the connection's socket, so that a
+    read blocked on a server that sends a byte at a time returns."""
+    fired.set()
+    sock = connection.sock
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+
 def _once(
-    url: str, allowed: frozenset[str], deadline: float, read_body: bool, max_body: int
+    url: str,
+    allowed: frozenset[str],
+    deadline: float,
+    read_body: bool,
+    max_body: int,
+    fired: threading.Event,
 ) -> tuple[int, str | None, bytes]:
     scheme, host, port = _host(url, allowed)
     if host == "localhost":
@@ -113,21 +130,33 @@ def _once(
         )
     else:
         connection = http.client.HTTPConnection(host, port, timeout=left)
+    # Each socket operation has its own timeout; the watchdog bounds them together.
+    watchdog = threading.Timer(left, _cut, args=(connection, fired))
+    watchdog.daemon = True
+    watchdog.start()
     try:
         connection.request("GET", target, headers={"Connection": "close"})
         response = connection.getresponse()
         location = response.getheader("Location")
         body = bytearray()
         if read_body:
-            while chunk := response.read(_CHUNK):
+            while chunk := response.read1(_CHUNK):
                 body += chunk
                 if len(body) > max_body:
                     raise Failure(f"GET {url}: the body is larger than {max_body} bytes")
-                if time.monotonic() > deadline:
-                    raise TimeoutError
+        if fired.is_set():
+            raise TimeoutError
         return response.status, location, bytes(body)
     finally:
+        watchdog.cancel()
         connection.close()
+
+
+def _unreachable(url: str, error: OSError) -> Ungradable:
+    """``SERVICE_UNREACHABLE`` for ``error``, met asking ``url``."""
+    if isinstance(error, ssl.SSLError):
+        return Ungradable(SERVICE_UNREACHABLE, f"GET {url}: TLS failed: {error}")
+    return Ungradable(SERVICE_UNREACHABLE, f"GET {url}: {error.strerror or error}")
 
 
 def get(
@@ -142,10 +171,12 @@ def get(
     """GET ``url`` (module docstring)."""
     allowed = frozenset(host.lower() for host in allowed_hosts)
     deadline = time.monotonic() + timeout
+    fired = threading.Event()
+    out_of_time = f"no answer within {timeout:g} s"
     current = url
     try:
         for _ in range(MAX_REDIRECTS + 1):
-            status, location, body = _once(current, allowed, deadline, read_body, max_body)
+            status, location, body = _once(current, allowed, deadline, read_body, max_body, fired)
             if not (follow_redirects and status in _REDIRECTS and location):
                 return Answer(status=status, body=body, url=current)
             following = urljoin(current, location)
@@ -158,14 +189,12 @@ def get(
             current = following
         raise Failure(f"GET {url}: more than {MAX_REDIRECTS} redirects")
     except TimeoutError:
-        raise Ungradable(
-            "GRADER_TIMEOUT", f"GET {current}: no answer within {timeout:g} s"
-        ) from None
-    except http.client.HTTPException as error:
+        raise Ungradable("GRADER_TIMEOUT", f"GET {current}: {out_of_time}") from None
+    except (http.client.HTTPException, OSError) as error:
+        if fired.is_set():  # the watchdog cut the exchange: out of time, whatever broke
+            raise Ungradable("GRADER_TIMEOUT", f"GET {current}: {out_of_time}") from None
+        if isinstance(error, OSError):
+            raise _unreachable(current, error) from None
         raise Failure(
             f"GET {current}: the answer is not HTTP ({type(error).__name__}: {error})"
         ) from None
-    except ssl.SSLError as error:
-        raise Ungradable(SERVICE_UNREACHABLE, f"GET {current}: TLS failed: {error}") from None
-    except OSError as error:
-        raise Ungradable(SERVICE_UNREACHABLE, f"GET {current}: {error.strerror or error}") from None

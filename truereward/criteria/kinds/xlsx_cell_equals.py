@@ -29,8 +29,10 @@ from ..kind import CriterionKind, Failure, Options, Outcome
 from ..options import Path
 from ..values import cell_value_equal, shown
 
-#: The most bytes a workbook's parts may expand to.
-MAX_EXPANDED = 256 << 20
+#: The most bytes a workbook's parts may expand to: openpyxl parses the
+#: shared strings and styles whole when it opens a workbook, so the time it
+#: takes grows with them (docs/scale.md).
+MAX_EXPANDED = 64 << 20
 
 _CELL = r"^[A-Za-z]{1,3}[1-9][0-9]{0,6}$"
 
