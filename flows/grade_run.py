@@ -69,6 +69,7 @@ from truereward.grading.markdown import render_result, render_runs
 from truereward.grading.plan import RunJob, plan_sweep
 from truereward.grading.report import GradeRunReport, GradeRunResult, PublishFailed
 from truereward.grading.request import REGRADE_POLICIES, GradeRequest
+from truereward.grading.steps import needing_steps
 from truereward.grading.triage import triaged
 from truereward.prefect.artifacts import create_artifacts, deployment_name, flow_run_name
 from truereward.prefect.lifeline import (
@@ -235,7 +236,9 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
     for entry, why in skipped:
         report.skip(entry, why)
         logger.warning("not graded: %r: %s", entry, why)
-    work = chunked(triaged(jobs, request.regrade, request.io_budget), size)
+    # A kept run whose set a listing shows whole needs no task run at all.
+    decided = needing_steps(triaged(jobs, request.regrade, request.io_budget), report.add)
+    work = chunked(decided, size)
     tags = ("truereward", f"sweep:{request.sweep_label or 'runs'}")
     halt = lifeline.halt if lifeline is not None else None
     if lifeline is not None:

@@ -24,7 +24,7 @@ from .plan import plan_sweep
 from .progress import PublishProgress, read_chunk, retry_delays
 from .report import GradeRunReport, GradeRunResult
 from .request import GradeRequest
-from .steps import fold_reading
+from .steps import fold_reading, needing_steps
 from .triage import triaged
 
 __all__ = ["grade_request"]
@@ -44,7 +44,7 @@ def grade_request(
     planned, skipped = plan_sweep(request, target)
     for entry, why in skipped:
         report.skip(entry, why)
-    jobs = triaged(planned, request.regrade, request.io_budget)
+    jobs = needing_steps(triaged(planned, request.regrade, request.io_budget), report.add)
     # As many runs a chunk as the I/O budget has room for (one at a time on
     # a local disk), read together and published together.
     for chunk in chunked(jobs, request.io_budget):

@@ -18,6 +18,7 @@ the previous step's output (publishing is the only I/O).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from .. import urls
@@ -34,6 +35,8 @@ __all__ = [
     "PublishedRun",
     "fold_reading",
     "is_transient",
+    "kept_as_listed",
+    "needing_steps",
     "publish_graded",
     "settle_published",
 ]
@@ -254,6 +257,34 @@ def publish_graded(graded: GradedRun, *, settle: bool = True) -> PublishedRun:
         distrusted=graded.distrusted,
         settled=result.settled,
     )
+
+
+def kept_as_listed(job: RunJob) -> PublishedRun | None:
+    """What publishing a kept run again comes to when the listing of its
+    target shows its whole set standing (nothing would be written): found
+    without a task or a request. ``None`` for any other run (it goes
+    through the steps: read, fold, publish, which repairs its set)."""
+    from ..publishing.objects import standing_complete
+
+    if job.standing is None or job.listing is None:
+        return None
+    if not standing_complete(job.standing, job.listing):
+        return None
+    record = RunRecord.from_document(job.standing, job.run, with_cases=False)
+    return PublishedRun(record=record, decision="unchanged", stored=True)
+
+
+def needing_steps(
+    jobs: Iterable[RunJob], report: Callable[[PublishedRun], None]
+) -> Iterator[RunJob]:
+    """``jobs`` without the kept runs whose set stands whole
+    (:func:`kept_as_listed`), which go to ``report`` at once."""
+    for job in jobs:
+        done = kept_as_listed(job)
+        if done is None:
+            yield job
+        else:
+            report(done)
 
 
 def settle_published(items: list[tuple[GradedRun, PublishedRun]]) -> list[PublishedRun]:

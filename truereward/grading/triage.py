@@ -169,8 +169,10 @@ def triaged(jobs: Iterable[RunJob], policy: Regrade, io_budget: int = 1) -> Iter
     On S3 the targets are listed a page at a time as the plan advances, and
     only a standing ``grade.json`` is read; up to ``io_budget`` of those
     reads are in flight at once (:func:`truereward.grading.io.ordered_map`),
-    the jobs coming out in order."""
-    from .io import ordered_map
+    going on while the caller is busy with the jobs before
+    (:func:`~truereward.grading.io.read_ahead`), the jobs coming out in
+    order."""
+    from .io import ordered_map, read_ahead
 
     def looked() -> Iterator[tuple[RunJob, Standing | None]]:
         index: TargetIndex | None = None
@@ -199,4 +201,4 @@ def triaged(jobs: Iterable[RunJob], policy: Regrade, io_budget: int = 1) -> Iter
                 chosen = dataclasses.replace(chosen, replaces=etag)
         return chosen
 
-    return ordered_map(decided, looked(), io_budget)
+    return read_ahead(ordered_map(decided, looked(), io_budget), 2 * io_budget)

@@ -104,7 +104,14 @@ from .decide import Decision, sha256_hex
 from .errors import PublishConflict, PublishError
 from .result import PublishResult
 
-__all__ = ["MAX_BODY_BYTES", "PreconditionFailed", "Store", "publish_objects", "settle_listed"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "PreconditionFailed",
+    "Store",
+    "publish_objects",
+    "settle_listed",
+    "standing_complete",
+]
 
 #: The largest body published in one request: well under s3fs's multipart
 #: threshold (2 x 50 MiB), above which If-Match would be ignored.
@@ -441,6 +448,15 @@ def _write_rest(store: Store, bodies: dict[str, bytes]) -> tuple[str, ...]:
     return (GRADE, *rest)
 
 
+def standing_complete(document: GradeDocument, listed: Mapping[str, str]) -> bool:
+    """Whether ``listed`` (name -> ETag) shows ``document``'s whole set
+    standing: its ``grade.json`` and every file beside it of the right bytes,
+    and nothing it does not own (publishing it again would write nothing)."""
+    bodies = render(document)
+    listed = {name: str(tag).strip('"') for name, tag in listed.items() if name in NAMES}
+    return listed.get(GRADE) == md5_hex(bodies[GRADE]) and _complete(listed, bodies)
+
+
 def settle_listed(
     store: Callable[[], Store],
     document: GradeDocument,
@@ -454,8 +470,7 @@ def settle_listed(
     ``grade.json`` ours; else the settle step as a publish would have done
     it (module docstring), through the store ``store()`` opens. Returns
     whether the store was asked anything more."""
-    bodies = render(document)
-    if listed.get(GRADE) == md5_hex(bodies[GRADE]) and _complete(listed, bodies):
+    if standing_complete(document, listed):
         return False
-    _settle(store(), bodies, created=created)
+    _settle(store(), render(document), created=created)
     return True
