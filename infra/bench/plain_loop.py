@@ -34,7 +34,8 @@ over the rounds), its start, and a ``RATIO`` line: a fresh process grading
 ``--runs`` runs (start + that many runs at the median time a run), ours as a
 fraction of the minimal loop's throughput. Target: at least 0.5.
 ``--profile`` also grades one more slice under cProfile and prints where our
-time goes.
+time goes. ``--dir`` puts the targets elsewhere: on tmpfs (``--dir
+/dev/shm/plain-loop``) fsync costs nothing and the loops' own work shows.
 """
 
 from __future__ import annotations
@@ -214,7 +215,13 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--runs", type=int, help="runs per round and side (default 300)")
     parser.add_argument("--profile", action="store_true", help="also profile our loop")
+    parser.add_argument(
+        "--dir", type=Path, help="where the targets go (say /dev/shm/...: fsync costs nothing)"
+    )
     args = parser.parse_args()
+    global WORK
+    if args.dir is not None:
+        WORK = args.dir
     legacy = load_as(install_target("truereward==0.4.0") / "truereward", "truereward_040")
     assert legacy.__version__ == "0.4.0"
     rounds = 2 if args.quick else args.rounds
