@@ -224,17 +224,17 @@ def _check_graph(dimensions: Sequence[Dimension]) -> None:
         state[start] = 1
         stack: list[Iterator[str]] = [iter(children[start])]
         while stack:
-            child = next(stack[-1], None)
-            if child is None:
+            step = next(stack[-1], None)
+            if step is None:
                 stack.pop()
                 state[path.pop()] = 2
-            elif state.get(child) == 1:
-                cycle = " -> ".join([*path[path.index(child) :], child])
+            elif state.get(step) == 1:
+                cycle = " -> ".join([*path[path.index(step) :], step])
                 raise ValueError(f"dimensions contain themselves: {cycle}")
-            elif child not in state:
-                path.append(child)
-                state[child] = 1
-                stack.append(iter(children[child]))
+            elif step not in state:
+                path.append(step)
+                state[step] = 1
+                stack.append(iter(children[step]))
 
 
 # --- the spec form ----------------------------------------------------------------------------
