@@ -46,6 +46,7 @@ from .plan import RunJob
 if TYPE_CHECKING:
     from ..cases import CaseResult
     from ..readers import Reader
+    from ..scoring import Scoring
     from ..taskspec import TaskSpec
 
 __all__ = [
@@ -69,7 +70,8 @@ def worth_retrying(refusals: list[Refusal]) -> bool:
 class RunReading:
     """One attempt at reading a run (or the grade already published for it).
 
-    Exactly one of: ``rows`` with ``spec`` (the reader answered), ``refusal``
+    Exactly one of: ``rows`` with ``spec`` (the reader answered; with
+    ``scoring`` when the evidence declared the task's scoring), ``refusal``
     (reading refused), ``stored`` (the grade already published is kept:
     nothing was read). ``history`` holds this flow run's earlier attempts when
     the run was read again (the job's ``history`` holds those of earlier
@@ -86,6 +88,16 @@ class RunReading:
     evidence: tuple[EvidenceDigest, ...] = ()
     stored: GradeDocument | None = None
     history: tuple[Attempt, ...] = ()
+    scoring: Scoring | None = None
+
+    @property
+    def case_set(self) -> TaskSpec | None:
+        """What the rows are folded against: the spec, or ``None`` when the
+        reader brought the scoring and the spec declares no case
+        (:func:`truereward.readers.case_set_for`)."""
+        if self.scoring is not None and self.spec is not None and not self.spec.cases:
+            return None
+        return self.spec
 
     def refusals(self) -> list[Refusal]:
         """The refusals this reading folds to (empty: gradable)."""
@@ -96,7 +108,12 @@ class RunReading:
         from ..folding import fold
 
         return list(
-            fold(list(self.rows), case_set=self.spec, scheme=self.job.settings.scheme).refusals
+            fold(
+                list(self.rows),
+                case_set=self.case_set,
+                scheme=self.job.settings.scheme,
+                scoring=self.scoring,
+            ).refusals
         )
 
     def as_attempt(self, refusals: list[Refusal] | None = None) -> Attempt:
@@ -162,9 +179,12 @@ def reader_and_evidence(job: RunJob, spec: TaskSpec) -> tuple[Reader, str]:
     return reader, settings.evidence or spec.evidence or reader.default_evidence
 
 
-def _read(job: RunJob, digests: list[EvidenceDigest]) -> tuple[TaskSpec, list[CaseResult]]:
-    """The spec and rows of ``job``'s run; the digests of every evidence file
-    read go to ``digests``, also when the reader refuses."""
+def _read(
+    job: RunJob, digests: list[EvidenceDigest]
+) -> tuple[TaskSpec, list[CaseResult], Scoring | None]:
+    """The spec, rows and (when the evidence declares it) scoring of
+    ``job``'s run; the digests of every evidence file read go to
+    ``digests``, also when the reader refuses."""
     from ..readers import Evidence, read_with_evidence
 
     settings = job.settings
@@ -177,7 +197,7 @@ def _read(job: RunJob, digests: list[EvidenceDigest]) -> tuple[TaskSpec, list[Ca
         reading = read_with_evidence(reader, evidence, spec, **settings.options)
     finally:
         digests.extend(evidence.digests)  # named relative to the run (Evidence.describe)
-    return spec, reading.rows
+    return spec, reading.rows, reading.scoring
 
 
 def kept(job: RunJob) -> RunReading:
@@ -203,7 +223,7 @@ def read_run(job: RunJob, attempt: int = 1) -> RunReading:
     digests: list[EvidenceDigest] = []
     with attempt_scope(attempt):
         try:
-            spec, rows = _read(job, digests)
+            spec, rows, scoring = _read(job, digests)
         except Exception as error:  # noqa: BLE001 - a surprise is this run's, not its chunk's
             refused = error if isinstance(error, Ungradable) else _crashed(job, error)
             return RunReading(
@@ -222,4 +242,5 @@ def read_run(job: RunJob, attempt: int = 1) -> RunReading:
         rows=tuple(rows),
         spec=spec,
         evidence=tuple(digests),
+        scoring=scoring,
     )
