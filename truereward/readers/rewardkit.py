@@ -249,12 +249,13 @@ class _Run:
     said: str
 
 
-def _run(argv: list[str], workspace: str, out: Path, timeout: float, env: dict[str, str]) -> _Run:
-    """Run the probe; its standard error's tail. ``GRADER_TIMEOUT`` when it
-    outlasts ``timeout`` (its whole process group is killed), ``TOOL_MISSING``
-    when the interpreter cannot be started."""
-    errors = out / ".stderr"
-    with (out / ".stdout").open("wb") as stdout, errors.open("wb") as stderr:
+def _run(argv: list[str], workspace: str, logs: Path, timeout: float, env: dict[str, str]) -> _Run:
+    """Run the probe, its output going to files in ``logs``; its exit status
+    and standard error's tail. ``GRADER_TIMEOUT`` when it outlasts
+    ``timeout`` (its whole process group is killed), ``TOOL_MISSING`` when
+    the interpreter cannot be started."""
+    errors = logs / "stderr"
+    with (logs / "stdout").open("wb") as stdout, errors.open("wb") as stderr:
         try:
             process = subprocess.Popen(
                 argv,
@@ -688,8 +689,12 @@ class RewardkitReader:
         # litellm fetches a model cost map over the network when imported,
         # unless told to use the one it ships.
         env.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        out = Path(tempfile.mkdtemp(prefix="truereward-rewardkit-"))
+        # A directory of this attempt's own: rewardkit writes into its empty
+        # "output", its messages go beside it; all of it goes with the attempt.
+        attempt = Path(tempfile.mkdtemp(prefix="truereward-rewardkit-"))
         try:
+            out = attempt / "output"
+            out.mkdir()
             argv = [
                 *python,
                 "-I",
@@ -698,14 +703,20 @@ class RewardkitReader:
                 os.path.abspath(workspace),
                 str(out),
             ]
-            run = _run(argv, os.path.abspath(workspace), out, settings.timeout, env)
+            run = _run(argv, os.path.abspath(workspace), attempt, settings.timeout, env)
             if run.status != 0:
                 raise _refuse_status(run)
             written = _read_json(out, "reward.json", "rewardkit's rewards")
-            details = _read_json(out, "reward-details.json", "rewardkit's details")
             raw = _read_json(out, "bridge.json", "the probe's report")
+            # With no criteria rewardkit writes {} and no details (the
+            # layout, from the probe's report, says why).
+            details = (
+                _read_json(out, "reward-details.json", "rewardkit's details")
+                if written != {}
+                else {}
+            )
         finally:
-            shutil.rmtree(out, ignore_errors=True)
+            shutil.rmtree(attempt, ignore_errors=True)
         if not isinstance(written, dict) or not all(
             isinstance(value, int | float) and not isinstance(value, bool)
             for value in written.values()

@@ -261,6 +261,15 @@ def _layout(runner: Any, reward_module: Any, models: Any, layout: Any) -> dict[s
     }
 
 
+def _describe(error: BaseException) -> str:
+    """What went wrong, in one line: the errors inside an exception group
+    (rewardkit runs its criteria in task groups) rather than the group."""
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(_describe(inner) for inner in error.exceptions)
+    said = "".join(traceback.format_exception_only(type(error), error)).strip()
+    return " ".join(said.split())
+
+
 def _fail(status: int, message: str) -> int:
     sys.stderr.write(message.rstrip() + "\n")
     return status
@@ -304,7 +313,7 @@ def main(argv: list[str]) -> int:
         try:
             runner.run(tests, workspace=workspace, output=os.path.join(output, "reward.json"))
         except BaseException as error:  # noqa: BLE001 - rewardkit's command line exits 1 too
-            said = "".join(traceback.format_exception_only(type(error), error)).strip()
+            said = _describe(error)
             status = EXIT_RAISED if "layout" in captured else EXIT_LAYOUT
             phase = "while grading" if status == EXIT_RAISED else "on the layout of " + tests
             return _fail(status, f"rewardkit raised {phase}: {said[-2000:]}")
