@@ -261,7 +261,7 @@ def test_published_dimensions_switch_harbor_to_a_mean_per_key_and_no_pass_at_k(
         },
     }
     plain = {**spec, "scoring": {**spec["scoring"], "publish": []}}
-    for name, task in (("published", spec), ("alone", plain)):
+    for name, task in (("dims", spec), ("alone", plain)):
         trials: dict[str, list[Path]] = {"task": []}
         for index, style in enumerate(("pass", "fail", "pass")):
             rows = [
@@ -269,10 +269,14 @@ def test_published_dimensions_switch_harbor_to_a_mean_per_key_and_no_pass_at_k(
                 {"id": "style", "kind": "fail_to_pass", "verdict": style},
             ]
             document = tr.grade_document(rows, case_set=task, run={"id": f"run-{index}"})
+            assert document.gradable, document.refusals
             tr.publish(document, tmp_path / name / str(index))
             trials["task"].append(tmp_path / name / str(index))
         job = harbor_metrics(trials)
-        if name == "published":
+        assert all(trial["exception"] is None for trial in job["trials"]), [
+            (trial["exception"], trial["message"]) for trial in job["trials"]
+        ]
+        if name == "dims":
             assert [trial["rewards"] for trial in job["trials"]] == [
                 {"reward": 1.0, "style": 1.0},
                 {"reward": 0.0, "style": 0.0},

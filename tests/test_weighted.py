@@ -529,3 +529,12 @@ def test_details_on_s3_are_part_of_the_set(s3_endpoint: str, s3_client: Any, buc
     listed = {item["Key"] for item in s3_client.list_objects_v2(Bucket=bucket)["Contents"]}
     assert listed == {"run-1/grade.json", "run-1/ctrf.json"}
     assert verify_target(target)[1] == []
+
+
+def test_a_spec_given_as_a_mapping_brings_its_scoring() -> None:
+    folded = fold(dimension_rows(), case_set=DIMENSIONS)
+    assert (
+        folded.gradable and folded.scheme == "threshold/1" and folded.dimensions["quality"] == 1.0
+    )
+    broken = fold(dimension_rows(), case_set={**DIMENSIONS, "scoring": {"primary": "x"}})
+    assert not broken.gradable and "the task spec is not valid" in broken.refusals[0].why

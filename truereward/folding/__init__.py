@@ -106,6 +106,8 @@ def prepare_inputs(
     its own (``resolved_scoring``)."""
     given = as_refusals(refusals)
     kinds = None
+    if isinstance(case_set, Mapping) and "cases" in case_set:
+        case_set, given = _as_spec(case_set, given)
     if case_set is not None:
         declared = declared_cases(case_set)
         kinds = declared.kinds
@@ -125,6 +127,17 @@ def prepare_inputs(
             "scoring": scoring,
         }
     )
+
+
+def _as_spec(value: Mapping[str, Any], given: list[Refusal]) -> tuple[object, list[Refusal]]:
+    """A mapping with ``cases`` is a task spec (its scoring comes with it);
+    one that is not valid is refused (``CASE_INVALID``), never raised."""
+    from ..taskspec import TaskSpec, TaskSpecError
+
+    try:
+        return TaskSpec.of(value), given
+    except TaskSpecError as error:
+        return None, [*given, refusal("CASE_INVALID", f"the task spec is not valid: {error}")]
 
 
 #: The inputs of a fold with nothing beside its rows.
@@ -246,8 +259,8 @@ def fold(
     ``rows`` are :class:`CaseResult` objects or row dicts (validated; an
     invalid row raises ``pydantic.ValidationError`` naming its index and
     field). ``case_set`` is the declared cases (``{id: kind}``, a list of
-    ``{id, kind}``, or a task spec); invalid declarations become
-    ``CASE_INVALID`` refusals. ``checks`` are run-check answers given beside
+    ``{id, kind}``, or a task spec, or its mapping with ``cases``); invalid
+    declarations become ``CASE_INVALID`` refusals. ``checks`` are run-check answers given beside
     the rows' own; ``refusals`` are reasons found outside the rows (a reader
     that refused the evidence, a test session that stopped early).
     ``scheme``: see the module docstring; an unknown one named here raises
