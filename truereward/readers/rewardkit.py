@@ -37,7 +37,8 @@ Refused, never scored (every one the grader's):
   it writes nothing), is killed, or leaves its output incomplete:
   ``REWARDKIT_FAILED``; it outlasts ``timeout``: ``GRADER_TIMEOUT``;
 - per criterion: an ``error`` in rewardkit's details (a judge that timed
-  out, which rewardkit scores 0.0): ``PROVIDER_FAILED``; a command that ran
+  out, which rewardkit scores 0.0), or a judge sample that failed among
+  several (rewardkit takes the median of the others): ``PROVIDER_FAILED``; a command that ran
   out of its time: ``GRADER_TIMEOUT``; an HTTP request that raised:
   ``SERVICE_UNREACHABLE`` (``GRADER_TIMEOUT`` when it timed out); a
   trajectory that is absent or not JSON: ``TRAJECTORY_MISSING``,
@@ -441,6 +442,18 @@ class _Translation:
                 verdict="ungradable",
                 code=FAULT_CODES.get(first.kind, REWARDKIT_FAILED),
                 why=f"rewardkit scored it {value!r}, and {first.detail}",
+                observations=said,
+            )
+        samples = written.get("samples")
+        if score.error is None and isinstance(samples, list) and None in samples:
+            failed = sum(1 for sample in samples if sample is None)
+            return CaseResult(
+                id=case_id,
+                kind="fail_to_pass",
+                verdict="ungradable",
+                code="PROVIDER_FAILED",
+                why=f"{failed} of the judge's {len(samples)} samples failed (rewardkit took "
+                f"the median of the rest: {value!r})",
                 observations=said,
             )
         if score.error is not None:
