@@ -524,3 +524,114 @@ def test_the_venv_is_the_version_measured(kit: Path) -> None:
         check=True,
     )
     assert done.stdout.strip() == REWARDKIT_VERSION
+
+
+def test_a_layout_rewardkit_refuses_is_the_tasks(kit: Path, tmp_path: Path) -> None:
+    tests, workspace = task(tmp_path, {"checks.py": "from rewardkit import criteria\ncriteria.(\n"})
+    status, theirs, said = rewardkit_itself(kit, tests, workspace, tmp_path / "rk")
+    assert status == 1 and theirs is None and "SyntaxError" in said
+    document = bridge(kit, tests, workspace)
+    no_reward(document)
+    assert refused(document) == [("CASE_INVALID", "grader", None)]
+    assert "SyntaxError" in document.refusals[0].why and "layout" in document.refusals[0].why
+
+
+# --- the translation alone (a report as the probe writes it) ---------------------------------
+
+
+def report(guard: str = "off", samples: list[Any] | None = None) -> tuple[Any, Any, Any]:
+    """A probe report, reward.json and reward-details.json of a flat layout
+    with one judge component of one criterion valued 1.0."""
+    from truereward.readers.rewardkit import _Report
+
+    criterion: dict[str, Any] = {"name": "ok", "value": 1.0, "raw": "yes", "weight": 1.0}
+    if samples is not None:
+        criterion.update(samples=samples, agreement=1.0)
+    raw = {
+        "rewardkit": "0.2.3",
+        "python": "3.12.1",
+        "layout": {
+            "dimensions": {
+                "reward": {
+                    "type": "group",
+                    "aggregation": "weighted-mean",
+                    "threshold": 0.5,
+                    "spec": False,
+                    "inputs": [
+                        {
+                            "name": "quality",
+                            "weight": 1.0,
+                            "node": {
+                                "type": "component",
+                                "name": "quality",
+                                "aggregation": "weighted-mean",
+                                "threshold": 0.5,
+                                "judge": "llm",
+                                "guard": guard,
+                                "criteria": [{"weight": 1.0, "optional": False}],
+                                "scores": [{"name": "ok", "value": 1.0, "error": None}],
+                            },
+                        }
+                    ],
+                }
+            },
+            "specs": [],
+            "spec_inputs": "components",
+        },
+        "faults": [],
+        "warnings": [],
+    }
+    details = {"reward": {"score": 1.0, "kind": "llm", "criteria": [criterion]}}
+    return _Report.model_validate(raw), {"reward": 1.0}, details
+
+
+def translate(*parts: Any, **options: Any) -> tuple[list[Any], Any]:
+    from truereward.readers.rewardkit import RewardkitSettings, _translate
+
+    return _translate(*parts, RewardkitSettings.model_validate(options))
+
+
+def test_a_judge_with_a_failed_sample_is_ungradable() -> None:
+    rows, _ = translate(*report(samples=["yes", None, "yes"]))
+    assert [(row.verdict, row.code) for row in rows] == [("ungradable", "PROVIDER_FAILED")]
+    assert "1 of the judge's 3 samples failed" in rows[0].why
+    rows, scoring = translate(*report(samples=["yes", "no", "yes"]))
+    assert [(row.id, row.verdict, row.measures["score"]) for row in rows] == [
+        ("quality::ok", "pass", 1.0)
+    ]
+    assert scoring.primary == "reward" and [d.name for d in scoring.dimensions] == [
+        "reward",
+        "tests/quality",
+    ]
+
+
+def test_a_penalising_guard_is_refused_and_a_flagging_one_is_not() -> None:
+    with pytest.raises(tr.Ungradable) as caught:
+        translate(*report(guard="penalize"))
+    assert caught.value.code == "CASE_INVALID" and "penalize" in caught.value.why
+    rows, _ = translate(*report(guard="flag"))
+    assert rows[0].verdict == "pass"
+
+
+def test_what_rewardkit_wrote_must_be_what_its_scores_fold_to() -> None:
+    parsed, _, details = report()
+    with pytest.raises(tr.Ungradable) as caught:
+        translate(parsed, {"reward": 0.5}, details)
+    assert caught.value.code == "REWARDKIT_FAILED" and "fold to 1.0" in caught.value.why
+    with pytest.raises(tr.Ungradable) as keys:
+        translate(parsed, {"reward": 1.0, "other": 1.0}, details)
+    assert keys.value.code == "REWARDKIT_FAILED"
+    details["reward"]["criteria"][0]["value"] = 0.0
+    with pytest.raises(tr.Ungradable) as value:
+        translate(parsed, {"reward": 1.0}, details)
+    assert "rewardkit computed 1.0" in value.value.why
+
+
+def test_primary_and_publish_name_rewardkits_rewards() -> None:
+    with pytest.raises(tr.Ungradable) as caught:
+        translate(*report(), primary="style")
+    assert (
+        caught.value.code == "CASE_INVALID" and "not one of rewardkit's rewards" in caught.value.why
+    )
+    with pytest.raises(tr.Ungradable):
+        translate(*report(), publish=["nope"])
