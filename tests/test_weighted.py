@@ -538,3 +538,28 @@ def test_a_spec_given_as_a_mapping_brings_its_scoring() -> None:
     )
     broken = fold(dimension_rows(), case_set={**DIMENSIONS, "scoring": {"primary": "x"}})
     assert not broken.gradable and "the task spec is not valid" in broken.refusals[0].why
+
+
+def test_the_command_line_folds_a_spec_with_its_scoring(tmp_path: Path) -> None:
+    from truereward.cli import main
+
+    spec = tmp_path / "task.toml"
+    spec.write_text(
+        '[[cases]]\nid = "a"\nkind = "fail_to_pass"\nweight = 3\n'
+        '[[cases]]\nid = "b"\nkind = "fail_to_pass"\n'
+        '[scoring]\nscheme = "weighted-mean/1"\n'
+    )
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(
+        '{"id": "a", "kind": "fail_to_pass", "verdict": "pass"}\n'
+        '{"id": "b", "kind": "fail_to_pass", "verdict": "fail"}\n'
+    )
+    logs = tmp_path / "logs"
+    assert main(["fold", str(rows), "--case-set", str(spec), "--logs", str(logs)]) == 0
+    assert json.loads((logs / "reward.json").read_text()) == {"reward": 0.75}
+    assert (logs / "reward-details.json").exists()
+    assert main(["verify", str(logs)]) == 0
+    spec.write_text(
+        spec.read_text() + '[[scoring.dimensions]]\nname = "x"\nscheme = "all-pass/1"\n'
+    )
+    assert main(["fold", str(rows), "--case-set", str(spec), "--logs", str(tmp_path / "l2")]) == 2
