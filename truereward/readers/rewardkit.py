@@ -720,7 +720,6 @@ class RewardkitReader:
             if run.status != 0:
                 raise _refuse_status(run)
             written = _read_json(out, "reward.json", "rewardkit's rewards")
-            raw = _read_json(out, "bridge.json", "the probe's report")
             # With no criteria rewardkit writes {} and no details (the
             # layout, from the probe's report, says why).
             details = (
@@ -728,6 +727,7 @@ class RewardkitReader:
                 if written != {}
                 else {}
             )
+            raw = _read_json(out, "bridge.json", "the probe's report")
         finally:
             shutil.rmtree(attempt, ignore_errors=True)
         if not isinstance(written, dict) or not all(
