@@ -26,6 +26,13 @@ GradeRunResult (called as a function, the flow raises it); Failed (``Not
 started: <why>``, the whole reason as its message) when the sweep cannot be
 graded at all (it does not exist, a target block cannot be loaded).
 
+A flow run that loses its Prefect API (no answer for
+``TRUEREWARD_API_GRACE_SECONDS``, 20 by default) stops grading, lets the
+publishes in progress finish, says on stderr what it published, which runs
+it did not grade and the command that grades them, and ends its process
+with status 75 (:mod:`truereward.prefect.lifeline`), well under a minute
+after the API's last answer.
+
 Deploy and run against a Prefect server (see docs/prefect.md)::
 
     prefect deploy --prefect-file infra/prefect.yaml --name local
@@ -42,11 +49,13 @@ Or here, on Prefect's ephemeral API, printing the table::
 # ``request`` at run time to validate it.
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from prefect import State, flow, get_run_logger
+from prefect.client.schemas.objects import FlowRun
 from prefect.context import FlowRunContext
 from prefect.futures import PrefectFuture
 from prefect.states import Completed, Failed
@@ -54,13 +63,24 @@ from prefect.task_runners import TaskRunner
 from prefect.tasks import exponential_backoff
 
 from truereward.grading.chunks import chunk_size_for, chunked
+from truereward.grading.commands import deployment_command, local_command
+from truereward.grading.halt import PUBLISHED, Halt
 from truereward.grading.markdown import render_result, render_runs
 from truereward.grading.plan import RunJob, plan_sweep
 from truereward.grading.report import GradeRunReport, GradeRunResult, PublishFailed
 from truereward.grading.request import REGRADE_POLICIES, GradeRequest
+from truereward.grading.steps import needing_steps
 from truereward.grading.triage import triaged
-from truereward.prefect.artifacts import create_artifacts, flow_run_name
-from truereward.prefect.pipeline import grade_chunks
+from truereward.prefect.artifacts import create_artifacts, deployment_name, flow_run_name
+from truereward.prefect.lifeline import (
+    DRAIN_SECONDS,
+    EXIT_API_LOST,
+    Lifeline,
+    stop_lifeline,
+    watch_flow_run,
+)
+from truereward.prefect.lost import NAMES_SHOWN, LostReport, render_lost
+from truereward.prefect.pipeline import Halted, grade_chunks
 from truereward.prefect.runner import (
     RequestedTaskRunner,
     largest_chunk,
@@ -110,6 +130,54 @@ def _plan(request: GradeRequest) -> tuple[Sequence[RunJob], list[tuple[str, str]
         raise CannotGrade(f"sweep: {error}") from None
 
 
+def end_lifeline(flow: object, flow_run: FlowRun, state: State[Any]) -> None:
+    """A state hook: the flow run's final state is recorded, so its
+    lifeline stops (the process goes on without it)."""
+    stop_lifeline(flow_run.id)
+
+
+def _lifeline() -> Lifeline | None:
+    """The flow run's lifeline, started (``None`` when it is turned off, or
+    outside a flow run); :class:`CannotGrade` for a bad grace period."""
+    try:
+        return watch_flow_run()
+    except ValueError as error:
+        raise CannotGrade(str(error)) from None
+
+
+def _resume(request: GradeRequest) -> list[str]:
+    """The commands that run ``request`` again: through this flow run's
+    deployment when it came from one, and on one machine."""
+    from prefect.runtime import deployment
+
+    commands = [local_command(request)]
+    if deployment.id is not None:
+        commands.insert(0, deployment_command(request, deployment_name()))
+    return commands
+
+
+def _lost(
+    why: str,
+    stage: Literal["planning", "grading", "graded"],
+    resume: list[str],
+    *,
+    runs: int | None = None,
+    published: dict[str, int] | None = None,
+    **more: Any,
+) -> str:
+    return render_lost(
+        LostReport(
+            why=why,
+            stage=stage,
+            exit_status=EXIT_API_LOST,
+            runs=runs,
+            published=published or {},
+            resume=resume,
+            **more,
+        )
+    )
+
+
 @flow(
     name="grade-run",
     description="Grade every run of a sweep: read, fold and publish each run's grade.",
@@ -119,11 +187,19 @@ def _plan(request: GradeRequest) -> tuple[Sequence[RunJob], list[tuple[str, str]
     task_runner=cast("TaskRunner[PrefectFuture[Any]]", RequestedTaskRunner()),
     validate_parameters=True,
     persist_result=False,
+    on_completion=[end_lifeline],
+    on_failure=[end_lifeline],
+    on_crashed=[end_lifeline],
+    on_cancellation=[end_lifeline],
 )
 def grade_run(request: GradeRequest) -> State[GradeRunResult]:
     """Grade the runs ``request`` names (module docstring)."""
     logger = get_run_logger()
     try:
+        lifeline = _lifeline()
+        resume = _resume(request)
+        if lifeline is not None:
+            lifeline.farewell = lambda why: _lost(why, "planning", resume)
         jobs, skipped, target = _plan(request)
     except CannotGrade as error:
         logger.error("cannot grade: %s", error)
@@ -160,17 +236,47 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
     for entry, why in skipped:
         report.skip(entry, why)
         logger.warning("not graded: %r: %s", entry, why)
-    work = chunked(triaged(jobs, request.regrade, request.io_budget), size)
+    # A kept run whose set a listing shows whole needs no task run at all.
+    decided = needing_steps(triaged(jobs, request.regrade, request.io_budget), report.add)
+    work = chunked(decided, size)
     tags = ("truereward", f"sweep:{request.sweep_label or 'runs'}")
-    if chosen:
-        with task_runner_for(request) as runner:
-            grade_chunks(work, runner, concurrency=request.concurrency, steps=steps,
-                         report=report, tags=tags)  # fmt: skip
-    else:  # the caller's own runner, started by Prefect for this flow run
-        grade_chunks(
-            work, configured, concurrency=request.concurrency, steps=steps, report=report, tags=tags
+    halt = lifeline.halt if lifeline is not None else None
+    if lifeline is not None:
+        # Should the process have to end while the flow waits on the API:
+        # how many runs were planned, and what is known published (the
+        # halt sees the publishes of this process, the report those of
+        # task runs elsewhere that reported back).
+        seen = lifeline.halt
+        lifeline.farewell = lambda why: _lost(
+            why, "grading", resume, runs=len(jobs), published=_at_least(seen, report)
         )
+    with contextlib.ExitStack() as stack:
+        # The caller's own runner is started by Prefect for this flow run.
+        runner = stack.enter_context(task_runner_for(request)) if chosen else configured
+        halted = grade_chunks(
+            work,
+            runner,
+            concurrency=request.concurrency,
+            steps=steps,
+            report=report,
+            tags=tags,
+            halt=halt,
+            drain_seconds=DRAIN_SECONDS,
+        )
+        if halted is not None and lifeline is not None:
+            lifeline.end(_halted(halted, jobs, report.result(), resume))
     result = report.result()
+    if lifeline is not None:
+        failures = [item.run for item in result.failures]
+        lifeline.farewell = lambda why: _lost(
+            why,
+            "graded",
+            resume,
+            runs=result.summary.runs,
+            published=_published(result),
+            failed=result.failed,
+            failures=failures,
+        )
     page = _write_page(result, request, target, logger)
     create_artifacts(result, request, target, page)
     logger.info("%s: %s", result.state_name, result.headline())
@@ -180,13 +286,49 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
     return Completed(name=result.state_name, message=result.headline(), data=result)
 
 
+def _at_least(halt: Halt, report: GradeRunReport) -> dict[str, int]:
+    """Runs known published, by decision, from either account."""
+    counted = {name: count for name, count in report.decisions().items() if name in PUBLISHED}
+    for name, count in halt.published().items():
+        counted[name] = max(count, counted.get(name, 0))
+    return dict(sorted(counted.items()))
+
+
+def _published(result: GradeRunResult) -> dict[str, int]:
+    """The runs whose grade is published, by decision."""
+    return {name: count for name, count in result.published.items() if name in PUBLISHED}
+
+
+def _halted(
+    halted: Halted, jobs: Sequence[RunJob], result: GradeRunResult, resume: list[str]
+) -> str:
+    """The message of a flow run whose pipeline stopped for want of its API:
+    the runs of the chunks in flight that were not published, then the
+    runs never started (in the plan's order, after the ones taken)."""
+    never = len(jobs) - halted.taken
+    shown = sorted(set(halted.unfinished))
+    if len(shown) < NAMES_SHOWN and never:
+        shown += [job.run for job in jobs[halted.taken : halted.taken + NAMES_SHOWN - len(shown)]]
+    return _lost(
+        halted.why,
+        "grading",
+        resume,
+        runs=len(jobs),
+        published=_published(result),
+        failed=result.failed,
+        failures=[item.run for item in result.failures],
+        not_graded=shown,
+        not_graded_count=len(set(halted.unfinished)) + never,
+        cut=halted.cut,
+    )
+
+
 def _write_page(
     result: GradeRunResult, request: GradeRequest, target: Any, logger: Any
 ) -> str | None:
     """Write the HTML sweep report; a page that cannot be written is logged,
     never a failure of the grading."""
     from truereward.grading.sweep_report import write_sweep_report
-    from truereward.prefect.artifacts import deployment_name
 
     try:
         return write_sweep_report(result, request, target, deployment=deployment_name())
@@ -221,7 +363,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Grade a sweep on this machine (Prefect's ephemeral API unless a
     server is configured) and print the table and the summary. Exit status
     0 when every grade was published, 1 otherwise, 2 for a bad request or a
-    sweep that cannot be graded."""
+    sweep that cannot be graded, 75 when the Prefect API was lost (the
+    process ends from inside the flow run, saying what it published)."""
     parser = argparse.ArgumentParser(
         prog="flows/grade_run.py", description="Grade a sweep with the grade-run flow."
     )

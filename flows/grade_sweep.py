@@ -21,7 +21,10 @@ shards (runs, flow run, state). A shard that did not complete is named with
 its first runs, its state, and the command that grades it again
 (``only_shards``). It ends Completed (``Graded`` / ``Graded with
 refusals``), or Failed (``Shards failed: ...``) when some shard did not
-complete, or ``Not started: <why>`` when the sweep cannot be listed.
+complete, or ``Not started: <why>`` when the sweep cannot be listed. A
+parent that loses its Prefect API ends its process at once with status 75
+(:mod:`truereward.prefect.lifeline`), naming the command that grades what
+is missing; its shards end by themselves as ``grade-run`` does.
 
 Deploy beside ``grade-run`` (``infra/prefect.yaml``) and run::
 
@@ -39,6 +42,7 @@ from typing import Any
 
 from prefect import State, flow, get_run_logger
 from prefect.artifacts import acreate_markdown_artifact, acreate_table_artifact
+from prefect.client.schemas.objects import FlowRun
 from prefect.deployments import arun_deployment
 from prefect.flow_runs import wait_for_flow_run
 from prefect.states import Completed, Failed
@@ -47,6 +51,8 @@ from truereward import urls
 from truereward.grading.plan import plan_sweep
 from truereward.grading.shards import SweepRequest, shard_requests
 from truereward.prefect.artifacts import artifact_key
+from truereward.prefect.lifeline import EXIT_API_LOST, stop_lifeline, watch_flow_run
+from truereward.prefect.lost import LostReport, render_lost
 from truereward.sweeps.markdown import render_summary
 from truereward.sweeps.source import SweepNotFound, SweepSource
 from truereward.sweeps.summary import SweepSummary, summarize
@@ -76,13 +82,15 @@ def _summary(request: SweepRequest, target: Target | None) -> SweepSummary:
     return summarize(source.records())
 
 
-def _again(request: SweepRequest, shard: int) -> str:
-    """The command that grades shard ``shard`` again, through this
-    deployment (``grade-sweep/local`` when run without one)."""
+def _again(request: SweepRequest, shard: int | None = None) -> str:
+    """The command that grades shard ``shard`` again (every shard: the
+    request as it is), through this deployment (``grade-sweep/local`` when
+    run without one)."""
     from prefect.runtime import deployment
 
     fields = request.model_dump(mode="json", exclude_defaults=True)
-    fields["only_shards"] = [shard]
+    if shard is not None:
+        fields["only_shards"] = [shard]
     text = json.dumps(fields, sort_keys=True, separators=(", ", ": "))
     name = f"grade-sweep/{deployment.name}" if deployment.name else "grade-sweep/local"
     return f"prefect deployment run '{name}' -p request={shlex.quote(text)} --watch"
@@ -145,17 +153,48 @@ def _name() -> str:
     return f"grade-sweep-{request.sweep_label or 'runs'}"
 
 
+def end_lifeline(flow: object, flow_run: FlowRun, state: State[Any]) -> None:
+    """A state hook: the flow run's final state is recorded, so its
+    lifeline stops."""
+    stop_lifeline(flow_run.id)
+
+
+def _lost(why: str, again: str, shards: int, stage: Any) -> str:
+    return render_lost(
+        LostReport(
+            why=why,
+            stage=stage,
+            exit_status=EXIT_API_LOST,
+            flow="grade-sweep",
+            shards=shards,
+            resume=[again],
+        )
+    )
+
+
 @flow(
     name="grade-sweep",
     description="Grade a sweep in shards, one grade-run flow run per shard on a work pool.",
     flow_run_name=_name,
     validate_parameters=True,
     persist_result=False,
+    on_completion=[end_lifeline],
+    on_failure=[end_lifeline],
+    on_crashed=[end_lifeline],
+    on_cancellation=[end_lifeline],
 )
 async def grade_sweep(request: SweepRequest) -> State[SweepSummary]:
-    """Grade the sweep ``request`` names, shard by shard (module docstring)."""
+    """Grade the sweep ``request`` names, shard by shard (module docstring).
+    Should its Prefect API be lost (:mod:`truereward.prefect.lifeline`), the
+    parent ends its process at once with status 75, naming the command that
+    grades what is missing; its shards end by themselves."""
     logger = get_run_logger()
     try:
+        # It publishes nothing itself: nothing to finish once the API is lost.
+        lifeline = watch_flow_run(patience=0)
+        again = _again(request)  # now: its deployment's name comes from the API
+        if lifeline is not None:
+            lifeline.farewell = lambda why: _lost(why, again, 0, "planning")
         target = _target(request)
         jobs, skipped = plan_sweep(request, target)
     except (SweepNotFound, ValueError, RuntimeError) as error:
@@ -167,7 +206,16 @@ async def grade_sweep(request: SweepRequest) -> State[SweepSummary]:
     if request.only_shards is not None:
         shards = {index: shard for index, shard in shards.items() if index in request.only_shards}
     logger.info("%d runs in %d shards; grading shards %s", len(jobs), request.shards, list(shards))
-    runs = await _run_shards(request, shards, logger)
+    if lifeline is not None:
+        lifeline.farewell = lambda why: _lost(why, again, len(shards), "sharding")
+    try:
+        runs = await _run_shards(request, shards, logger)
+    except Exception:
+        # Waiting on a shard failed: when the API went away, the lifeline
+        # ends the process saying so (status 75) rather than a traceback.
+        if lifeline is not None and await asyncio.to_thread(lifeline.confirm_lost):
+            await asyncio.Event().wait()
+        raise
     summary = _summary(request, target)
     rows = _shard_rows(shards, runs)
     failed = [

@@ -52,9 +52,11 @@ class Environment(NamedTuple):
 #: (prefect, prefect-dask, prefect-aws, and pydantic at the prefect extra's
 #: floor), with whatever they lift.
 ENVIRONMENTS = {
-    "core": Environment(("pytest", "fsspec", "s3", "judge", "checks", "dev"), None),
+    "core": Environment(
+        ("pytest", "fsspec", "s3", "judge", "checks", "xlsx", "images", "dev"), None
+    ),
     "prefect": Environment(
-        ("pytest", "fsspec", "s3", "judge", "checks", "prefect", "aws", "dev"),
+        ("pytest", "fsspec", "s3", "judge", "checks", "xlsx", "images", "prefect", "aws", "dev"),
         frozenset({"prefect", "prefect-dask", "prefect-aws", "pydantic"}),
     ),
 }

@@ -31,7 +31,9 @@
 #            aiobotocore and botocore at their floors, against moto (the test
 #            that installs an older botocore of its own is left to the suite);
 #            test_plugin: the pytest plugin in real sessions, alone and under
-#            pytest-xdist, at the pytest extra's floors;
+#            pytest-xdist, at the pytest extra's floors; test_criteria,
+#            test_criteria_hostile, test_criteria_trajectory: the workspace
+#            criteria on openpyxl and Pillow at the xlsx and images floors;
 #   prefect  grading/test_prefect_tasks, grading/test_prefect_flow (grade-run
 #            on a real server, the Dask runner), grading/test_grading_s3,
 #            grading/test_shards (grade-sweep's requests) and
@@ -87,7 +89,8 @@ one() {
     core)
       tests=(tests/test_strictjson.py tests/test_document.py tests/test_ctrf.py
         tests/test_publish_local.py tests/test_publish_s3.py tests/test_publish_s3_faults.py
-        tests/test_publish_s3_client.py tests/test_plugin.py -k "not old_botocore")
+        tests/test_publish_s3_client.py tests/test_plugin.py tests/test_criteria.py
+        tests/test_criteria_hostile.py tests/test_criteria_trajectory.py -k "not old_botocore")
       ;;
     prefect)
       tests=(tests/grading/test_prefect_tasks.py tests/grading/test_prefect_flow.py

@@ -64,6 +64,8 @@ class Trial(TypedDict):
     reward_valid: bool
     exception: str | None
     message: str | None
+    #: How /tests/test.sh exited (Harbor ignores it), when it ran.
+    test_exit: int | None
 
 
 class JobMetrics(TypedDict):
@@ -203,7 +205,7 @@ def run_job(trials: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         work = Path(scratch)
         request = {
             "work": str(work / "work"),
-            "trials": [{**trial, "logs": str(Path(trial["logs"]).resolve())} for trial in trials],
+            "trials": [_absolute(trial) for trial in trials],
         }
         (work / "request.json").write_text(json.dumps(request))
         env = {
@@ -233,6 +235,51 @@ def run_job(trials: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     if answer["harbor"]["version"] != HARBOR_VERSION:
         raise AssertionError(f"the driver ran Harbor {answer['harbor']}, not {HARBOR_VERSION}")
     return answer
+
+
+def _absolute(trial: Mapping[str, Any]) -> dict[str, Any]:
+    """The trial with its paths absolute (the driver runs elsewhere)."""
+    return {
+        **trial,
+        **{
+            key: str(Path(trial[key]).resolve())
+            for key in ("logs", "task_dir", "app", "keep")
+            if trial.get(key) is not None
+        },
+    }
+
+
+class TaskTrial(TypedDict):
+    """One trial of a real task for :func:`harbor_run_tasks`."""
+
+    task_dir: Path
+    app: Path | None
+    env: Mapping[str, str]
+    keep: Path
+
+
+def harbor_run_tasks(trials: Sequence[TaskTrial]) -> list[Trial]:
+    """Trials of real tasks, in one job, as Harbor 0.26 runs them, each task's
+    own verifier included, with the ``nop`` agent. Per trial: the agent's
+    ``/app`` is ``app`` as given (None: there is none); the task's verifier
+    runs in the mode its task.toml says (shared: in the agent's sandbox;
+    separate: in a sandbox of its own that gets the task's artifacts); ``env``
+    holds what the images install (``PATH``, ``PYTHONPATH``); what Harbor
+    downloaded from ``/logs/verifier`` is copied to ``keep``. Tasks are told
+    apart by their directory's name. See ``tests/harbor_driver.py``."""
+    answer = run_job(
+        [
+            {
+                "task": trial["task_dir"].name,
+                "task_dir": trial["task_dir"],
+                "app": trial["app"],
+                "env": dict(trial["env"]),
+                "keep": trial["keep"],
+            }
+            for trial in trials
+        ]
+    )
+    return [_trial(trial) for trial in answer["trials"]]
 
 
 def harbor_reward(logs_dir: Path | str, *, exit_code: int = 0, stale: bool = False) -> Trial:
@@ -281,6 +328,7 @@ def _trial(raw: Mapping[str, Any]) -> Trial:
         "reward_valid": raw["reward_valid"],
         "exception": raw["exception"],
         "message": raw["message"],
+        "test_exit": raw.get("test_exit"),
     }
 
 

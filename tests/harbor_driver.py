@@ -20,6 +20,28 @@ truereward leaves there) and exits with ``exit`` (Harbor ignores the code).
 ``stale`` leaves a ``reward.txt`` and ``reward.json`` of 1.0 in the sandbox's
 ``/logs/verifier`` before the trial, as an earlier attempt might have.
 
+A trial may instead name a real task directory, whose own verifier runs::
+
+    {"task": "harbor-task", "task_dir": "/abs/samples/harbor-task",
+     "app": "/abs/agent-end-state" | null, "env": {"PATH": ..., ...},
+     "keep": "/abs/copy-of-the-trial-verifier-dir"}
+
+The agent's sandbox starts with ``app`` as its ``/app`` (the state the agent
+left; null: no ``/app`` at all) and the nop agent changes nothing. Harbor
+then verifies as the task says. In shared mode it uploads ``tests/`` and runs
+``/tests/test.sh`` in the agent's sandbox. In separate mode it collects the
+task's artifacts from the agent's sandbox, stops it, starts the verifier's
+sandbox (another directory, "built" from the task's ``tests/`` as the sample's
+``tests/Dockerfile`` does: ``COPY . /tests/``, ``WORKDIR /tests``, no
+``/app``), puts the artifacts back at their paths there, and runs
+``/tests/test.sh``. Commands run with ``env`` (where the image's packages are:
+``PATH``, ``PYTHONPATH``) and with ``APP_DIR``, ``TESTS_DIR`` and
+``GRADE_LOGS`` naming the sandbox's ``/app``, ``/tests`` and
+``/logs/verifier`` (the sample's scripts read them; Harbor's own commands are
+rewritten as before). ``keep``: where the trial's verifier directory (what
+Harbor downloaded from ``/logs/verifier``) is copied after the job. Each
+trial's answer has ``test_exit``: how ``/tests/test.sh`` exited.
+
 RESULT is JSON: per trial, what Harbor recorded (rewards, exception,
 reward_valid), and per agent/dataset group the job's metrics and pass@k.
 """
@@ -65,6 +87,8 @@ exit "$(cat "$root/published-exit")"
 
 #: trial directory name -> the request's trial it was handed.
 CLAIMED: dict[str, dict[str, Any]] = {}
+#: trial directory name -> the exit status of its /tests/test.sh (Harbor ignores it).
+TEST_EXITS: dict[str, int] = {}
 
 
 class DirectorySandbox(BaseEnvironment):
@@ -81,7 +105,14 @@ class DirectorySandbox(BaseEnvironment):
     def __init__(self, *args: Any, queue: str, **kwargs: Any) -> None:
         self._queue = Path(queue)
         super().__init__(*args, **kwargs)
-        self._root = self._queue.parent / "sandboxes" / self.trial_paths.trial_dir.name
+        # Harbor names a separate verifier's environment "<trial>__verifier__<key>".
+        self._verifier = "__verifier__" in self.session_id
+        name = self.trial_paths.trial_dir.name
+        self._root = (
+            self._queue.parent / "sandboxes" / (f"{name}__verifier" if self._verifier else name)
+        )
+        self._workdir = self._root
+        self._env: dict[str, str] = {}
 
     @staticmethod
     def type() -> str:
@@ -101,6 +132,9 @@ class DirectorySandbox(BaseEnvironment):
         return _SANDBOX_PATH.sub(str(self._root).replace("\\", "\\\\") + "/", command)
 
     async def start(self, force_build: bool) -> None:
+        if self._verifier:
+            self._start_verifier(CLAIMED[self.trial_paths.trial_dir.name])
+            return
         pending = self._queue / self.environment_name
         claimed = self._queue.parent / "claimed"
         claimed.mkdir(exist_ok=True)
@@ -115,6 +149,9 @@ class DirectorySandbox(BaseEnvironment):
             raise RuntimeError(f"no trial left for task {self.environment_name}")
         trial = json.loads(target.read_text())
         CLAIMED[self.trial_paths.trial_dir.name] = trial
+        if trial.get("task_dir"):
+            self._start_agent(trial)
+            return
         for name in ("logs/agent", "logs/verifier", "logs/artifacts", "tests", "app"):
             (self._root / name).mkdir(parents=True, exist_ok=True)
         shutil.copytree(trial["logs"], self._root / "published")
@@ -122,6 +159,33 @@ class DirectorySandbox(BaseEnvironment):
         if trial["stale"]:
             (self._root / "logs/verifier/reward.txt").write_text("1.0\n")
             (self._root / "logs/verifier/reward.json").write_text('{"reward": 1.0}')
+
+    def _sandbox_env(self, trial: dict[str, Any]) -> None:
+        self._env = {
+            "APP_DIR": str(self._root / "app"),
+            "TESTS_DIR": str(self._root / "tests"),
+            "GRADE_LOGS": str(self._root / "logs" / "verifier"),
+            **trial.get("env", {}),
+        }
+
+    def _start_agent(self, trial: dict[str, Any]) -> None:
+        """The agent's container of a real task: its /app as the agent left it
+        (none when ``app`` is null), WORKDIR /app."""
+        for name in ("logs/agent", "logs/verifier", "logs/artifacts"):
+            (self._root / name).mkdir(parents=True, exist_ok=True)
+        if trial["app"] is not None:
+            shutil.copytree(trial["app"], self._root / "app", symlinks=True)
+            self._workdir = self._root / "app"
+        self._sandbox_env(trial)
+
+    def _start_verifier(self, trial: dict[str, Any]) -> None:
+        """A separate verifier's container, as the sample's tests/Dockerfile
+        builds it: the task's tests/ copied to /tests, WORKDIR /tests, no /app."""
+        for name in ("logs/verifier", "logs/artifacts"):
+            (self._root / name).mkdir(parents=True, exist_ok=True)
+        shutil.copytree(self.environment_dir, self._root / "tests")
+        self._workdir = self._root / "tests"
+        self._sandbox_env(trial)
 
     async def stop(self, delete: bool) -> None:
         pass
@@ -155,8 +219,8 @@ class DirectorySandbox(BaseEnvironment):
             "bash",
             "-c",
             self._rewrite(command),
-            cwd=self._host(cwd) if cwd else self._root,
-            env={**os.environ, **(self._merge_env(env) or {})},
+            cwd=self._host(cwd) if cwd else self._workdir,
+            env={**os.environ, **self._env, **(self._merge_env(env) or {})},
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
@@ -166,6 +230,8 @@ class DirectorySandbox(BaseEnvironment):
             process.kill()
             await process.wait()
             raise
+        if "/tests/test.sh" in command and "chmod" not in command:
+            TEST_EXITS[self.trial_paths.trial_dir.name] = process.returncode or 0
         return ExecResult(
             stdout=out.decode(errors="replace"),
             stderr=err.decode(errors="replace"),
@@ -192,9 +258,12 @@ async def run(request: dict[str, Any]) -> dict[str, Any]:
     queue = work / "queue"
     tasks: list[TaskConfig] = []
     for index, trial in enumerate(request["trials"]):
-        task_dir = work / "tasks" / trial["task"]
-        if not task_dir.exists():
-            write_task(task_dir)
+        if trial.get("task_dir"):
+            task_dir = Path(trial["task_dir"])
+        else:
+            task_dir = work / "tasks" / trial["task"]
+            if not task_dir.exists():
+                write_task(task_dir)
         (queue / trial["task"]).mkdir(parents=True, exist_ok=True)
         entry = {"index": index, "stale": False, "exit": 0, **trial}
         (queue / trial["task"] / f"{index:06d}.json").write_text(json.dumps(entry))
@@ -221,6 +290,10 @@ async def run(request: dict[str, Any]) -> dict[str, Any]:
     for trial_result in result.trial_results:
         given = CLAIMED[trial_result.trial_name]
         exception = trial_result.exception_info
+        if given.get("keep"):
+            shutil.copytree(
+                work / "jobs" / "truereward" / trial_result.trial_name / "verifier", given["keep"]
+            )
         trials[given["index"]] = {
             "task": trial_result.task_name,
             "trial": trial_result.trial_name,
@@ -230,6 +303,7 @@ async def run(request: dict[str, Any]) -> dict[str, Any]:
                 else None
             ),
             "reward_valid": trial_result.reward_valid,
+            "test_exit": TEST_EXITS.get(trial_result.trial_name),
             "exception": exception.exception_type if exception else None,
             "message": exception.exception_message if exception else None,
         }

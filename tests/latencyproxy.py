@@ -5,7 +5,8 @@ Each request is forwarded as it came (its ``Host`` header too, so request
 signatures still match) over a fresh upstream connection; the response is
 held ``latency`` seconds, then sent back on the client's connection, which
 stays open (keep-alive), as an S3 client's connection pool expects. Requests
-are counted by method. Two paths belong to the proxy itself (no bucket name
+are counted by method (a listing, a ``GET`` with ``list-type``, as
+``LIST``). Two paths belong to the proxy itself (no bucket name
 starts with ``_``): ``GET /_proxy/counts`` answers the counts as JSON, with
 the seconds from the first request to the last answer since the last reset;
 ``POST /_proxy/reset`` starts counting again.
@@ -59,7 +60,9 @@ def serve(upstream: str, latency: float, port: int) -> None:
             counts.clear()
             window.clear()
             return web.json_response({})
-        counts[request.method] += 1
+        # A listing is a GET of the bucket: counted apart, as LIST.
+        listing = request.method == "GET" and "list-type" in request.query
+        counts["LIST" if listing else request.method] += 1
         if not window:
             window.append(time.monotonic())
         body = await request.read()

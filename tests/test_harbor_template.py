@@ -1,14 +1,24 @@
-"""The Harbor task template of ``samples/harbor-task``, run as Harbor's verifier runs it.
+"""The Harbor task templates of ``samples/harbor-task`` (the verifier shares the agent's
+container) and ``samples/harbor-task-separate`` (a verifier container of its own), as
+shipped and as Harbor runs them.
 
-Each scenario lays out what a trial's container holds at verification time, in a
-temporary directory: ``tests/`` (a copy of the sample's ``tests/``, as Harbor copies it
-to ``/tests``), ``app/`` (the agent's work: the sample's ``count.py``, changed as the
-scenario's agent left it) and ``logs/`` (``/logs/verifier``, with whatever the agent
-planted there). Then ``bash tests/test.sh`` runs from ``app/`` with the environment
-variables the template reads (``TESTS_DIR``, ``APP_DIR``, ``GRADE_LOGS``,
-``TEST_TIMEOUT_SEC``), under the versions the sample's Dockerfile pins: pytest 8.4.1,
-pytest-json-ctrf 0.3.5, pytest-rerunfailures and pytest-timeout, installed into a
-directory of their own, and no other pytest plugin (autoloading is off; the ones the
+As shipped: every pin of their Dockerfiles installs from PyPI, truereward is the wheel
+``infra/harbor-wheel.sh`` builds from this clone, Harbor 0.26's ``harbor lint`` passes both,
+and the two differ only where the verifier mode does.
+
+As Harbor runs them: a real Harbor ``Job`` (``tests/harbor.py``, ``tests/harbor_driver.py``)
+with the ``nop`` agent in a stand-in sandbox runs each variant's own verifier over a passing,
+a failing and an ungradable agent's end state, and reads the reward with Harbor's own parser.
+
+Scenario by scenario, each lays out what a trial's container holds at verification time, in
+a temporary directory: ``tests/`` (a copy of the sample's ``tests/``, as Harbor copies it to
+``/tests``), ``app/`` (the agent's work: the sample's ``count.py``, changed as the scenario's
+agent left it) and ``logs/`` (``/logs/verifier``, with whatever the agent planted there).
+Then ``bash tests/test.sh`` runs from ``app/`` with the environment variables the template
+reads (``TESTS_DIR``, ``APP_DIR``, ``GRADE_LOGS``, ``TEST_TIMEOUT_SEC``), under the packages
+the Dockerfile installs (pytest 8.4.1, pytest-json-ctrf 0.3.5, pytest-rerunfailures,
+pytest-timeout, truereward's dependencies and the wheel built from this clone), installed into
+a directory of their own, and no other pytest plugin (autoloading is off; the ones the
 Dockerfile installs are named with ``-p``). What it leaves in ``logs/`` is checked with
 ``truereward verify`` and with Harbor 0.26's own reward parsing (``tests/harbor.py``).
 
@@ -20,6 +30,7 @@ pytest-timeout in one session, and the ``flaky`` package.
 from __future__ import annotations
 
 import contextlib
+import filecmp
 import json
 import os
 import re
@@ -29,20 +40,38 @@ import subprocess
 import sys
 import textwrap
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.requirements import Requirement
 
 import truereward as tr
 from tests.conftest import ROOT
-from tests.harbor import harbor_python, harbor_reward
+from tests.harbor import TaskTrial, harbor_python, harbor_reward, harbor_run_tasks
 from tests.installs import install_target
 from truereward import GradeDocument
 from truereward.verify import verify_published
 
 SAMPLE = ROOT / "samples" / "harbor-task"
+SEPARATE = ROOT / "samples" / "harbor-task-separate"
+#: Each variant, and the Dockerfile of the image its verifier runs in.
+VARIANTS = {"shared": (SAMPLE, "environment"), "separate": (SEPARATE, "tests")}
 VENV_BIN = Path(sys.executable).parent
+WHEEL = f"truereward-{tr.__version__}-py3-none-any.whl"
+#: What the verifier's image installs beside pytest: truereward's dependencies.
+RUNTIME = {
+    "annotated-types",
+    "defusedxml",
+    "ijson",
+    "orjson",
+    "pydantic",
+    "pydantic-core",
+    "typing-extensions",
+    "typing-inspection",
+}
+PIN = re.compile(r"\b([A-Za-z0-9_.-]+)==([0-9][A-Za-z0-9.]*)")
 
 #: The sample's case set, and what each case is.
 CASE_KINDS = {
@@ -68,21 +97,44 @@ HANGS_ON_EMPTY_INPUT = (
 )
 
 
-def dockerfile_pins() -> dict[str, str]:
-    """The ``name==version`` pins of the sample's Dockerfile."""
-    text = (SAMPLE / "environment" / "Dockerfile").read_text()
-    return dict(re.findall(r"\b([A-Za-z0-9_.-]+)==([0-9][A-Za-z0-9.]*)", text))
+def verifier_dockerfile(variant: str) -> Path:
+    """The Dockerfile of the image the variant's verifier runs in."""
+    root, context = VARIANTS[variant]
+    return root / context / "Dockerfile"
+
+
+def dockerfile_pins(variant: str = "shared") -> dict[str, str]:
+    """The ``name==version`` pins of the Dockerfile the variant's verifier runs in."""
+    return dict(PIN.findall(verifier_dockerfile(variant).read_text()))
 
 
 @pytest.fixture(scope="module")
-def pins(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The Dockerfile's pytest and pytest plugins (truereward is this checkout),
-    installed into a directory of their own."""
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Copies of both samples with the wheel ``infra/harbor-wheel.sh`` builds from
+    this clone in their build contexts, as a user runs it before ``harbor run``."""
+    where = tmp_path_factory.mktemp("samples")
+    for root, _ in VARIANTS.values():
+        shutil.copytree(root, where / root.name)
+    done = subprocess.run(
+        ["bash", str(ROOT / "infra" / "harbor-wheel.sh"), str(where)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return where
+
+
+@pytest.fixture(scope="module")
+def pins(built: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What the verifier's image installs, into a directory of its own: every pin of
+    the Dockerfile from PyPI, and truereward from the wheel built from this clone."""
     where = tmp_path_factory.mktemp("pins") / "site"
-    wanted = [f"{name}=={version}" for name, version in dockerfile_pins().items()]
-    for spec in wanted:
-        if not spec.startswith("truereward=="):
-            install_target(spec, where)
+    for name, version in dockerfile_pins().items():
+        install_target(f"{name}=={version}", where)
+    install_target(str(built / SAMPLE.name / "environment" / WHEEL), where)
     return where
 
 
@@ -120,6 +172,18 @@ def agent_output(app: Path, *, solved: bool, changes: tuple[tuple[str, str], ...
     (app / "count.py").write_text(program)
 
 
+def image_env(pins: Path) -> dict[str, str]:
+    """What the verifier's image puts in a command's environment: the Dockerfile's
+    packages (``pins``) on the paths, and its pytest plugins, and no other (autoloading
+    is off)."""
+    return {
+        "PATH": f"{pins / 'bin'}{os.pathsep}{VENV_BIN}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": str(pins),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "PYTEST_ADDOPTS": "-p ctrf.main -p pytest_rerunfailures -p pytest_timeout",
+    }
+
+
 def verify_as_harbor_does(
     root: Path,
     pins: Path,
@@ -137,13 +201,12 @@ def verify_as_harbor_does(
     if tests is None:
         tests = root / "tests"
         shutil.copytree(SAMPLE / "tests", tests)
+    image = image_env(pins)
     environment = {
         **os.environ,
-        "PATH": f"{pins / 'bin'}{os.pathsep}{VENV_BIN}{os.pathsep}{os.environ['PATH']}",
+        **image,
         "PYTHONPATH": os.pathsep.join(str(path) for path in (*front, pins)),
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-        # The Dockerfile's plugins, and no other (autoloading is off).
-        "PYTEST_ADDOPTS": f"-p ctrf.main -p pytest_rerunfailures -p pytest_timeout {addopts}",
+        "PYTEST_ADDOPTS": f"{image['PYTEST_ADDOPTS']} {addopts}",
         "TESTS_DIR": str(tests),
         "APP_DIR": str(root / "app"),
         "GRADE_LOGS": str(root / "logs"),
@@ -238,35 +301,44 @@ def commands(script: str) -> list[str]:
     return [line for line in plain.splitlines() if line.strip() and not line.startswith("#")]
 
 
-def test_test_sh_is_harbors_template_but_for_its_pytest_line() -> None:
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_test_sh_is_harbors_template_but_for_its_pytest_line(variant: str) -> None:
     template = harbor_package() / "cli" / "template-task" / "pytest-tests" / "test.sh"
-    theirs, ours = (
-        commands(template.read_text()),
-        commands((SAMPLE / "tests" / "test.sh").read_text()),
-    )
+    root, _ = VARIANTS[variant]
+    theirs, ours = commands(template.read_text()), commands((root / "tests/test.sh").read_text())
     assert len(theirs) == len(ours), ours
     changed = [(line, mine) for line, mine in zip(theirs, ours, strict=True) if line != mine]
     assert len(changed) == 1, changed
     ((line, mine),) = changed
     assert line == "if pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA; then"
     # Every word of Harbor's line is kept, the plugin is named, and a failed session
-    # ends the script before the template's `echo 0`.
+    # ends the script before the template's `echo 0`; an ungradable one exits non-zero.
     assert set(line.removesuffix("; then").split()) <= set(mine.split())
     assert "-p truereward.plugin" in mine and "--ctrf /logs/verifier/ctrf.json" in mine
     assert re.search(r"--grade-exit-ungradable [1-9]", mine)
     assert mine.endswith(" || exit; then")
 
 
-def test_harbor_loads_the_sample_task() -> None:
-    script = (
-        "import json, sys\n"
-        "from harbor.models.task.task import Task\n"
-        "task = Task(sys.argv[1])\n"
-        "print(json.dumps({'test': str(task.paths.discovered_test_path),"
-        " 'verifier_timeout_sec': task.config.verifier.timeout_sec}))\n"
-    )
+HARBOR_TASK = """\
+import json, sys
+from harbor.models.task.task import Task
+from harbor.models.task.verifier_mode import resolve_task_verifier_mode
+task = Task(sys.argv[1])
+print(json.dumps({
+    "test": str(task.paths.discovered_test_path),
+    "verifier_timeout_sec": task.config.verifier.timeout_sec,
+    "mode": resolve_task_verifier_mode(task.config).value,
+    "artifacts": [str(getattr(entry, "source", entry)) for entry in task.config.artifacts],
+    "verifier_env": task.config.verifier.env,
+}))
+"""
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_harbor_loads_each_variant_in_its_mode(variant: str) -> None:
+    root, _ = VARIANTS[variant]
     done = subprocess.run(
-        [str(harbor_python()), "-I", "-c", script, str(SAMPLE)],
+        [str(harbor_python()), "-I", "-c", HARBOR_TASK, str(root)],
         capture_output=True,
         text=True,
         check=False,
@@ -274,23 +346,149 @@ def test_harbor_loads_the_sample_task() -> None:
     )
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout.splitlines()[-1])
-    assert loaded == {"test": str(SAMPLE / "tests" / "test.sh"), "verifier_timeout_sec": 900.0}
+    assert loaded == {
+        "test": str(root / "tests" / "test.sh"),
+        "verifier_timeout_sec": 900.0,
+        "mode": variant,
+        # Separate: the agent's /app reaches the verifier as an artifact, and the
+        # verifier is told so (an /app that did not arrive is then ungradable).
+        "artifacts": ["/app"] if variant == "separate" else [],
+        "verifier_env": {"APP_FROM_ARTIFACTS": "1"} if variant == "separate" else {},
+    }
 
 
-def test_the_dockerfile_pins_harbors_versions_and_this_truereward() -> None:
+def harbor_lint(*args: str) -> subprocess.CompletedProcess[str]:
+    """Harbor 0.26's ``harbor lint`` (its console script, from its venv)."""
+    return subprocess.run(
+        [str(harbor_python().parent / "harbor"), "lint", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+        env={**os.environ, "HARBOR_TELEMETRY": "0"},
+    )
+
+
+def test_harbor_lint_passes_both_variants() -> None:
+    done = harbor_lint("--json", str(SAMPLE), str(SEPARATE))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout) == []
+
+
+def test_harbor_lint_flags_the_shared_verifier_the_sample_accepts() -> None:
+    # The shared variant passes because its task.toml ignores this one rule, knowingly
+    # ([metadata.harbor.lint]); selected again, lint flags it, and nothing else.
+    done = harbor_lint("--json", "--extend-select", "shared-verifier", str(SAMPLE), str(SEPARATE))
+    assert done.returncode == 1, done.stdout + done.stderr
+    found = [(Path(item["path"]).parent.name, item["rule"]) for item in json.loads(done.stdout)]
+    assert found == [("harbor-task", "shared-verifier")]
+
+
+def test_the_dockerfiles_pin_harbors_versions_and_truereward_s_locked_dependencies() -> None:
     pinned = dockerfile_pins()
     assert set(pinned) == {
         "pytest",
         "pytest-json-ctrf",
         "pytest-rerunfailures",
         "pytest-timeout",
-        "truereward",
+        *RUNTIME,
     }
-    assert pinned["truereward"] == tr.__version__
     template = harbor_package() / "cli" / "template-task" / "pytest-tests" / "Dockerfile"
-    harbors = dict(re.findall(r"\b([A-Za-z0-9_.-]+)==([0-9][A-Za-z0-9.]*)", template.read_text()))
+    harbors = dict(PIN.findall(template.read_text()))
     assert harbors == {"pytest": "8.4.1", "pytest-json-ctrf": "0.3.5"}
     assert {name: pinned[name] for name in harbors} == harbors
+    lock = dict(PIN.findall((ROOT / "infra" / "lock.txt").read_text()))
+    assert {name: pinned[name] for name in RUNTIME} == {name: lock[name] for name in RUNTIME}
+    # truereward's own requirements are exactly what is pinned beside it.
+    required = {
+        Requirement(line).name
+        for line in metadata.requires("truereward") or []
+        if "extra ==" not in line
+    }
+    assert required <= RUNTIME
+    # Both verifier images install the same packages.
+    assert dockerfile_pins("separate") == pinned
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_truereward_is_the_wheel_built_from_this_clone_never_a_pypi_version(variant: str) -> None:
+    text = verifier_dockerfile(variant).read_text()
+    assert "truereward==" not in text and "truereward>" not in text
+    # Copied from the build context (where infra/harbor-wheel.sh puts it) and installed.
+    assert re.search(rf"^COPY {re.escape(WHEEL)} /tmp/$", text, re.MULTILINE), text
+    assert f"    /tmp/{WHEEL} \\\n" in text
+    context = verifier_dockerfile(variant).parent / WHEEL
+    ignored = subprocess.run(
+        ["git", "check-ignore", "--no-index", "-q", str(context.relative_to(ROOT))],
+        cwd=ROOT,
+        check=False,
+    )
+    assert ignored.returncode == 0, f"{context} is not git-ignored"
+
+
+@pytest.mark.slow
+def test_the_wheel_script_builds_the_wheel_the_dockerfiles_install(built: Path) -> None:
+    for root, context in VARIANTS.values():
+        wheels = sorted(path.name for path in (built / root.name / context).glob("*.whl"))
+        assert wheels == [WHEEL]
+    wheel = built / SAMPLE.name / "environment" / WHEEL
+    assert filecmp.cmp(wheel, built / SEPARATE.name / "tests" / WHEEL, shallow=False)
+
+
+@pytest.mark.slow
+def test_every_pin_installs_from_pypi_and_the_image_needs_nothing_else(pins: Path) -> None:
+    installed = {
+        dist.metadata["Name"].lower().replace("_", "-"): dist
+        for dist in metadata.distributions(path=[str(pins)])
+    }
+    wanted = {**dockerfile_pins(), "truereward": tr.__version__}
+    assert {name: installed[name].version for name in wanted} == wanted
+    # Every requirement of what the image installs is installed, at a version it
+    # accepts (pytest's own dependencies come from pip's resolver in the image, as
+    # in Harbor's template: here from this venv).
+    for name, dist in installed.items():
+        for line in dist.requires or []:
+            requirement = Requirement(line)
+            if requirement.marker is not None and not requirement.marker.evaluate(
+                {"extra": "", "python_version": "3.12"}
+            ):
+                continue
+            key = requirement.name.lower().replace("_", "-")
+            if key in installed:
+                assert requirement.specifier.contains(installed[key].version, prereleases=True), (
+                    f"{name} needs {requirement}, the image has {installed[key].version}"
+                )
+            elif name in ("truereward", *RUNTIME):
+                raise AssertionError(f"{name} needs {requirement}, which the image lacks")
+
+
+def test_the_variants_differ_only_where_the_verifier_mode_does() -> None:
+    same = [
+        "instruction.md",
+        "solution/solve.sh",
+        "environment/count.py",
+        "tests/task.json",
+        "tests/test_outputs.py",
+    ]
+    for name in same:
+        assert (SAMPLE / name).read_bytes() == (SEPARATE / name).read_bytes(), name
+    shared_sh, separate_sh = (
+        commands((root / "tests" / "test.sh").read_text()) for root in (SAMPLE, SEPARATE)
+    )
+    assert shared_sh == separate_sh
+
+    def listing(root: Path) -> set[str]:
+        return {
+            str(path.relative_to(root))
+            for path in root.rglob("*")
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".whl"
+        }
+
+    # Separate mode adds the verifier's image; task.toml and both Dockerfiles differ.
+    assert listing(SEPARATE) - listing(SAMPLE) == {"tests/Dockerfile"}
+    assert listing(SAMPLE) - listing(SEPARATE) == set()
+    # The agent's image of the separate variant installs nothing for the verifier.
+    assert "pip install" not in (SEPARATE / "environment" / "Dockerfile").read_text()
 
 
 def test_the_doc_shows_the_pytest_line_and_the_pins_as_they_are() -> None:
@@ -301,6 +499,87 @@ def test_the_doc_shows_the_pytest_line_and_the_pins_as_they_are() -> None:
     assert f"```bash\n{line}\n```" in doc
     shown = dict(re.findall(r"`([A-Za-z0-9_.-]+)==([0-9][A-Za-z0-9.]*)`", doc))
     assert shown == dockerfile_pins()
+    assert f"`{WHEEL}`" in doc
+
+
+# --- each variant's verifier, as Harbor runs it ----------------------------------------------
+
+
+def broken_copy(task: Path, where: Path) -> Path:
+    """The task with one case its verifier cannot measure (no ``expect`` for
+    ``empty-input``): the task's fault, so the run is ungradable."""
+    copy = where / f"{task.name}-broken"
+    shutil.copytree(task, copy)
+    spec = json.loads((copy / "tests" / "task.json").read_text())
+    (case,) = [case for case in spec["cases"] if case["id"] == "empty-input"]
+    del case["options"]["expect"]
+    (copy / "tests" / "task.json").write_text(json.dumps(spec))
+    return copy
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_harbor_runs_each_variant_s_verifier_and_reads_its_reward(
+    variant: str, built: Path, pins: Path, tmp_path: Path
+) -> None:
+    task = built / VARIANTS[variant][0].name
+    solved, unsolved = tmp_path / "solved", tmp_path / "unsolved"
+    agent_output(solved, solved=True)
+    agent_output(unsolved, solved=False)
+    scenarios: dict[str, tuple[Path, Path | None]] = {
+        "passing": (task, solved),
+        "failing": (task, unsolved),
+        "ungradable": (broken_copy(task, tmp_path), solved),
+        "no /app": (task, None),  # the agent's container has no /app at all
+    }
+    kept = {name: tmp_path / "kept" / str(index) for index, name in enumerate(scenarios)}
+    trials = harbor_run_tasks(
+        [
+            TaskTrial(task_dir=task_dir, app=app, env=image_env(pins), keep=kept[name])
+            for name, (task_dir, app) in scenarios.items()
+        ]
+    )
+    got = dict(zip(scenarios, trials, strict=True))
+    graded: dict[str, GradeDocument] = {}
+    for name in got:
+        graded[name], found = verify_published(kept[name])
+        assert found == [], (name, found)
+        stdout = (kept[name] / "test-stdout.txt").read_text()
+        # Separate mode: the verifier ran in a sandbox of its own, not the agent's.
+        assert ("__verifier/tests" in stdout) == (variant == "separate"), stdout[:400]
+
+    # Harbor's parser read the reward truereward published; test.sh's exit status
+    # (which Harbor ignores) says the same.
+    assert got["passing"]["rewards"] == {"reward": 1.0} and got["passing"]["test_exit"] == 0
+    assert got["failing"]["rewards"] == {"reward": 0.0} and got["failing"]["test_exit"] == 1
+    assert graded["passing"].reward == 1.0 and graded["failing"].reward == 0.0
+
+    # A case the verifier cannot measure: no reward at all (never a 0), exit 6.
+    ungradable = got["ungradable"]
+    assert ungradable["rewards"] is None and ungradable["reward_valid"] is False
+    assert ungradable["exception"] == "RewardFileNotFoundError"
+    assert ungradable["test_exit"] == 6
+    assert [(item.code, item.case, item.blame.value) for item in graded["ungradable"].refusals] == [
+        ("CASE_NOT_PREPARED", "empty-input", "grader")
+    ]
+
+    # No /app: in the agent's own container, its missing program is its failure; in
+    # a separate verifier, nothing arrived, which the verifier cannot grade.
+    missing = got["no /app"]
+    if variant == "shared":
+        assert missing["rewards"] == {"reward": 0.0} and missing["test_exit"] == 1
+        rows = graded["no /app"].detail
+        assert {row.verdict for row in rows} == {"fail"}
+        assert all(re.fullmatch(r"no /.*/app/count\.py", row.why) for row in rows), rows
+    else:
+        assert missing["rewards"] is None and missing["exception"] == "RewardFileNotFoundError"
+        assert missing["test_exit"] == 6
+        refusals = graded["no /app"].refusals
+        assert {(item.code, item.blame.value) for item in refusals} == {
+            ("EVIDENCE_UNREADABLE", "grader")
+        }
+        assert len(refusals) == len(CASE_KINDS)
+        assert "did not reach the verifier" in refusals[0].why
 
 
 # --- the template, scenario by scenario -------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -234,7 +235,7 @@ def test_a_worker_killed_mid_case_is_refused(project, tmp_path):
 @pytest.mark.parametrize(
     ("answer", "code", "text"),
     [
-        ("double", "CASE_INVALID", "called grade() a second time"),
+        ("double", "CASE_INVALID", "graded case keep-api twice; one test grades one case"),
         ("skip", "CASE_NOT_GRADED", "was skipped (no network here)"),
         ("crash", "CASE_NOT_GRADED", "assessing the case raised KeyError"),
         ("ungradable:EVIDENCE_MISSING", "EVIDENCE_MISSING", "could not be read"),
@@ -423,3 +424,237 @@ def test_a_verifier_stopped_with_sigterm_publishes_a_refusal(project, tmp_path):
     assert not document.gradable and document.reward is None
     assert not (logs / "reward.txt").exists()
     assert "INTERRUPTED" in refusal_text(document)
+
+
+# --- subtests: several cases in one test, each in a subtest of its own -------------------------
+
+#: The verifier module graded in one test, one subtest per case (pytest 9's subtests).
+SUBTESTS_MODULE = TEST_MODULE.split("@pytest.mark.parametrize")[0] + textwrap.dedent("""
+    def test_cases(subtests, grade):
+        for case in CASES:
+            with subtests.test(case=case.id):
+                grade(case, read_case)
+                if ANSWERS.get(case.id) == "double":
+                    grade(case, read_case)
+""")
+
+
+@pytest.fixture
+def subtests_project(project: Path) -> Path:
+    (project / "test_grade.py").write_text(SUBTESTS_MODULE)
+    return project
+
+
+@pytest.mark.parametrize("workers", MODES)
+def test_subtests_grade_one_case_each(subtests_project, tmp_path, workers):
+    logs = tmp_path / "logs"
+    result = run(subtests_project, workers=workers, logs=logs)
+    assert result.returncode == 0, result.stdout + result.stderr
+    document = grade_of(logs)
+    assert document.gradable and document.reward == 1.0
+    assert sorted(row.id for row in document.detail) == sorted(case["id"] for case in CASES)
+
+
+@pytest.mark.parametrize("workers", MODES)
+def test_a_failing_subtest_fails_its_case_and_the_others_are_still_graded(
+    subtests_project, tmp_path, workers
+):
+    logs = tmp_path / "logs"
+    answers(subtests_project, fix_parser="fail")  # the first case: the loop goes on
+    result = run(subtests_project, workers=workers, logs=logs)
+    assert result.returncode == 1
+    document = grade_of(logs)
+    assert document.gradable and document.reward == 0.0
+    verdicts = {row.id: row.verdict for row in document.detail}
+    assert verdicts == {
+        "fix-parser": "fail",
+        "fix-cli": "pass",
+        "slow-guard": "pass",
+        "keep-api": "pass",
+    }
+
+
+def test_subtests_and_parametrized_tests_give_the_same_grade(project, tmp_path):
+    answers(project, fix_cli="fail", keep_api="ungradable:EVIDENCE_MISSING")
+    run(project, logs=tmp_path / "parametrized")
+    (project / "test_grade.py").write_text(SUBTESTS_MODULE)
+    run(project, workers=2, logs=tmp_path / "subtests")
+    one, other = grade_of(tmp_path / "parametrized"), grade_of(tmp_path / "subtests")
+    assert not one.gradable
+    assert normalized(one) == normalized(other)
+
+
+@pytest.mark.parametrize("workers", MODES)
+@pytest.mark.parametrize(
+    ("answer", "code", "text"),
+    [
+        ("skip", "CASE_NOT_GRADED", "subtest (case=keep-api) ended without a result (skipped"),
+        ("double", "CASE_INVALID", "graded case keep-api twice"),
+        ("crash", "CASE_NOT_GRADED", "assessing the case raised KeyError"),
+    ],
+)
+def test_a_subtest_without_a_proper_result_is_refused(
+    subtests_project, tmp_path, workers, answer, code, text
+):
+    logs = tmp_path / "logs"
+    answers(subtests_project, keep_api=answer)
+    run(subtests_project, workers=workers, logs=logs)
+    document = grade_of(logs)
+    assert not document.gradable and not (logs / "reward.txt").exists()
+    assert any(item.code == code and text in item.why for item in document.refusals), refusal_text(
+        document
+    )
+
+
+def test_grading_several_cases_in_one_test_without_subtests_says_what_to_write(project, tmp_path):
+    (project / "test_grade.py").write_text(
+        TEST_MODULE.split("@pytest.mark.parametrize")[0]
+        + "\ndef test_cases(grade):\n    for case in CASES:\n        grade(case, read_case)\n"
+    )
+    logs = tmp_path / "logs"
+    run(project, logs=logs)
+    document = grade_of(logs)
+    assert not document.gradable
+    text = refusal_text(document)
+    assert "called grade() a second time (for fix-cli) in the same test as fix-parser" in text
+    assert "with subtests.test(case=case.id): grade(case, assess)" in text
+    assert "@pytest.mark.parametrize('case', CASES, ids=str)" in text
+
+
+def test_the_same_case_graded_twice_in_one_test_is_refused(project, tmp_path):
+    (project / "test_grade.py").write_text(
+        TEST_MODULE.split("@pytest.mark.parametrize")[0]
+        + textwrap.dedent("""
+            def test_cases(subtests, grade):
+                for case in [*CASES, CASES[0]]:
+                    with subtests.test(case=case.id):
+                        grade(case, read_case)
+        """)
+    )
+    logs = tmp_path / "logs"
+    run(project, logs=logs)
+    document = grade_of(logs)
+    assert not document.gradable
+    assert "test_grade.py::test_cases graded case fix-parser twice" in refusal_text(document)
+
+
+# --- pytest-repeat: the repetitions of a case fold into one row ---------------------------------
+
+#: read_case answers that change with the repetition: "fail-once" fails the case's
+#: first execution, "ungradable-once" refuses it; the others pass. Executions are
+#: numbered with exclusive creates, so workers of one session agree.
+REPEAT_ANSWERS = textwrap.dedent("""
+
+    def execution(case):
+        runs = Path(__file__).parent / "ran" / case.id
+        runs.mkdir(parents=True, exist_ok=True)
+        number = 0
+        while True:
+            try:
+                os.close(os.open(runs / str(number), os.O_CREAT | os.O_EXCL))
+                return number
+            except FileExistsError:
+                number += 1
+
+
+    _read_case = read_case
+
+
+    def read_case(case):
+        first = execution(case) == 0
+        if ANSWERS.get(case.id) == "fail-once" and first:
+            return CaseResult(id=case.id, kind=case.kind, verdict="fail", why="cold start")
+        if ANSWERS.get(case.id) == "ungradable-once" and first:
+            raise Ungradable("EVIDENCE_MISSING", f"{case.id}: nothing the first time")
+        if ANSWERS.get(case.id, "").endswith("-once"):
+            return CaseResult(id=case.id, kind=case.kind, verdict="pass")
+        return _read_case(case)
+""")
+
+
+def repeated(module: str) -> str:
+    """``module`` with REPEAT_ANSWERS' read_case in front of its tests."""
+    head, _, tests = module.partition("\n@pytest.mark.parametrize")
+    if not tests:
+        head, _, tests = module.partition("\ndef test_cases")
+        return head + REPEAT_ANSWERS + "\ndef test_cases" + tests
+    return head + REPEAT_ANSWERS + "\n@pytest.mark.parametrize" + tests
+
+
+REPEAT = ("-p", "pytest_repeat", "--count", "3")
+
+
+@pytest.mark.parametrize("workers", MODES)
+def test_pytest_repeat_folds_the_repetitions_of_each_case(project, tmp_path, workers):
+    (project / "test_grade.py").write_text(repeated(TEST_MODULE))
+    logs = tmp_path / "logs"
+    result = run(project, *REPEAT, workers=workers, logs=logs)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "12 passed" in result.stdout
+    document = grade_of(logs)
+    assert document.gradable and document.reward == 1.0
+    assert len(document.detail) == len(CASES)
+    for row in document.detail:
+        assert row.verdict == "pass" and row.why == "passed all 3 repetitions"
+        assert row.measures == {"repetitions": 3.0, "repetitions_passed": 3.0}
+        assert [item.name for item in row.observations] == [
+            f"repetition {step} of 3" for step in (1, 2, 3)
+        ]
+
+
+@pytest.mark.parametrize("workers", MODES)
+def test_a_case_must_pass_every_repetition(project, tmp_path, workers):
+    (project / "test_grade.py").write_text(repeated(TEST_MODULE))
+    answers(project, fix_cli="fail-once")
+    logs = tmp_path / "logs"
+    result = run(project, *REPEAT, workers=workers, logs=logs)
+    assert result.returncode == 1
+    document = grade_of(logs)
+    assert document.gradable and document.reward == 0.0
+    (row,) = [row for row in document.detail if row.id == "fix-cli"]
+    assert row.verdict == "fail"
+    assert re.fullmatch(r"failed 1 of 3 repetitions; repetition [123]: cold start", row.why)
+    assert row.measures["repetitions_passed"] == 2.0
+    assert sorted(item.verdict for item in row.observations) == ["fail", "pass", "pass"]
+
+
+def test_a_repetition_that_cannot_be_graded_leaves_the_case_ungradable(project, tmp_path):
+    (project / "test_grade.py").write_text(repeated(TEST_MODULE))
+    answers(project, keep_api="ungradable-once")
+    logs = tmp_path / "logs"
+    run(project, *REPEAT, logs=logs)
+    document = grade_of(logs)
+    assert not document.gradable and not (logs / "reward.txt").exists()
+    (row,) = [row for row in document.detail if row.id == "keep-api"]
+    assert row.verdict == "ungradable" and row.code == "EVIDENCE_MISSING"
+    assert row.why.startswith("repetition 1 of 3 could not be graded: keep-api: nothing")
+    assert [item.code for item in document.refusals] == ["EVIDENCE_MISSING"]
+
+
+def test_pytest_repeat_with_subtests_and_the_repeat_marker(project, tmp_path):
+    module = repeated(SUBTESTS_MODULE).replace(
+        "\ndef test_cases", "\n@pytest.mark.repeat(2)\ndef test_cases"
+    )
+    (project / "test_grade.py").write_text(module)
+    answers(project, slow_guard="fail-once")
+    logs = tmp_path / "logs"
+    run(project, "-p", "pytest_repeat", workers=2, logs=logs)
+    document = grade_of(logs)
+    assert document.gradable and document.reward == 0.0
+    rows = {row.id: row for row in document.detail}
+    assert set(rows) == {case["id"] for case in CASES}
+    assert rows["slow-guard"].verdict == "fail"
+    assert rows["slow-guard"].why.startswith("failed 1 of 2 repetitions")
+    assert rows["fix-parser"].measures == {"repetitions": 2.0, "repetitions_passed": 2.0}
+
+
+def test_two_tests_grading_one_case_say_what_to_write(project, tmp_path):
+    with (project / "test_grade.py").open("a") as module:
+        module.write("\n\ndef test_again(grade):\n    grade(CASES[0], read_case)\n")
+    logs = tmp_path / "logs"
+    run(project, logs=logs)
+    document = grade_of(logs)
+    assert not document.gradable
+    text = refusal_text(document)
+    assert "case fix-parser was graded by 2 tests (test_grade.py::test_case[fix-parser], " in text
+    assert "repeat its test with pytest-repeat (--count N)" in text

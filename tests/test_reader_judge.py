@@ -53,7 +53,7 @@ def test_criteria_are_decided(answer):
         "quality": "pass",
         "tone": "pass",
     }
-    assert rows["quality"].measures == {"confidence": 0.7}
+    assert rows["quality"].measures == {"confidence": 0.7, "score": 1.0}
 
 
 def test_an_abstention_is_judge_abstained_never_a_fail(answer):

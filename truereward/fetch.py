@@ -12,10 +12,11 @@ fall back to the generic calls. A missing object raises
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["fetch", "opened"]
+__all__ = ["fetch", "opened", "prefetch"]
 
 
 def _is_s3(fs: Any) -> bool:
@@ -63,3 +64,27 @@ def fetch(fs: Any, path: str, limit: int) -> tuple[int, bytes | None]:
             if got > limit:  # it said less than it sent
                 return got, None
         return got, b"".join(parts)
+
+
+def prefetch(fs: Any, path: str, limit: int) -> Future[tuple[int, bytes | None]] | None:
+    """:func:`fetch` of ``path`` started on the store's event loop (S3
+    only: ``None`` for any other filesystem), its answer in the future it
+    returns. Nothing waits for it: a caller that does not need it after all
+    lets it finish on its own."""
+    if not _is_s3(fs):
+        return None
+    import asyncio
+
+    bucket, key, version = fs.split_path(path)
+    extra = {"VersionId": version} if version else {}
+
+    async def get() -> tuple[int, bytes | None]:
+        answer = await fs._call_s3("get_object", Bucket=bucket, Key=key, **extra)
+        async with answer["Body"] as body:
+            size = int(answer.get("ContentLength") or 0)
+            if size > limit:
+                return size, None
+            data: bytes = await body.read()
+        return (len(data), None) if len(data) > limit else (len(data), data)
+
+    return asyncio.run_coroutine_threadsafe(get(), fs.loop)

@@ -12,7 +12,7 @@ sentence saying what happened.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .cases import CaseResult
@@ -20,7 +20,7 @@ from .codes import Ungradable
 from .document import GradeDocument, grade_document
 from .refusal import Refusal, refusal
 
-__all__ = ["Ledger", "grade_one"]
+__all__ = ["Ledger", "fold_repetitions", "grade_one"]
 
 
 def grade_one(case: Any, assess: Callable[[Any], Any]) -> tuple[CaseResult, BaseException | None]:
@@ -55,6 +55,55 @@ def grade_one(case: Any, assess: Callable[[Any], Any]) -> tuple[CaseResult, Base
             why=f"{case.id}: assessing the case raised {type(error).__name__}: {error}",
         )
     return result.model_copy(update={"duration_s": time.perf_counter() - started}), raised
+
+
+def fold_repetitions(rows: Sequence[CaseResult]) -> CaseResult:
+    """One row for a case whose test ran several times on purpose (pytest-repeat's
+    ``--count``), its repetitions in order. Every repetition must pass:
+
+    - any repetition ungradable: the row is ungradable, with the first such
+      repetition's code (the case was not fully measured; never a pass or a fail);
+    - else any repetition failed: the row fails, its why counting the failures and
+      quoting the first;
+    - else the row passes.
+
+    The row is the deciding repetition's (the first ungradable one, else the first
+    failed one, else the last), with one observation per repetition (its verdict and
+    why), ``measures`` ``repetitions`` and ``repetitions_passed`` added, and the
+    durations summed. One row is returned as it is."""
+    if len(rows) == 1:
+        return rows[0]
+    count = len(rows)
+    numbered = list(enumerate(rows, 1))
+    ungradable = [(step, row) for step, row in numbered if row.verdict == "ungradable"]
+    failed = [(step, row) for step, row in numbered if row.verdict == "fail"]
+    passed = count - len(ungradable) - len(failed)
+    if ungradable:
+        step, base = ungradable[0]
+        why = f"repetition {step} of {count} could not be graded: {base.why}"
+    elif failed:
+        step, base = failed[0]
+        why = f"failed {len(failed)} of {count} repetitions; repetition {step}: {base.why}"
+    else:
+        base = rows[-1]
+        why = f"passed all {count} repetitions" + (f"; the last: {base.why}" if base.why else "")
+    seen = [
+        {"name": f"repetition {step} of {count}", "verdict": row.verdict, "why": row.why[:300]}
+        for step, row in numbered
+    ]
+    return CaseResult.from_row(
+        {
+            **base.to_row(),
+            "why": why,
+            "observations": [*base.to_row()["observations"], *seen],
+            "measures": {
+                **base.measures,
+                "repetitions": float(count),
+                "repetitions_passed": float(passed),
+            },
+            "duration_s": sum(row.duration_s for row in rows),
+        }
+    )
 
 
 class Ledger:
@@ -93,6 +142,29 @@ class Ledger:
                 f"{test}: its row cannot be read here: {describe(error, limit=1, whole='(row)')}",
                 case,
             )
+
+    def add_repetitions(self, test: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Take in the rows of one case from the repetitions of one test, in
+        order, as one row (:func:`fold_repetitions`). A row this process cannot
+        read is a refusal about that case, as in :meth:`add_row`."""
+        from pydantic import ValidationError
+
+        from .errors import describe
+
+        results: list[CaseResult] = []
+        for row in rows:
+            try:
+                results.append(CaseResult.from_row(row))
+            except ValidationError as error:
+                case = row.get("id") if isinstance(row.get("id"), str) else None
+                self.refuse(
+                    "CASE_NOT_GRADED",
+                    f"{test}: a repetition's row cannot be read here: "
+                    f"{describe(error, limit=1, whole='(row)')}",
+                    case,
+                )
+                return
+        self.rows.append(fold_repetitions(results))
 
     def refuse(self, code: str, why: str, case: str | None = None) -> None:
         """Record a refusal about the session (or one case)."""

@@ -62,9 +62,28 @@ ends in a refusal that names what happened:
   interrupted, or with collection errors (``CASE_NOT_GRADED``);
 - a case's test that ended without a row: skipped (``pytest.skip``),
   failed before ``grade()`` was called, or its worker crashed
-  (``CASE_NOT_GRADED``, about that case);
-- ``grade()`` called twice in one test (``CASE_INVALID``);
+  (``CASE_NOT_GRADED``, about that case); a subtest that ended so
+  (``CASE_NOT_GRADED``, naming the subtest);
+- ``grade()`` called twice in one test (or one subtest), one case graded
+  twice, or one case graded by two tests that are not repetitions of one
+  (``CASE_INVALID``, saying what to write instead);
 - a test in the session that is not a case (``CASE_INVALID``).
+
+Several cases in one test: grade each in a subtest of its own (pytest 9's
+``subtests`` fixture)::
+
+    def test_cases(subtests, grade):
+        for case in CASES:
+            with subtests.test(case=case.id):
+                grade(case, read_case)
+
+A failing subtest does not stop the test, so every case is graded; a row is
+the case's (its id), whatever the subtest is called.
+
+Repetitions: under pytest-repeat (``--count N``, ``@pytest.mark.repeat(N)``)
+the N rows of a case fold into one (:func:`~truereward.ledger.fold_repetitions`):
+it passes only when every repetition passed, fails when one failed, and is
+ungradable when one could not be graded.
 
 ``--collect-only`` and the other informational modes (``--fixtures``,
 ``--markers``, ``--setup-plan``...) write nothing and delete nothing.
@@ -79,6 +98,7 @@ not enough.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import inspect
 import os
@@ -109,8 +129,19 @@ LOGS_ENV = "GRADE_LOGS"
 CASE_KEY = "truereward_case"
 ROW_KEY = "truereward_row"
 PROBLEM_KEY = "truereward_problem"
+#: Which repetition of its test a pytest-repeat item is.
+REPEAT_KEY = "truereward_repeat"
 #: What workers hand the controller at the end (config.workeroutput).
 WORKER_KEY = "truereward"
+#: pytest-repeat's parameter: the repetition an item is (0-based).
+_REPEAT_PARAM = "__pytest_repeat_step_number"
+
+#: How to grade several cases in one test, and what to write instead.
+_ONE_CASE_A_TEST = (
+    "one test grades one case: parametrize the test over the cases "
+    "(@pytest.mark.parametrize('case', CASES, ids=str)), or grade each case in a "
+    "subtest of its own (with subtests.test(case=case.id): grade(case, assess))"
+)
 
 #: Modes in which pytest reports on tests without running them.
 _INFORMATIONAL = (
@@ -124,6 +155,9 @@ _INFORMATIONAL = (
 
 
 _declared: list[dict[str, Any]] = []
+#: Subtests that ended in this process, per test (node id): grade() takes another
+#: case in one test only after the subtest of the previous one ended.
+_subtests_ended: dict[str, int] = {}
 
 
 def _resolve(source: str | os.PathLike[str], caller: str | None) -> Path:
@@ -158,6 +192,65 @@ def cases(source: Any) -> list[CaseSpec]:
     return declared
 
 
+def _is_subtest(report: pytest.TestReport) -> bool:
+    """Whether a report is a subtest's (pytest 9's ``subtests`` fixture, or the
+    pytest-subtests plugin): the end of one ``with subtests.test(...)`` block."""
+    return report.when == "call" and getattr(report, "context", None) is not None
+
+
+def _subtest_name(report: pytest.TestReport) -> str:
+    """A subtest as pytest shows it, ``[msg] (key=value, ...)``, the same in one
+    process and under xdist."""
+    context = getattr(report, "context", None)
+    message = getattr(context, "msg", None)
+    kwargs = getattr(context, "kwargs", None) or {}
+    parts = [f"[{message}]"] if message is not None else []
+    if kwargs:
+        shown = ", ".join(f"{key}={_unquoted(value)}" for key, value in kwargs.items())
+        parts.append(f"({shown})")
+    return "subtest " + (" ".join(parts) or "(<subtest>)")
+
+
+def _unquoted(value: object) -> str:
+    """A subtest's keyword value: pytest keeps ``repr(value)``, and a report that
+    crossed from an xdist worker holds the repr of that repr; shown as the
+    value itself when it was a string."""
+    text = str(value)
+    for _ in range(2):
+        try:
+            inner = ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            break
+        if not isinstance(inner, str) or repr(inner) != text:
+            break
+        text = inner
+    return text
+
+
+def _repetition(item: pytest.Item) -> dict[str, Any] | None:
+    """Which repetition of its test an item is under pytest-repeat (``--count N``,
+    ``@pytest.mark.repeat(N)``): ``{step, count, group}``, 1-based, ``group``
+    naming the test without its repetition's id. None for any other item, and
+    when the repetition's id is not where pytest-repeat puts it (its items are
+    then graded as separate tests)."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or _REPEAT_PARAM not in callspec.params:
+        return None
+    step = callspec.params[_REPEAT_PARAM]
+    marker = item.get_closest_marker("repeat")
+    count = int(marker.args[0]) if marker and marker.args else item.config.getoption("count", 1)
+    if not isinstance(step, int) or not isinstance(count, int) or count < 2:
+        return None
+    token, ident = f"{step + 1}-{count}", callspec.id
+    if ident == token:
+        group = item.nodeid.removesuffix(f"[{ident}]")
+    elif ident.endswith(f"-{token}"):
+        group = item.nodeid.replace(f"[{ident}]", f"[{ident[: -len(token) - 1]}]")
+    else:
+        return None
+    return {"step": step + 1, "count": count, "group": group}
+
+
 def _case_of(item: pytest.Item) -> CaseSpec | None:
     """The declared case a test is parametrised with, if any."""
     callspec = getattr(item, "callspec", None)
@@ -173,25 +266,37 @@ def grade(request: pytest.FixtureRequest) -> Callable[[Any, Callable[[Any], Any]
     (the verifier's own function, returning a
     :class:`~truereward.cases.CaseResult`, or raising
     :class:`~truereward.codes.Ungradable`), record its row, and fail the test
-    unless the verdict is ``pass``. A second call in one test is refused."""
-    calls: list[str] = []
+    unless the verdict is ``pass``. One call per test, or per subtest: a test
+    may grade several cases when each is graded in a subtest of its own
+    (``with subtests.test(case=case.id): grade(case, assess)``), because a
+    failing subtest does not stop the test. A second call before a subtest
+    ended, or the same case graded twice in one test, is refused."""
+    #: (case id, subtests ended in this test when it was graded), per call.
+    calls: list[tuple[str, int]] = []
 
     def run(case: Any, assess: Callable[[Any], Any]) -> None:
         node = request.node
-        if calls:
+        ended = _subtests_ended.get(node.nodeid, 0)
+        again = next((earlier for earlier, _ in calls if earlier == case.id), None)
+        if again is not None or (calls and calls[-1][1] == ended):
+            why = (
+                f"{node.nodeid} graded case {case.id} twice"
+                if again is not None
+                else f"{node.nodeid} called grade() a second time (for {case.id}) "
+                f"in the same {'subtest' if ended else 'test'} as {calls[-1][0]}"
+            )
             node.user_properties.append(
                 (
                     PROBLEM_KEY,
                     {
                         "code": "CASE_INVALID",
-                        "case": calls[0],
-                        "why": f"{node.nodeid} called grade() a second time (for {case.id}); "
-                        "one test grades one case",
+                        "case": calls[-1][0],
+                        "why": f"{why}; {_ONE_CASE_A_TEST}",
                     },
                 )
             )
-            pytest.fail("grade() may be called once per test", pytrace=False)
-        calls.append(case.id)
+            pytest.fail(f"{why}; {_ONE_CASE_A_TEST}", pytrace=False)
+        calls.append((case.id, ended))
         started = time.perf_counter()
         try:
             row, raised = grade_one(case, assess)
@@ -295,6 +400,10 @@ class Worker:
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         _tag(item)
 
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if _is_subtest(report):
+            _subtests_ended[report.nodeid] = _subtests_ended.get(report.nodeid, 0) + 1
+
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self.deselected.extend(item.nodeid for item in items)
 
@@ -308,6 +417,9 @@ def _tag(item: pytest.Item) -> None:
     case = _case_of(item)
     if case is not None:
         item.user_properties.append((CASE_KEY, {"id": case.id, "kind": case.kind}))
+    repetition = _repetition(item)
+    if repetition is not None:
+        item.user_properties.append((REPEAT_KEY, repetition))
 
 
 @dataclass
@@ -321,6 +433,14 @@ class _Test:
     outcome: str = ""
     when: str = ""
     why: str = ""
+    #: pytest-repeat's repetition (step, count, group), when it is one.
+    repeat: dict[str, Any] | None = None
+    #: Whether a subtest of this test recorded a row (it grades cases in subtests).
+    graded_in_subtests: bool = False
+    #: Subtests that ended skipped or failed without recording a row.
+    rowless_subtests: list[str] = field(default_factory=list)
+    #: How many of the problems its reports carry were taken in.
+    problems: int = 0
 
 
 class Controller:
@@ -400,22 +520,43 @@ class Controller:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         test = self.tests.setdefault(report.nodeid, _Test())
+        subtest = _is_subtest(report)
+        if subtest:  # in one process the controller runs the tests itself
+            _subtests_ended[report.nodeid] = _subtests_ended.get(report.nodeid, 0) + 1
         properties: list[tuple[str, Any]] = list(report.user_properties)
         for name, value in properties:
             if name == CASE_KEY and test.case is None:
                 test.case = dict(value)
+            if name == REPEAT_KEY and test.repeat is None:
+                test.repeat = dict(value)
         if report.when == "call" or (
             report.when in ("setup", "teardown", "???") and not report.passed
         ):
             # Rows and problems travel on every report of a test; read the
-            # call report's, or the failing setup/teardown/crash report's.
-            # A test's user_properties accumulate over its executions: each
-            # report carries the rows so far.
+            # call report's (a subtest's too), or the failing
+            # setup/teardown/crash report's. A test's user_properties
+            # accumulate over its subtests and executions: each report
+            # carries the rows and problems so far.
             rows = [value for name, value in properties if name == ROW_KEY]
             problems = [value for name, value in properties if name == PROBLEM_KEY]
-            test.rows.extend(rows[len(test.rows) :])
-            for problem in problems:
+            new_rows = rows[len(test.rows) :]
+            test.rows.extend(new_rows)
+            for problem in problems[test.problems :]:
                 self.ledger.refuse(problem["code"], problem["why"], problem.get("case"))
+            test.problems = max(test.problems, len(problems))
+            if subtest:
+                if new_rows:
+                    test.graded_in_subtests = True
+                elif not report.passed:
+                    why = (
+                        _skip_reason(report) if report.skipped else _first_line(report.longreprtext)
+                    )
+                    test.rowless_subtests.append(
+                        f"{_subtest_name(report)} ended without a result "
+                        f"({report.outcome}{': ' + why if why else ''})"
+                    )
+        if subtest:  # how a subtest ended is not how its test ended
+            return
         if str(report.outcome) == "rerun":  # pytest-rerunfailures: not how the test ended
             return
         if report.skipped and not test.outcome:
@@ -430,10 +571,15 @@ class Controller:
     # --- judging ---------------------------------------------------------------------------
 
     def _judge_tests(self) -> None:
+        #: case id -> (test, the row it graded: its executions merged), in test order.
+        graded: dict[str, list[tuple[str, dict[str, Any]]]] = {}
         for nodeid, test in self.tests.items():
             case = test.case["id"] if test.case else None
-            if test.rows:
-                self.ledger.add_row(nodeid, _with_reruns(test.rows))
+            for row in _rows_by_case(test.rows):
+                graded.setdefault(str(row.get("id")), []).append((nodeid, row))
+            if test.graded_in_subtests:
+                for what in test.rowless_subtests:
+                    self.ledger.refuse("CASE_NOT_GRADED", f"{nodeid} {what}")
             if test.case is None:
                 if not test.rows:
                     self.ledger.refuse(
@@ -443,9 +589,8 @@ class Controller:
                 continue
             if not test.rows and test.outcome == "failed" and _timed_out(test.why):
                 # Stopped by pytest-timeout before grade() recorded a row.
-                self.ledger.add_row(
-                    nodeid, _timeout_row(test.case["id"], test.case["kind"], test.why).to_row()
-                )
+                row = _timeout_row(test.case["id"], test.case["kind"], test.why).to_row()
+                graded.setdefault(row["id"], []).append((nodeid, row))
                 continue
             if test.outcome == "skipped":
                 self.ledger.refuse(
@@ -461,6 +606,36 @@ class Controller:
                     f"{': ' + test.why if test.why else ''})",
                     case,
                 )
+        for case_id, entries in graded.items():
+            self._take_case(case_id, entries)
+
+    def _take_case(self, case_id: str, entries: list[tuple[str, dict[str, Any]]]) -> None:
+        """Take in the rows that tests graded for one case: one test's row as it
+        is; the repetitions of one test under pytest-repeat folded into one row
+        (:func:`~truereward.ledger.fold_repetitions`); rows of several other
+        tests all kept (the fold refuses the shared id) with a refusal saying
+        what to write instead."""
+        if len(entries) == 1:
+            self.ledger.add_row(*entries[0])
+            return
+        repeats = [self.tests[nodeid].repeat for nodeid, _ in entries]
+        groups = {repeat["group"] if repeat else None for repeat in repeats}
+        steps = [repeat["step"] if repeat else 0 for repeat in repeats]
+        if None not in groups and len(groups) == 1 and len(set(steps)) == len(steps):
+            ordered = [row for _, (_, row) in sorted(zip(steps, entries, strict=True))]
+            self.ledger.add_repetitions(str(next(iter(groups))), ordered)
+            return
+        for nodeid, row in entries:
+            self.ledger.add_row(nodeid, row)
+        tests = ", ".join(nodeid for nodeid, _ in entries[:3])
+        more = f" and {len(entries) - 3} more" if len(entries) > 3 else ""
+        self.ledger.refuse(
+            "CASE_INVALID",
+            f"case {case_id} was graded by {len(entries)} tests ({tests}{more}): "
+            f"{_ONE_CASE_A_TEST}; to run a case several times, repeat its test with "
+            "pytest-repeat (--count N), whose repetitions of a case fold into one row",
+            case_id,
+        )
 
     def _judge_session(self, session: pytest.Session, exitstatus: int) -> None:
         if self.deselected:
@@ -617,6 +792,15 @@ def _reward_keys(config: pytest.Config) -> list[str]:
             f"known: {', '.join(REWARD_KEYS)}"
         )
     return keys
+
+
+def _rows_by_case(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per case a test graded (one case, or one per subtest), in the
+    order first graded, each with its earlier executions as reruns."""
+    by_case: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_case.setdefault(str(row.get("id")), []).append(row)
+    return [_with_reruns(executions) for executions in by_case.values()]
 
 
 def _with_reruns(rows: list[dict[str, Any]]) -> dict[str, Any]:

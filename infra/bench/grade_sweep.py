@@ -41,6 +41,13 @@ for instance on tmpfs (``--dir /dev/shm/grade-sweep``), where ``fsync``
 costs nothing: what the ratio is there, against the disk's, says how much of
 it the disk's durable writes hold back.
 
+``--s3-latency-ms MS`` puts the sweep and its grades on S3: moto's server
+behind ``tests/latencyproxy.py`` holding each answer MS ms (both in
+processes of their own), the sweep uploaded once, each side's grades under
+a prefix of their own; ``--io-concurrency`` sets each shard's I/O budget.
+There the work waits on round trips, not on the cores (target: at least
+1.8 at 50 ms).
+
 ``--postgres`` puts the server's database on a throwaway PostgreSQL
 cluster (``_common.postgres``; Debian's ``postgresql`` package) instead of
 SQLite: Prefect's advice for more than one worker, because SQLite takes one
@@ -79,8 +86,81 @@ TARGET_RATIO = 1.5
 WORK = CACHE / "grade-sweep"
 
 
+class Store:
+    """Where the sweep and its grades are: local directories, or (with
+    ``--s3-latency-ms``) moto's S3 server behind a latency proxy, each in
+    a process of its own, the sweep uploaded once."""
+
+    def __init__(self, sweep: Path, latency: float | None, io: int | None) -> None:
+        self.local = sweep
+        self.latency = latency
+        self.io = io
+        self.client: Any = None
+
+    def __enter__(self) -> Store:
+        if self.latency is None:
+            return self
+        import boto3
+        from s3_latency import options, start_moto, upload
+
+        from tests.latencyproxy import LatencyProxy
+
+        os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing")
+        self.moto, upstream = start_moto()
+        self.proxy = LatencyProxy(upstream, self.latency)
+        self.options = options(self.proxy.url)
+        self.client = boto3.client(
+            "s3",
+            endpoint_url=upstream,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+            region_name="us-east-1",
+        )
+        self.client.create_bucket(Bucket="sweep")
+        upload(self.client, self.local, "sweep", "sweep")
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.latency is not None:
+            self.proxy.stop()
+            self.moto.kill()
+            self.moto.wait()
+
+    def request(self, target: Path, label: str) -> dict[str, Any]:
+        """The sweep and where ``label``'s grades go."""
+        if self.latency is None:
+            return {"sweep": str(self.local), "target": str(target)}
+        request: dict[str, Any] = {
+            "sweep": "s3://sweep/sweep",
+            "target": f"s3://sweep/graded-{label}",
+            "storage_options": self.options,
+            "report": str(target / "sweep-report.html"),
+        }
+        if self.io is not None:
+            request["io_concurrency"] = self.io
+        return request
+
+    def graded(self, target: Path, label: str) -> int:
+        """The grades published for ``label``."""
+        if self.latency is None:
+            return sum(1 for _ in target.glob("*/grade.json"))
+        pages = self.client.get_paginator("list_objects_v2").paginate(
+            Bucket="sweep", Prefix=f"graded-{label}/"
+        )
+        return sum(
+            item["Key"].endswith("/grade.json")
+            for page in pages
+            for item in page.get("Contents", [])
+        )
+
+
 def grade(
-    deployed: Deployed, sweep: Path, target: Path, shards: int, workers: int, label: str
+    deployed: Deployed,
+    store: Store,
+    target: Path,
+    shards: int,
+    workers: int,
+    label: str,
 ) -> dict[str, Any]:
     """Grade the sweep with ``workers`` shard workers; its figures."""
     from prefect.deployments import run_deployment
@@ -103,7 +183,7 @@ def grade(
             for name in names
         ]
         wait_for_workers(deployed, [*names, f"{label}-parent"])
-        request = {"sweep": str(sweep), "target": str(target), "shards": shards}
+        request = {**store.request(target, label), "shards": shards}
         pids = {"server": deployed.pid, "parent": parent_worker.pid}
         pids.update({f"shards-{index}": item.pid for index, item in enumerate(shard_workers)})
         with (
@@ -129,7 +209,7 @@ def grade(
             f"grade-sweep ended {state.name if state else 'without a state'}: "
             f"{state.message if state else ''} (worker logs in {logs})"
         )
-    graded = sum(1 for _ in target.glob("*/grade.json"))
+    graded = store.graded(target, label)
     return {
         "seconds": seconds,
         "graded": graded,
@@ -149,6 +229,12 @@ def main() -> int:
     parser.add_argument("--shards", type=int, help="shards (default 4; 2 with --quick)")
     parser.add_argument("--dir", type=Path, help="where the targets go (default: under .bench/)")
     parser.add_argument("--postgres", action="store_true", help="the database on PostgreSQL")
+    parser.add_argument(
+        "--s3-latency-ms",
+        type=float,
+        help="the sweep and its grades on S3 (moto) behind a proxy holding each answer this long",
+    )
+    parser.add_argument("--io-concurrency", type=int, help="each shard's I/O budget (S3)")
     args = parser.parse_args()
     runs = args.runs or (40 if args.quick else 4000)
     rounds = 1 if args.quick else args.rounds
@@ -157,7 +243,9 @@ def main() -> int:
     shutil.rmtree(WORK, ignore_errors=True)
     figures: dict[int, list[dict[str, Any]]] = {1: [], 2: []}
     started = time.perf_counter()
+    latency = None if args.s3_latency_ms is None else args.s3_latency_ms / 1000
     with contextlib.ExitStack() as stack:
+        store = stack.enter_context(Store(sweep, latency, args.io_concurrency))
         url = stack.enter_context(postgres(WORK / "postgres")) if args.postgres else None
         deployed = stack.enter_context(Deployed(WORK / "prefect", ["parents"], url))
         print(f"server up and deployed in {time.perf_counter() - started:.1f} s", flush=True)
@@ -166,7 +254,8 @@ def main() -> int:
             for workers in (2,) if args.quick else order:
                 target = (args.dir or WORK) / f"target-{workers}"
                 shutil.rmtree(target, ignore_errors=True)
-                found = grade(deployed, sweep, target, shards, workers, f"r{index}w{workers}")
+                label = f"r{index}w{workers}"
+                found = grade(deployed, store, target, shards, workers, label)
                 if found["graded"] != runs:
                     raise SystemExit(f"{found['graded']} grades published for {runs} runs")
                 figures[workers].append(found)
@@ -179,7 +268,7 @@ def main() -> int:
                     f"shard workers and their flow runs {shard_cpu:.1f}",
                     flush=True,
                 )
-                shutil.rmtree(target)
+                shutil.rmtree(target, ignore_errors=True)
     if args.quick:
         found = figures[2][0]
         print(
@@ -191,8 +280,14 @@ def main() -> int:
         return 0
     seconds = {workers: statistics.median(item["seconds"] for item in figures[workers])
                for workers in figures}  # fmt: skip
+    where = (
+        "local target"
+        if latency is None
+        else f"on S3 at {args.s3_latency_ms:g} ms a request, I/O budget "
+        f"{args.io_concurrency or 'default'} a shard"
+    )
     print(
-        f"{runs} runs in {shards} shards (20 cases each, local target), "
+        f"{runs} runs in {shards} shards (20 cases each, {where}), "
         f"{rounds} alternating rounds, workers with --limit 1:"
     )
     for workers in (1, 2):

@@ -7,8 +7,10 @@ asynchronous grader, both through one latency proxy in front of moto.
 moto's S3 server runs in a process of its own, behind ``tests/latencyproxy.py``
 (another process) that holds every response ``--latency-ms``: the round trip
 of a real object store. A sweep of ``--runs`` runs (a task spec and rows of 20
-cases each, ``_common.make_sweep``'s mix) is uploaded twice, so each side
-grades fresh keys. Time is the proxy's: from the first request to the last
+cases each, ``_common.make_sweep``'s mix) is uploaded for each side of each
+of ``--rounds`` rounds, into a bucket of its own (moto scans a whole bucket
+to list any prefix of it), the sides' order swapped every round. Time is
+the proxy's: from the first request to the last
 answer of a side, so neither Python's start nor Prefect's ephemeral API is
 counted.
 
@@ -37,6 +39,7 @@ import asyncio
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -72,14 +75,14 @@ def start_moto() -> tuple[subprocess.Popen[bytes], str]:
     raise SystemExit("moto's server did not start")
 
 
-def upload(client: Any, sweep: Path, prefix: str) -> int:
-    """Put every file of ``sweep`` under ``prefix/``; the number of runs."""
+def upload(client: Any, sweep: Path, bucket: str, prefix: str) -> int:
+    """Put every file of ``sweep`` under ``bucket/prefix/``; the number of runs."""
     runs = 0
     for run in sorted(path for path in sweep.iterdir() if path.is_dir()):
         runs += 1
         for item in run.iterdir():
             client.put_object(
-                Bucket=BUCKET, Key=f"{prefix}/{run.name}/{item.name}", Body=item.read_bytes()
+                Bucket=bucket, Key=f"{prefix}/{run.name}/{item.name}", Body=item.read_bytes()
             )
     return runs
 
@@ -89,7 +92,7 @@ def options(endpoint: str) -> dict[str, Any]:
 
 
 async def minimal_grader(
-    endpoint: str, sweep: str, target: str, runs: list[str], in_flight: int
+    endpoint: str, bucket: str, sweep: str, target: str, runs: list[str], in_flight: int
 ) -> None:
     """The baseline (module docstring)."""
     import s3fs
@@ -100,7 +103,7 @@ async def minimal_grader(
 
     async def get(key: str) -> bytes | None:
         try:
-            answer = await fs._call_s3("get_object", Bucket=BUCKET, Key=key)
+            answer = await fs._call_s3("get_object", Bucket=bucket, Key=key)
         except FileNotFoundError:
             return None
         async with answer["Body"] as body:
@@ -108,7 +111,7 @@ async def minimal_grader(
         return data
 
     async def put(key: str, body: bytes, **condition: str) -> None:
-        await fs._call_s3("put_object", Bucket=BUCKET, Key=key, Body=body, **condition)
+        await fs._call_s3("put_object", Bucket=bucket, Key=key, Body=body, **condition)
 
     async def grade(run: str) -> None:
         async with gate:
@@ -191,17 +194,23 @@ def per_run(counts: dict[str, int], runs: int) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a smoke run: 40 runs")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 40 runs, 1 round")
     parser.add_argument("--runs", type=int, default=400)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--latency-ms", type=float, default=25.0)
     parser.add_argument("--in-flight", type=int, default=64, help="the baseline's runs in flight")
     parser.add_argument("--io-concurrency", type=int, help="ours (default: the request's default)")
     args = parser.parse_args()
     runs = 40 if args.quick else args.runs
+    rounds = 1 if args.quick else args.rounds
     import boto3
 
     sweep = make_sweep(runs)
+    names = sorted(path.name for path in sweep.iterdir() if path.is_dir())
+    home = ROOT / ".bench" / "s3-latency-home"
     moto, upstream = start_moto()
+    fresh: list[float] = []
+    kept: list[float] = []
     try:
         with LatencyProxy(upstream, args.latency_ms / 1000) as proxy:
             client = boto3.client(
@@ -211,38 +220,52 @@ def main() -> int:
                 aws_secret_access_key="testing",
                 region_name="us-east-1",
             )
-            client.create_bucket(Bucket=BUCKET)
-            upload(client, sweep, "sweep-a")
-            upload(client, sweep, "sweep-b")
-            names = sorted(path.name for path in sweep.iterdir() if path.is_dir())
-
-            proxy.reset()
-            asyncio.run(minimal_grader(proxy.url, "sweep-a", "graded-a", names, args.in_flight))
-            baseline = proxy.seconds()
-            print(
-                f"baseline: {runs / baseline:.1f} runs/s ({args.in_flight} runs in flight), "
-                f"{per_run(proxy.counts(), runs)}"
-            )
-
-            request: dict[str, Any] = {
-                "sweep": f"s3://{BUCKET}/sweep-b",
-                "target": f"s3://{BUCKET}/graded-b",
-                "storage_options": options(proxy.url),
-                "report": str(ROOT / ".bench" / "s3-latency-report.html"),
-            }
-            if args.io_concurrency is not None:
-                request["io_concurrency"] = args.io_concurrency
-            home = ROOT / ".bench" / "s3-latency-home"
-            timings = {}
-            for label, extra in (("fresh", {}), ("kept", {}), ("regraded", {"regrade": "all"})):
-                grade_run(proxy.url, {**request, **extra}, home)
-                timings[label] = proxy.seconds()
-                print(
-                    f"grade-run {label}: {runs / timings[label]:.1f} runs/s, "
-                    f"{per_run(proxy.counts(), runs)}"
-                )
-            print(f"RATIO s3_latency {baseline / timings['fresh']:.2f}")
-            print(f"RATIO s3_latency_kept {timings['fresh'] / timings['kept']:.2f}")
+            for number in range(rounds):
+                # A bucket for each side of each round (moto scans a whole
+                # bucket to list any prefix of it), the order of the sides
+                # swapped every round.
+                ours_first = number % 2 == 1
+                for side in ("ours", "baseline") if ours_first else ("baseline", "ours"):
+                    bucket = f"{BUCKET}-{number}-{side}"
+                    client.create_bucket(Bucket=bucket)
+                    upload(client, sweep, bucket, "sweep")
+                    if side == "baseline":
+                        proxy.reset()
+                        asyncio.run(
+                            minimal_grader(
+                                proxy.url, bucket, "sweep", "graded", names, args.in_flight
+                            )
+                        )
+                        baseline = proxy.seconds()
+                        print(
+                            f"round {number + 1} baseline: {runs / baseline:.1f} runs/s "
+                            f"({args.in_flight} runs in flight), {per_run(proxy.counts(), runs)}"
+                        )
+                        continue
+                    request: dict[str, Any] = {
+                        "sweep": f"s3://{bucket}/sweep",
+                        "target": f"s3://{bucket}/graded",
+                        "storage_options": options(proxy.url),
+                        "report": str(ROOT / ".bench" / "s3-latency-report.html"),
+                    }
+                    if args.io_concurrency is not None:
+                        request["io_concurrency"] = args.io_concurrency
+                    timings = {}
+                    labels = ("fresh", "kept", "regraded") if number == 0 else ("fresh", "kept")
+                    for label in labels:
+                        extra = {"regrade": "all"} if label == "regraded" else {}
+                        grade_run(proxy.url, {**request, **extra}, home)
+                        timings[label] = proxy.seconds()
+                        print(
+                            f"round {number + 1} grade-run {label}: "
+                            f"{runs / timings[label]:.1f} runs/s, {per_run(proxy.counts(), runs)}"
+                        )
+                    ours = timings["fresh"]
+                    kept.append(timings["fresh"] / timings["kept"])
+                fresh.append(baseline / ours)
+        print(f"per-round ratios: fresh {sorted(fresh)}, kept {sorted(kept)}")
+        print(f"RATIO s3_latency {statistics.median(fresh):.2f}")
+        print(f"RATIO s3_latency_kept {statistics.median(kept):.2f}")
     finally:
         moto.kill()
         moto.wait()

@@ -104,19 +104,22 @@ def migrated_database() -> Path:
     return database
 
 
-def start_server(home: Path, database_url: str | None = None) -> tuple[int, str, Path]:
+def start_server(
+    home: Path, database_url: str | None = None, port: int | None = None
+) -> tuple[int, str, Path]:
     """Start ``prefect server start`` in ``home`` (a copy of
     :func:`migrated_database` when the home has no database yet); returns
     (pid, API URL, log file). ``database_url`` (``postgresql+asyncpg://...``)
     puts the server's database there instead, migrated by the server as it
-    starts."""
+    starts. ``port``: the port to serve on (a server started again where
+    its clients expect it), else a free one."""
     home.mkdir(parents=True, exist_ok=True)
     extra: dict[str, str] = {}
     if database_url is not None:
         extra["PREFECT_API_DATABASE_CONNECTION_URL"] = database_url
     elif not (home / "prefect.db").exists():
         shutil.copyfile(migrated_database(), home / "prefect.db")
-    port = free_port()
+    port = free_port() if port is None else port
     log = home / "server.log"
     with open(log, "ab") as output:
         process = subprocess.Popen(

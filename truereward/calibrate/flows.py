@@ -256,7 +256,7 @@ def score_flows(
         total += 1
         if outcome.status is FlowStatus.STOPPED:
             stopped += 1
-        elif same_decision(outcome.value, want):  # type: ignore[arg-type]
+        elif same_decision(outcome.value, want):
             correct += 1
         else:
             misses.append(FlowMiss(index, want, outcome.value, outcome.trace))  # type: ignore[arg-type]

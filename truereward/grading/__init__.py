@@ -13,6 +13,8 @@ wraps it in tasks):
 - :func:`fold_reading`, :func:`publish_graded` (:mod:`.steps`);
 - :class:`GradeRunReport` (:mod:`.report`): the summary, what publishing
   did, the per-run table;
+- :class:`~.halt.Halt` (:mod:`.halt`): stopping a sweep's grading without
+  cutting a run's publish;
 - :func:`grade_request` (:mod:`.loop`): all of it in a plain loop.
 
 Importing this package is cheap; names load on first use.

@@ -9,7 +9,9 @@ most ``size`` calls at work at once, on threads of one pool per process
 number of task runs), results in the order of the items, items taken only
 as room frees up. A budget of 1 calls the function in the caller's thread,
 as a plain loop would. The calls must not themselves submit to the pool
-(a full pool would wait on itself).
+(a full pool would wait on itself). :func:`read_ahead` keeps such a map
+going while its consumer is busy elsewhere (a flow waiting on its task
+runs): up to ``n`` results are made ahead, in a thread of their own.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-__all__ = ["ordered_map"]
+__all__ = ["ordered_map", "read_ahead"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -54,3 +56,37 @@ def ordered_map(function: Callable[[T], R], items: Iterable[T], size: int) -> It
             yield window.popleft().result()
     while window:
         yield window.popleft().result()
+
+
+_DONE = object()
+
+
+def read_ahead(items: Iterable[R], n: int) -> Iterator[R]:
+    """``items`` in order, up to ``n`` of them taken ahead of the consumer
+    by a thread of their own (the items' own exception, raised where it
+    would have been). A consumer that stops early leaves the thread
+    waiting on a full buffer; it is a daemon, and holds ``n`` items."""
+    import queue
+
+    if n <= 1:
+        yield from items
+        return
+    buffer: queue.Queue[tuple[object, BaseException | None]] = queue.Queue(maxsize=n)
+
+    def produce() -> None:
+        try:
+            for item in items:
+                buffer.put((item, None))
+        except BaseException as error:  # noqa: BLE001 - handed to the consumer
+            buffer.put((_DONE, error))
+            return
+        buffer.put((_DONE, None))
+
+    threading.Thread(target=produce, name="truereward-read-ahead", daemon=True).start()
+    while True:
+        item, error = buffer.get()
+        if error is not None:
+            raise error
+        if item is _DONE:
+            return
+        yield item  # type: ignore[misc]

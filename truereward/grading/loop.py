@@ -2,7 +2,9 @@
 
 :func:`grade_request` reads, folds and publishes every run of a
 :class:`~truereward.grading.request.GradeRequest` in this process, one run
-after another, with the same rules as the ``grade-run`` flow: runs with a
+after another on a local disk (up to ``io_concurrency`` runs at once, when
+the sweep or the target is on an object store), with the same rules as the
+``grade-run`` flow: runs with a
 grade already published are not graded again, a refusal that is all
 retryable grader-blame is read again (waiting ``retry_delay_seconds``,
 doubled each time) up to ``max_attempts``, and every attempt is recorded;
@@ -19,10 +21,10 @@ from collections.abc import Callable
 from ..target import Target
 from .chunks import chunked
 from .plan import plan_sweep
-from .progress import read_chunk, retry_delays
+from .progress import PublishProgress, read_chunk, retry_delays
 from .report import GradeRunReport, GradeRunResult
 from .request import GradeRequest
-from .steps import fold_reading, publish_graded
+from .steps import fold_reading, needing_steps
 from .triage import triaged
 
 __all__ = ["grade_request"]
@@ -42,8 +44,13 @@ def grade_request(
     planned, skipped = plan_sweep(request, target)
     for entry, why in skipped:
         report.skip(entry, why)
-    jobs = triaged(planned, request.regrade, request.io_budget)
-    for chunk in chunked(jobs, 1):
-        for reading in read_chunk(chunk, request.max_attempts, delays, sleep):
-            report.add(publish_graded(fold_reading(reading)))
+    jobs = needing_steps(triaged(planned, request.regrade, request.io_budget), report.add)
+    # As many runs a chunk as the I/O budget has room for (one at a time on
+    # a local disk), read together and published together.
+    for chunk in chunked(jobs, request.io_budget):
+        readings = read_chunk(chunk, request.max_attempts, delays, sleep)
+        publishing = PublishProgress([fold_reading(reading) for reading in readings])
+        publishing.attempt(last=True)
+        for published in publishing.results():
+            report.add(published)
     return report.result()

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
 from .. import urls
+from ..publishing import S3_PROTOCOLS
 from ..publishing.index import listing_order
 from ..target import Target
 from .request import GradeRequest, run_id_of
@@ -49,6 +50,9 @@ class GradeSettings:
     sweep: str | None = None
     target: Target | None = None
     reward_keys: tuple[str, ...] = ()
+    #: Runs whose reads or writes are in flight at once in a process
+    #: (``GradeRequest.io_budget``; :mod:`truereward.grading.io`).
+    io_budget: int = 1
 
 
 @dataclass(frozen=True)
@@ -164,6 +168,14 @@ def settings_for(request: GradeRequest, target: Target | None = None) -> GradeSe
         # The sweep lies on the target's store: read it with the target's
         # options (its credentials, from a block).
         reading = {**target.options(), **reading}
+    budget = request.io_budget
+    places = [request.sweep, *(request.runs or ())]
+    if any(place is not None and urls.protocol(place) in S3_PROTOCOLS for place in places):
+        reading = with_connections(reading, budget)
+    if target is not None and target.protocol in S3_PROTOCOLS:
+        target = target.model_copy(
+            update={"storage_options": with_connections(target.storage_options, budget)}
+        )
     return GradeSettings(
         scheme=request.scheme,
         case_set=request.case_set
@@ -176,7 +188,19 @@ def settings_for(request: GradeRequest, target: Target | None = None) -> GradeSe
         sweep=request.sweep_label,
         target=target,
         reward_keys=tuple(request.reward_keys),
+        io_budget=budget,
     )
+
+
+def with_connections(options: dict[str, Any], budget: int) -> dict[str, Any]:
+    """S3 storage ``options`` whose client keeps as many connections as the
+    I/O budget has requests in flight (botocore keeps 10 by default, which
+    would queue the rest); a pool size the options give is kept."""
+    config = dict(options.get("config_kwargs") or {})
+    if "max_pool_connections" in config or budget <= 10:
+        return options
+    config["max_pool_connections"] = budget
+    return {**options, "config_kwargs": config}
 
 
 def plan_runs(request: GradeRequest, target: Target | None = None) -> PlannedJobs:

@@ -28,8 +28,10 @@ from ..codes import Blame
 from ..document import Attempt
 from ..refusal import Refusal
 from .chunks import Chunk
+from .halt import Halt
+from .io import ordered_map
 from .reading import RunReading, kept, read_run, worth_retrying
-from .steps import GradedRun, PublishedRun, publish_graded
+from .steps import GradedRun, PublishedRun, publish_graded, settle_published
 
 __all__ = ["ChunkProgress", "PublishProgress", "read_chunk", "retry_delays"]
 
@@ -72,13 +74,22 @@ class ChunkProgress:
         still worth reading again."""
         self.attempts += 1
         still: list[int] = []
-        for index in self._pending:
-            job = self.chunk.jobs[index]
+        jobs = self.chunk.jobs
+
+        def read_one(index: int) -> RunReading:
+            job = jobs[index]
             if job.standing is not None:
-                self._settled[index] = kept(job)
-                continue
+                return kept(job)
             # Attempts are numbered on from the ones earlier flow runs made.
-            reading = read_run(job, job.after + self.attempts)
+            return read_run(job, job.after + self.attempts)
+
+        budget = jobs[0].settings.io_budget
+        for index, reading in zip(
+            self._pending, ordered_map(read_one, self._pending, budget), strict=True
+        ):
+            if reading.stored is not None:
+                self._settled[index] = reading
+                continue
             refusals = reading.refusals()
             if not last and worth_retrying(refusals):
                 self._history.setdefault(index, []).append(reading.as_attempt(refusals))
@@ -127,32 +138,82 @@ class PublishProgress:
     :meth:`attempt` publishes the runs not yet published (all of them the
     first time); a run whose publish failed for a reason that may pass
     (:attr:`~truereward.grading.steps.PublishedRun.transient`) is tried
-    again on the next attempt unless this one is the last."""
+    again on the next attempt unless this one is the last.
 
-    def __init__(self, graded: Sequence[GradedRun]) -> None:
+    With a :class:`~truereward.grading.halt.Halt`, each run's publish checks
+    in with it (``chunk`` names the chunk there): once it is stopped, no
+    other run's publish starts, and the runs left are :attr:`halted`."""
+
+    def __init__(
+        self, graded: Sequence[GradedRun], halt: Halt | None = None, chunk: str = ""
+    ) -> None:
         self.graded = list(graded)
         self.attempts = 0
+        self.halt = halt
+        self.chunk = chunk
         self._done: dict[int, PublishedRun] = {}
         self._pending = list(range(len(self.graded)))
 
+    @property
+    def halted(self) -> list[str]:
+        """The runs not published because the halt stopped first (empty
+        unless it did)."""
+        if self.halt is None or self.halt.why is None:
+            return []
+        return [self.graded[index].job.run for index in self._pending]
+
     def attempt(self, *, last: bool) -> list[PublishedRun]:
         """Publish the pending runs once; returns the failures that will be
-        tried again (empty when done)."""
+        tried again (empty when done, or when the halt stopped: then the
+        runs left are :attr:`halted`)."""
         self.attempts += 1
+        pending = self._pending
+        if not pending:
+            return []
+        budget = self.graded[pending[0]].job.settings.io_budget
+        # With runs in flight at once (an object store), the last look of
+        # each set's publish is taken for the chunk at once, with one listing.
+        together = budget > 1
+        outcomes = list(
+            ordered_map(lambda index: self._publish(index, settle=not together), pending, budget)
+        )
+        if together:
+            published = [
+                (self.graded[index], outcome)
+                for index, outcome in zip(pending, outcomes, strict=True)
+                if outcome is not None
+            ]
+            looked = iter(settle_published(published))
+            outcomes = [None if outcome is None else next(looked) for outcome in outcomes]
         again: list[int] = []
+        halted: list[int] = []
         failures: list[PublishedRun] = []
-        for index in self._pending:
-            published = publish_graded(self.graded[index])
-            if published.failed and published.transient and not last:
+        for index, outcome in zip(pending, outcomes, strict=True):
+            if outcome is None:  # halted before it began: stays pending
+                halted.append(index)
+            elif outcome.failed and outcome.transient and not last:
                 again.append(index)
-                failures.append(published)
+                failures.append(outcome)
             else:
-                self._done[index] = published
-        self._pending = again
-        return failures
+                self._done[index] = outcome
+        self._pending = again + halted
+        return [] if halted else failures
+
+    def _publish(self, index: int, *, settle: bool = True) -> PublishedRun | None:
+        """Publish one run; ``None`` when the halt stopped before it began."""
+        graded = self.graded[index]
+        if self.halt is None:
+            return publish_graded(graded, settle=settle)
+        with self.halt.publishing(graded.job.run) as allowed:
+            if not allowed:
+                return None
+            published = publish_graded(graded, settle=settle)
+            self.halt.ended(self.chunk, published)
+            return published
 
     def results(self) -> list[PublishedRun]:
-        """What publishing did for every run, in chunk order (all done)."""
-        if self._pending:
+        """What publishing did for every run, in chunk order (all done; when
+        halted, the runs published, without the :attr:`halted` ones)."""
+        if self._pending and not self.halted:
             raise RuntimeError("some runs are still to be published")
-        return [self._done[index] for index in range(len(self.graded))]
+        return [self._done[index] for index in range(len(self.graded)) if index in self._done]

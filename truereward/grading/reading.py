@@ -33,6 +33,7 @@ restate it (and is not a fault that passes).
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -179,6 +180,42 @@ def reader_and_evidence(job: RunJob, spec: TaskSpec) -> tuple[Reader, str]:
     return reader, settings.evidence or spec.evidence or reader.default_evidence
 
 
+#: The largest evidence file read ahead of its task spec; a larger one is
+#: read once the spec says where it is (a second request on S3).
+PREFETCH_BYTES = 4 << 20
+
+#: Where the evidence of the last run read lay, by the settings it was read
+#: with: the place the next run's evidence is read from ahead of its spec
+#: (``""``: its reader reads no single file there, a directory say, so
+#: nothing is read ahead). Forgotten past :data:`_REMEMBERED` settings, as
+#: a long-lived worker grades request after request.
+_LAST_EVIDENCE: dict[int, str] = {}
+_REMEMBERED = 64
+
+
+def _ahead(job: RunJob) -> tuple[str, Future[tuple[int, bytes | None]]] | None:
+    """On S3, the GET of the evidence where it most likely is (the
+    request's ``evidence``, else where the last run's was), started before
+    the task spec is read, so the run's two reads are one round trip: the
+    place guessed, and the GET under way. ``None`` elsewhere, or with no
+    guess yet."""
+    from ..fetch import prefetch
+    from ..urls import is_local
+
+    settings = job.settings
+    guess = _LAST_EVIDENCE.get(id(settings), settings.evidence)
+    if not guess or is_local(job.url):
+        return None
+    try:
+        from fsspec.core import url_to_fs
+
+        fs, path = url_to_fs(job.inside(guess), **settings.storage_options)
+    except (ImportError, ValueError, TypeError, OSError):
+        return None
+    started = prefetch(fs, path, PREFETCH_BYTES)
+    return None if started is None else (guess, started)
+
+
 def _read(
     job: RunJob, digests: list[EvidenceDigest]
 ) -> tuple[TaskSpec, list[CaseResult], Scoring | None]:
@@ -188,16 +225,34 @@ def _read(
     from ..readers import Evidence, read_with_evidence
 
     settings = job.settings
+    ahead = _ahead(job)
     spec = load_spec(job)
     reader, where = reader_and_evidence(job, spec)
     evidence = Evidence(
-        url=job.inside(where), storage_options=settings.storage_options, root=job.url
+        url=job.inside(where),
+        storage_options=settings.storage_options,
+        root=job.url,
+        prefetched=ahead[1] if ahead is not None and ahead[0] == where else None,
     )
+    offered = evidence.prefetched is not None
     try:
         reading = read_with_evidence(reader, evidence, spec, **settings.options)
     finally:
         digests.extend(evidence.digests)  # named relative to the run (Evidence.describe)
+        untaken = offered and evidence.prefetched is not None
+        _remember(id(settings), "" if untaken else where)
     return spec, reading.rows, reading.scoring
+
+
+def _remember(settings: int, where: str) -> None:
+    """Note where the evidence of runs read with ``settings`` lies; once a
+    read ahead went untaken (the reader reads no single file there), none
+    is read ahead again for them."""
+    if _LAST_EVIDENCE.get(settings) == "":
+        return
+    if settings not in _LAST_EVIDENCE and len(_LAST_EVIDENCE) >= _REMEMBERED:
+        _LAST_EVIDENCE.clear()
+    _LAST_EVIDENCE[settings] = where
 
 
 def kept(job: RunJob) -> RunReading:

@@ -281,6 +281,11 @@ class GradeRunReport:
         if len(kept) < TABLE_LIMIT:
             kept.append(line)
 
+    def decisions(self) -> dict[str, int]:
+        """Runs so far per publish decision (a copy: safe to take from
+        another thread while runs are added)."""
+        return dict(self._published)
+
     def result(self) -> GradeRunResult:
         """The result so far."""
         lines = self._notable + self._plain[: max(0, TABLE_LIMIT - len(self._notable))]

@@ -18,6 +18,7 @@ the previous step's output (publishing is the only I/O).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from .. import urls
@@ -29,7 +30,16 @@ from ..sweeps.record import RunRecord
 from .plan import RunJob
 from .reading import RunReading
 
-__all__ = ["GradedRun", "PublishedRun", "fold_reading", "is_transient", "publish_graded"]
+__all__ = [
+    "GradedRun",
+    "PublishedRun",
+    "fold_reading",
+    "is_transient",
+    "kept_as_listed",
+    "needing_steps",
+    "publish_graded",
+    "settle_published",
+]
 
 
 @dataclass(frozen=True)
@@ -76,6 +86,9 @@ class PublishedRun:
     regraded: bool = False
     attempts_now: int = 0
     distrusted: str | None = None
+    #: False while the object-store set is published but its last look is
+    #: left to the caller (:func:`settle_published`).
+    settled: bool = True
 
     @property
     def failed(self) -> bool:
@@ -198,8 +211,10 @@ def _stays_in_the_run(job: RunJob) -> None:
             )
 
 
-def publish_graded(graded: GradedRun) -> PublishedRun:
-    """Publish ``graded`` at its run's target (see the module docstring)."""
+def publish_graded(graded: GradedRun, *, settle: bool = True) -> PublishedRun:
+    """Publish ``graded`` at its run's target (see the module docstring).
+    ``settle=False``: on an object store, the set's last look is left to
+    :func:`settle_published`, with the other runs of a chunk."""
     job, document = graded.job, graded.document
     record = RunRecord.from_document(document, job.run, with_cases=False)
     regraded = graded.replaces is not None
@@ -218,6 +233,7 @@ def publish_graded(graded: GradedRun) -> PublishedRun:
             replaces=graded.replaces,
             keep_replaced=graded.distrusted is not None,
             listing=job.listing,
+            settle=settle,
         )
     except PublishError as error:
         return PublishedRun(
@@ -240,7 +256,79 @@ def publish_graded(graded: GradedRun) -> PublishedRun:
         regraded=regraded,
         attempts_now=made,
         distrusted=graded.distrusted,
+        settled=result.settled,
     )
+
+
+def kept_as_listed(job: RunJob) -> PublishedRun | None:
+    """What publishing a kept run again comes to when the listing of its
+    target shows its whole set standing (nothing would be written): found
+    without a task or a request. ``None`` for any other run (it goes
+    through the steps: read, fold, publish, which repairs its set)."""
+    from ..publishing.objects import standing_complete
+
+    if job.standing is None or job.listing is None:
+        return None
+    if not standing_complete(job.standing, job.listing):
+        return None
+    record = RunRecord.from_document(job.standing, job.run, with_cases=False)
+    return PublishedRun(record=record, decision="unchanged", stored=True)
+
+
+def needing_steps(
+    jobs: Iterable[RunJob], report: Callable[[PublishedRun], None]
+) -> Iterator[RunJob]:
+    """``jobs`` without the kept runs whose set stands whole
+    (:func:`kept_as_listed`), which go to ``report`` at once."""
+    for job in jobs:
+        done = kept_as_listed(job)
+        if done is None:
+            yield job
+        else:
+            report(done)
+
+
+def settle_published(items: list[tuple[GradedRun, PublishedRun]]) -> list[PublishedRun]:
+    """The last look of the object-store protocol for runs published with
+    ``settle=False`` (consecutive runs of one chunk, in plan order), made
+    for all of them with one listing of their targets
+    (:class:`~truereward.publishing.index.TargetIndex`, from the first):
+    a set that is complete and whose ``grade.json`` is ours needs nothing
+    more; any other is settled as its publish would have (its store asked
+    again). A run that cannot be settled (the store fails) is a failed
+    publish that may pass (publishing it again repairs its set)."""
+    from functools import partial
+
+    from ..publishing import open_store
+    from ..publishing.objects import settle_listed
+    from .triage import index_for
+
+    waiting = [(graded, published) for graded, published in items if not published.settled]
+    if not waiting:
+        return [published for _, published in items]
+    first = waiting[0][0].job
+    index = index_for(first, start=first.run)
+    settled: dict[str, PublishedRun] = {}
+    for graded, published in waiting:
+        job = graded.job
+        try:
+            looked = (
+                index.lookup(job.run)
+                if index is not None and index.covers(job.run, job.target.url)
+                else None
+            )
+            settle_listed(
+                partial(open_store, job.target),
+                graded.document,
+                {} if looked is None else looked.etags(),
+                created=published.decision == "created",
+            )
+            settled[job.run] = dataclasses.replace(published, settled=True)
+        except PublishError as error:
+            settled[job.run] = dataclasses.replace(
+                published, decision="failed", error=str(error), transient=is_transient(error)
+            )
+    return [settled.get(graded.job.run, published) for graded, published in items]
 
 
 _DECISIONS = {"same": "unchanged", "create": "created", "replace": "replaced"}

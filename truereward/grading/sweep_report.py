@@ -90,9 +90,9 @@ def write_sweep_report(
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         write_whole(path, data)
         return where
-    import fsspec
+    from fsspec.core import url_to_fs
 
     options = target.options() if target is not None else dict(request.storage_options)
-    with fsspec.open(where, "wb", **options) as stream:
-        stream.write(data)
+    fs, path = url_to_fs(where, **options)
+    fs.pipe_file(path, data)  # one PUT on an object store
     return where

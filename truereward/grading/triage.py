@@ -49,6 +49,7 @@ the runs is written by graders only: its grades are kept as they are.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Iterable, Iterator
 
 from .. import urls
@@ -60,7 +61,15 @@ from .plan import DEFAULT_TARGET, RunJob
 from .request import REGRADE_POLICIES, Regrade
 from .stored import stored_grade_or_none
 
-__all__ = ["REGRADE_POLICIES", "as_attempt", "in_place", "selects", "triage", "triaged"]
+__all__ = [
+    "REGRADE_POLICIES",
+    "as_attempt",
+    "in_place",
+    "index_for",
+    "selects",
+    "triage",
+    "triaged",
+]
 
 
 def selects(policy: Regrade, gradable: bool, blames: Iterable[str]) -> bool:
@@ -114,8 +123,6 @@ def in_place(job: RunJob, policy: Regrade, listed: Standing | None = None) -> Ru
     grading the run again, or a file that is not a grade, to replace.
     ``listed``: what a listing showed there (no ``grade.json``: nothing to
     read)."""
-    import hashlib
-
     from .stored import parse_stored, standing_bytes
 
     if listed is not None and GRADE not in listed.objects:
@@ -145,14 +152,15 @@ def _stored(job: RunJob, listed: Standing | None) -> GradeDocument | None:
     return stored_grade_or_none(job.target)
 
 
-def _index(job: RunJob) -> TargetIndex | None:
+def index_for(job: RunJob, start: str | None = None) -> TargetIndex | None:
     """The index of the targets of ``job``'s sweep, when they lie under one
-    S3 prefix (:class:`~truereward.publishing.index.TargetIndex`)."""
+    S3 prefix (:class:`~truereward.publishing.index.TargetIndex`), its
+    listing beginning at the run ``start`` when given."""
     settings = job.settings
     if settings.target is not None:
-        return TargetIndex.open(settings.target.url, settings.target.options())
+        return TargetIndex.open(settings.target.url, settings.target.options(), start=start)
     base = urls.parent(job.url)
-    return TargetIndex.open(base, settings.storage_options, inner=DEFAULT_TARGET)
+    return TargetIndex.open(base, settings.storage_options, inner=DEFAULT_TARGET, start=start)
 
 
 def triaged(jobs: Iterable[RunJob], policy: Regrade, io_budget: int = 1) -> Iterator[RunJob]:
@@ -161,15 +169,17 @@ def triaged(jobs: Iterable[RunJob], policy: Regrade, io_budget: int = 1) -> Iter
     On S3 the targets are listed a page at a time as the plan advances, and
     only a standing ``grade.json`` is read; up to ``io_budget`` of those
     reads are in flight at once (:func:`truereward.grading.io.ordered_map`),
-    the jobs coming out in order."""
-    from .io import ordered_map
+    going on while the caller is busy with the jobs before
+    (:func:`~truereward.grading.io.read_ahead`), the jobs coming out in
+    order."""
+    from .io import ordered_map, read_ahead
 
     def looked() -> Iterator[tuple[RunJob, Standing | None]]:
         index: TargetIndex | None = None
         opened = False
         for job in jobs:
             if not opened:
-                index, opened = _index(job), True
+                index, opened = index_for(job), True
             covered = index is not None and index.covers(job.run, job.target.url)
             listed = index.lookup(job.run) if index is not None and covered else None
             if listed is not None:
@@ -180,6 +190,15 @@ def triaged(jobs: Iterable[RunJob], policy: Regrade, io_budget: int = 1) -> Iter
         job, listed = item
         if job.in_place:
             return in_place(job, policy, listed)
-        return triage(job, _stored(job, listed), policy)
+        standing = _stored(job, listed)
+        chosen = triage(job, standing, policy)
+        if chosen.replaces is not None and standing is not None and listed is not None:
+            # On an object store a regrade names the grade it replaces by
+            # the ETag listed, when that is the MD5 of the bytes triaged:
+            # the publisher then need not read them again for their sha256.
+            etag = listed.etags().get(GRADE)
+            if etag == hashlib.md5(standing.to_bytes(), usedforsecurity=False).hexdigest():
+                chosen = dataclasses.replace(chosen, replaces=etag)
+        return chosen
 
-    return ordered_map(decided, looked(), io_budget)
+    return read_ahead(ordered_map(decided, looked(), io_budget), 2 * io_budget)

@@ -8,7 +8,11 @@ judge calibration measures (one home for both).
 - The :class:`Provider` protocol and :func:`ask`; :class:`ScriptedProvider`
   (deterministic, for tests); ``OpenAIProvider`` in
   :mod:`truereward.judging.openai` (an OpenAI-compatible HTTP API; needs
-  the ``judge`` extra, imported on first use of the name).
+  the ``judge`` extra, imported on first use of the name);
+  ``LiteLLMProvider`` in :mod:`truereward.judging.litellm` (any provider
+  LiteLLM routes to; needs the ``litellm`` extra, imported on the first call).
+- :mod:`truereward.judging.samples`: a criterion asked several times,
+  combined into one verdict (majority or unanimous; abstentions kept).
 - :class:`JudgeError` (bad input, raised before a provider is called) and
   :class:`ProviderFailure` (the judge failed while asked: never an
   abstention).
@@ -36,6 +40,7 @@ if TYPE_CHECKING:
         same_decision,
     )
     from .errors import JudgeError, ProviderFailure, UnsupportedQuestion
+    from .litellm import LiteLLMProvider
     from .openai import OpenAIProvider
     from .provider import Provider, ask
     from .questions import Question, QuestionKind, check_questions
@@ -46,6 +51,7 @@ __all__ = [
     "AnswerValue",
     "Decision",
     "JudgeError",
+    "LiteLLMProvider",
     "OpenAIProvider",
     "Provider",
     "ProviderFailure",
@@ -74,6 +80,7 @@ __getattr__, __dir__ = lazy_names(
         "JudgeError": "errors",
         "ProviderFailure": "errors",
         "UnsupportedQuestion": "errors",
+        "LiteLLMProvider": "litellm",
         "OpenAIProvider": "openai",
         "Provider": "provider",
         "ask": "provider",

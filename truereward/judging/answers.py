@@ -34,10 +34,11 @@ __all__ = [
     "same_decision",
 ]
 
-#: One discrete, non-abstention label: ``bool`` for a boolean question, the
-#: option name (``str``) for a choice, the zero-based rubric index (``int``,
-#: never a ``bool``) for a score. ``None`` stands beside it for an abstention.
-Decision: TypeAlias = bool | int | str
+#: One non-abstention label: ``bool`` for a boolean question, the option name
+#: (``str``) for a choice, the zero-based rubric index (``int``, never a
+#: ``bool``) for a score, the number (``float``) for a number question.
+#: ``None`` stands beside it for an abstention.
+Decision: TypeAlias = bool | int | float | str
 
 #: What an answer may carry: ``None`` (undecided), ``bool``, an option name,
 #: an expected score (a finite real number), or a region (four finite numbers).
@@ -157,7 +158,7 @@ class Decider:
     uses for every answer, so that each answer costs a few comparisons.
     Constructing it raises :class:`UnsupportedQuestion` for a region."""
 
-    __slots__ = ("_kind", "_last", "_option_set", "_outcome_set", "question")
+    __slots__ = ("_high", "_kind", "_last", "_low", "_option_set", "_outcome_set", "question")
 
     def __init__(self, question: Question) -> None:
         question.require_supported()
@@ -166,6 +167,8 @@ class Decider:
         self._option_set = frozenset(question.options)
         self._outcome_set = frozenset(question.outcomes)
         self._last = len(question.levels) - 1
+        self._low = question.minimum if question.minimum is not None else 0.0
+        self._high = question.maximum if question.maximum is not None else 0.0
 
     def __call__(self, answer: Answer) -> Decision | None:
         """The decision of ``answer``, or ``None`` when it is undecided;
@@ -191,6 +194,14 @@ class Decider:
             options = list(self.question.options)
             raise JudgeError(f"value: one of {options!r}, got {value!r}")
         # A numeric Answer value is already known to be finite (Answer checks it).
+        if kind is QuestionKind.NUMBER:
+            if (
+                isinstance(value, int | float)
+                and not isinstance(value, bool)
+                and self._low <= value <= self._high
+            ):
+                return float(value)
+            raise JudgeError(f"value: a number from {self._low!r} to {self._high!r}, got {value!r}")
         if (
             isinstance(value, int | float)
             and not isinstance(value, bool)
@@ -212,6 +223,17 @@ class Decider:
                 return label
             options = list(self.question.options)
             raise JudgeError(f"a label is one of {options!r}, got {label!r}")
+        if kind is QuestionKind.NUMBER:
+            number = finite_float(label)
+            if (
+                number is not None
+                and not isinstance(label, bool)
+                and self._low <= number <= self._high
+            ):
+                return number
+            raise JudgeError(
+                f"a number label is from {self._low!r} to {self._high!r}, got {label!r}"
+            )
         if isinstance(label, int) and not isinstance(label, bool) and 0 <= label <= self._last:
             return label
         raise JudgeError(f"a score label is a rubric index from 0 to {self._last}, got {label!r}")

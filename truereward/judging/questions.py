@@ -1,4 +1,4 @@
-"""Questions put to a judge: boolean, choice, score (rubric levels), region.
+"""Questions put to a judge: boolean, choice, score (rubric levels), number, region.
 
 A question has a name (the key of its answers and labels), a kind, and the
 outcomes it allows. ``text`` is what the judge is asked; it defaults to the
@@ -10,6 +10,8 @@ name. Outcomes have string keys, used by answer probabilities:
   ...); ``levels`` describes each level. An answer's value is the expected
   score on that index scale and rounds half up to an index (see
   :func:`~truereward.calibrate.decide`).
+- number: none (probabilities cannot be given); the value is any finite
+  number from ``minimum`` to ``maximum``, inclusive, and is the decision.
 - region: an image region. It can be described (a provider may support it)
   but not decided, labelled or scored here: every such use raises
   :class:`~truereward.calibrate.UnsupportedQuestion`, even when the answer is
@@ -18,6 +20,7 @@ name. Outcomes have string keys, used by answer probabilities:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +28,7 @@ from enum import StrEnum
 from typing import Any
 
 from .errors import JudgeError, UnsupportedQuestion
+from .numbers import finite_float
 
 __all__ = ["Question", "QuestionKind", "check_name", "check_questions"]
 
@@ -37,6 +41,8 @@ class QuestionKind(StrEnum):
     BOOLEAN = "boolean"
     CHOICE = "choice"
     SCORE = "score"
+    #: A number within a range (``minimum`` to ``maximum``).
+    NUMBER = "number"
     #: Described only; deciding or scoring it raises UnsupportedQuestion.
     REGION = "region"
 
@@ -69,15 +75,18 @@ def _distinct_names(values: object, what: str) -> tuple[str, ...]:
 @dataclass(frozen=True, slots=True)
 class Question:
     """One question. Build it with :meth:`boolean`, :meth:`choice`,
-    :meth:`score` or :meth:`region`; direct construction is validated the
-    same way. ``options`` is used by choice questions only, ``levels`` by
-    score questions only."""
+    :meth:`score`, :meth:`number` or :meth:`region`; direct construction is
+    validated the same way. ``options`` is used by choice questions only,
+    ``levels`` by score questions only, ``minimum`` and ``maximum`` by number
+    questions only."""
 
     name: str
     kind: QuestionKind
     options: tuple[str, ...] = ()
     levels: tuple[str, ...] = ()
     text: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
 
     def __post_init__(self) -> None:
         check_name(self.name)
@@ -100,6 +109,7 @@ class Question:
             raise JudgeError(f"{self.name}: only a choice question has options")
         if kind is not QuestionKind.SCORE and tuple(self.levels):
             raise JudgeError(f"{self.name}: only a score question has levels")
+        self._check_range(kind)
         object.__setattr__(self, "options", options)
         object.__setattr__(self, "levels", levels)
 
@@ -126,6 +136,29 @@ class Question:
         if isinstance(levels, str | bytes) or not isinstance(levels, Sequence):
             raise JudgeError(f"{name}: levels are a list of level descriptions or a count")
         return cls(name, QuestionKind.SCORE, levels=tuple(levels), text=text)
+
+    @classmethod
+    def number(cls, name: str, minimum: float, maximum: float, *, text: str = "") -> Question:
+        """A number from ``minimum`` to ``maximum`` (finite, ``minimum < maximum``);
+        the decision is the number answered."""
+        return cls(name, QuestionKind.NUMBER, text=text, minimum=minimum, maximum=maximum)
+
+    def _check_range(self, kind: QuestionKind) -> None:
+        if kind is not QuestionKind.NUMBER:
+            if self.minimum is not None or self.maximum is not None:
+                raise JudgeError(f"{self.name}: only a number question has a minimum and maximum")
+            return
+        bounds = []
+        for field, value in (("minimum", self.minimum), ("maximum", self.maximum)):
+            number = finite_float(value)
+            if number is None:
+                raise JudgeError(f"{self.name}: {field} is a finite number, got {value!r}")
+            bounds.append(number)
+        low, high = bounds
+        if not low < high or not math.isfinite(high - low):
+            raise JudgeError(f"{self.name}: minimum is below maximum, got {low!r} and {high!r}")
+        object.__setattr__(self, "minimum", low)
+        object.__setattr__(self, "maximum", high)
 
     @classmethod
     def region(cls, name: str, *, text: str = "") -> Question:
@@ -156,12 +189,15 @@ class Question:
             )
 
     def to_json(self) -> dict[str, Any]:
-        """The question as JSON: ``{name, kind, options | levels, text}``."""
+        """The question as JSON: ``{name, kind, options | levels | minimum and
+        maximum, text}``."""
         out: dict[str, Any] = {"name": self.name, "kind": self.kind.value}
         if self.kind is QuestionKind.CHOICE:
             out["options"] = list(self.options)
         if self.kind is QuestionKind.SCORE:
             out["levels"] = list(self.levels)
+        if self.kind is QuestionKind.NUMBER:
+            out["minimum"], out["maximum"] = self.minimum, self.maximum
         if self.text:
             out["text"] = self.text
         return out
@@ -171,7 +207,7 @@ class Question:
         """A question from its JSON form; JudgeError naming the field."""
         if not isinstance(value, Mapping):
             raise JudgeError(f"a question is an object, got {type(value).__name__}")
-        unknown = set(value) - {"name", "kind", "options", "levels", "text"}
+        unknown = set(value) - {"name", "kind", "options", "levels", "text", "minimum", "maximum"}
         if unknown:
             raise JudgeError(f"{sorted(unknown)[0]}: unknown question field")
         for field in ("name", "kind"):
@@ -189,6 +225,8 @@ class Question:
             options=tuple(value.get("options", ())),
             levels=tuple(value.get("levels", ())),
             text=value.get("text", ""),
+            minimum=value.get("minimum"),
+            maximum=value.get("maximum"),
         )
 
 

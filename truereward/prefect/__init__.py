@@ -6,6 +6,9 @@
   a bounded number at a time; :mod:`.runner`: the task runner a request
   asks for (threads, or Dask);
 - :mod:`.artifacts`: the flow's table and markdown artifacts;
+- :mod:`.lifeline`: a flow run that loses its Prefect API stops grading
+  and ends its process within a bound, saying (:mod:`.lost`) what it
+  published and how to resume;
 - :mod:`.block`: :class:`TargetBlock`, a publish target with secret
   credentials, for deployments.
 

@@ -45,6 +45,7 @@ from ..grading.reading import RunReading
 from ..grading.steps import GradedRun, PublishedRun, fold_reading
 from ..refusal import Refusal
 from .carry import Carry
+from .lifeline import halt_for
 from .retry import GraderFault, PublishRetry, retry_transient
 
 __all__ = [
@@ -91,14 +92,19 @@ class ChunkGrades(Payload):
 
 
 class ChunkPublished(Payload):
-    """What ``publish`` gives: what publishing did for each run, in order."""
+    """What ``publish`` gives: what publishing did for each run, in order;
+    ``halted``: the runs not published because the flow run stopped
+    grading first (its Prefect API was lost: see :mod:`.lifeline`)."""
 
-    __slots__ = ("name", "published")
+    __slots__ = ("halted", "name", "published")
     name: str
     published: list[PublishedRun]
+    halted: list[str]
 
-    def __init__(self, name: str, published: list[PublishedRun]) -> None:
-        self._set(name=name, published=published)
+    def __init__(
+        self, name: str, published: list[PublishedRun], halted: list[str] | None = None
+    ) -> None:
+        self._set(name=name, published=published, halted=list(halted or ()))
 
 
 # Progress kept between the attempts of a task run (see .carry). The task
@@ -176,14 +182,17 @@ def fold_chunk(readings: ChunkReadings) -> ChunkGrades:
 
 
 def publish_attempt(grades: ChunkGrades) -> ChunkPublished:
-    """The body of ``publish``: one attempt over the runs not yet published."""
+    """The body of ``publish``: one attempt over the runs not yet published.
+    Inside a flow run whose grading was halted (:mod:`.lifeline`), a run's
+    publish that has begun finishes and no other begins."""
     context = _own_context("publish")
     if context is None:
         progress = PublishProgress(grades.graded)
         progress.attempt(last=True)
         return ChunkPublished(name=grades.name, published=progress.results())
     key = context.task_run.id
-    progress = _publishing.get(key, lambda: PublishProgress(grades.graded))
+    halt = halt_for(context.task_run.flow_run_id)
+    progress = _publishing.get(key, lambda: PublishProgress(grades.graded, halt, grades.name))
     try:
         failures = progress.attempt(last=_last_attempt(context, progress.attempts))
     except BaseException:
@@ -192,7 +201,7 @@ def publish_attempt(grades: ChunkGrades) -> ChunkPublished:
     if failures:
         raise PublishRetry([(item.record.run, item.error or "") for item in failures])
     _publishing.drop(key)
-    return ChunkPublished(name=grades.name, published=progress.results())
+    return ChunkPublished(name=grades.name, published=progress.results(), halted=progress.halted)
 
 
 @task(

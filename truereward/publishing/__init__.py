@@ -89,6 +89,7 @@ def publish(
     unconditional: bool = False,
     keep_replaced: bool = False,
     listing: Mapping[str, str] | None = None,
+    settle: bool = True,
 ) -> PublishResult:
     """Publish ``document`` to ``target``; see the module docstring.
 
@@ -102,7 +103,9 @@ def publish(
     write conditionally. ``listing``: on an object store, the objects the
     caller found at the target (name -> ETag), used instead of a listing of
     its own (:mod:`.objects`); a local directory is always looked at under
-    its lock, so it is ignored there.
+    its lock, so it is ignored there. ``settle=False``: on an object store,
+    the caller takes the last step of the protocol itself, for many runs at
+    once (``PublishResult.settled`` then says whether it is left to do).
 
     Raises :class:`PublishConflict` when another grade is published there and
     ``replaces`` does not name it, :class:`PublishError` when the target
@@ -147,7 +150,7 @@ def publish(
     assert resolved is not None  # not local: resolved above
     store = open_store(resolved)
     kept = _keep(store, replaces) if keep_replaced and replaces is not None else None
-    result = publish_objects(document, store, replaces=replaces, listing=listing)
+    result = publish_objects(document, store, replaces=replaces, listing=listing, settle=settle)
     if kept is not None and result.decision is Decision.REPLACE:
         return dataclasses.replace(result, kept=kept)
     return result

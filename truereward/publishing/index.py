@@ -51,8 +51,9 @@ class TargetIndex:
     S3 (module docstring). ``inner`` is ``""`` for a target of its own, or
     the path of the target inside each run (``logs/verifier``)."""
 
-    def __init__(self, fs: Any, base: str, inner: str = "") -> None:
+    def __init__(self, fs: Any, base: str, inner: str = "", start: str | None = None) -> None:
         self._fs = fs
+        self._start = start
         self._bucket, key = urls.bucket_and_key(base)
         self._base = f"{key.strip('/')}/" if key.strip("/") else ""
         self._inner = f"{inner.strip('/')}/" if inner.strip("/") else ""
@@ -64,10 +65,16 @@ class TargetIndex:
 
     @classmethod
     def open(
-        cls, base: str, storage_options: Mapping[str, Any], inner: str = ""
+        cls,
+        base: str,
+        storage_options: Mapping[str, Any],
+        inner: str = "",
+        start: str | None = None,
     ) -> TargetIndex | None:
         """The index of ``base`` (an ``s3://`` URL), or ``None`` when it is
-        not on S3 or its filesystem cannot be made."""
+        not on S3 or its filesystem cannot be made. ``start``: the first
+        run looked up (the listing begins there, not at the prefix's first
+        key)."""
         if urls.protocol(base) not in ("s3", "s3a"):
             return None
         try:
@@ -76,7 +83,7 @@ class TargetIndex:
             fs, _ = url_to_fs(base, **storage_options)
         except (ImportError, ValueError, TypeError, OSError):
             return None
-        return cls(fs, base, inner)
+        return cls(fs, base, inner, start)
 
     def covers(self, run: str, target: str) -> bool:
         """Whether ``target`` (a URL) is where this index looks for ``run``."""
@@ -107,7 +114,8 @@ class TargetIndex:
         while True:
             if self._at == len(self._page):
                 if self._pages is None:
-                    self._pages = self._pages_of(self._base)
+                    after = None if self._start is None else f"{self._base}{self._start}"
+                    self._pages = self._pages_of(self._base, after)
                 page = next(self._pages, None)
                 if page is None:
                     return Standing(found)
@@ -131,11 +139,16 @@ class TargetIndex:
                     found[name] = (etag, size)
         return Standing(found)
 
-    def _pages_of(self, prefix: str) -> Iterator[list[tuple[str, str, int]]]:
-        """The keys under ``prefix``, a page (one request) at a time."""
+    def _pages_of(
+        self, prefix: str, after: str | None = None
+    ) -> Iterator[list[tuple[str, str, int]]]:
+        """The keys under ``prefix`` (those after ``after``, when given), a
+        page (one request) at a time."""
         token: str | None = None
         while True:
-            extra = {"ContinuationToken": token} if token else {}
+            extra: dict[str, str] = {"ContinuationToken": token} if token else {}
+            if after is not None and not token:
+                extra["StartAfter"] = after
             answer = self._fs.call_s3(
                 "list_objects_v2", Bucket=self._bucket, Prefix=prefix, **extra
             )

@@ -97,7 +97,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Protocol
 
 from ..document import GradeDocument
@@ -106,7 +106,14 @@ from .decide import Decision, sha256_hex
 from .errors import PublishConflict, PublishError
 from .result import PublishResult
 
-__all__ = ["MAX_BODY_BYTES", "PreconditionFailed", "Store", "publish_objects", "settle_listed"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "PreconditionFailed",
+    "Store",
+    "publish_objects",
+    "settle_listed",
+    "standing_complete",
+]
 
 #: The largest body published in one request: well under s3fs's multipart
 #: threshold (2 x 50 MiB), above which If-Match would be ignored.
@@ -442,14 +449,29 @@ def _write_rest(store: Store, bodies: dict[str, bytes]) -> tuple[str, ...]:
     return (GRADE, *rest)
 
 
+def standing_complete(document: GradeDocument, listed: Mapping[str, str]) -> bool:
+    """Whether ``listed`` (name -> ETag) shows ``document``'s whole set
+    standing: its ``grade.json`` and every file beside it of the right bytes,
+    and nothing it does not own (publishing it again would write nothing)."""
+    bodies = render(document)
+    listed = {name: str(tag).strip('"') for name, tag in listed.items() if name in NAMES}
+    return listed.get(GRADE) == md5_hex(bodies[GRADE]) and _complete(listed, bodies)
+
+
 def settle_listed(
-    store: Store, bodies: dict[str, bytes], listed: Mapping[str, str], *, created: bool
-) -> None:
+    store: Callable[[], Store],
+    document: GradeDocument,
+    listed: Mapping[str, str],
+    *,
+    created: bool,
+) -> bool:
     """Step 5 for a set published with ``settle=False``, given a listing
     of its objects taken after its last write (a caller's listing of many
     runs at once): nothing more when the set is complete and its
     ``grade.json`` ours; else the settle step as a publish would have done
-    it (module docstring)."""
-    if listed.get(GRADE) == md5_hex(bodies[GRADE]) and _complete(listed, bodies):
-        return
-    _settle(store, bodies, created=created)
+    it (module docstring), through the store ``store()`` opens. Returns
+    whether the store was asked anything more."""
+    if standing_complete(document, listed):
+        return False
+    _settle(store(), render(document), created=created)
+    return True

@@ -54,7 +54,7 @@ def _answer(evidence: Evidence, pointer: Any) -> str:
     text = evidence.read_text()
     if pointer is None:
         return text
-    from .state import _MISSING, json_pointer
+    from ..jsonvalues import MISSING, json_pointer
 
     if not isinstance(pointer, str):
         raise Ungradable("CASE_INVALID", "answer: a JSON Pointer such as /output")
@@ -65,7 +65,7 @@ def _answer(evidence: Evidence, pointer: Any) -> str:
             "EVIDENCE_MALFORMED", f"{evidence.describe()}: not JSON: {error}"
         ) from None
     found = json_pointer(document, pointer)
-    if found is _MISSING:
+    if found is MISSING:
         raise Ungradable("EVIDENCE_MALFORMED", f"{evidence.describe()}: no answer at {pointer}")
     if isinstance(found, str):
         return found

@@ -32,8 +32,10 @@ would, while memory holds one chunk, not the file.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -137,6 +139,9 @@ class Evidence:
     root: str | None = None
     #: Digests of every file read through this object, in reading order.
     digests: list[EvidenceDigest] = field(default_factory=list)
+    #: The evidence file's GET already under way (:func:`truereward.fetch.prefetch`),
+    #: taken instead of a request of its own; only for the evidence itself.
+    prefetched: Future[tuple[int, bytes | None]] | None = None
 
     @property
     def is_local(self) -> bool:
@@ -346,11 +351,29 @@ class Evidence:
             return Ungradable("EVIDENCE_MISSING", f"{where}: no such file")
         return Ungradable("EVIDENCE_UNREADABLE", f"{where}: {error}")
 
+    def _taken(self, relative: str | None, where: str) -> bytes | None:
+        """The prefetched bytes of the evidence itself, when they came
+        (``None``: there was no prefetch, or its object was too large for
+        one, and is to be read as usual). Its errors are this read's."""
+        started, self.prefetched = self.prefetched, None
+        if started is None or relative is not None:
+            return None
+        try:
+            size, data = started.result()
+        except Exception as error:  # any store failure is the grader's side
+            raise self._remote_refusal(where, error) from error
+        if data is None and size > self.max_bytes:
+            raise self._too_big(where, size)
+        return data
+
     def _read_remote(self, relative: str | None, where: str) -> bytes:
         """One request on S3 (:func:`truereward.fetch.fetch`): the size comes
         with the answer, and a body over ``max_bytes`` is never read."""
         from ..fetch import fetch
 
+        taken = self._taken(relative, where)
+        if taken is not None:
+            return taken
         fs, path = self._fs(relative)
         try:
             size, data = fetch(fs, path, self.max_bytes)
@@ -370,6 +393,10 @@ class Evidence:
         (refusals as for :meth:`_read_remote`), and the size it says it has."""
         from ..fetch import opened
 
+        taken = self._taken(relative, where)
+        if taken is not None:
+            yield io.BytesIO(taken).read, len(taken)
+            return
         fs, path = self._fs(relative)
         with ExitStack() as stack:
             try:

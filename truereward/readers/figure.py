@@ -38,11 +38,13 @@ from typing import Any
 
 from ..cases import CaseResult
 from ..codes import Ungradable
+from ..jsonvalues import MISSING as _MISSING
+from ..jsonvalues import json_pointer
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import CaseSpec, TaskSpec
 from .evidence import Evidence
 from .outcomes import case_invalid
-from .state import _MISSING, InvalidExpectation, json_pointer
+from .state import InvalidExpectation
 
 __all__ = ["READER", "FigureReader"]
 

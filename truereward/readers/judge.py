@@ -9,48 +9,71 @@ question put to the judge about that evidence, in its options:
     {"id": "cites-sources", "kind": "fail_to_pass",
      "options": {"question": "Does the answer cite at least one source?"}}
     {"id": "quality", "kind": "fail_to_pass",
-     "options": {"question": "How good is it?", "type": "score",
+     "options": {"question": "How good is it?", "type": "rubric",
                  "levels": ["poor", "fair", "good"], "pass_at": 2}}
+    {"id": "clarity", "kind": "fail_to_pass",
+     "options": {"type": "likert", "points": 5, "pass_at": 4}}
+    {"id": "coverage", "kind": "fail_to_pass",
+     "options": {"type": "numeric", "min": 0, "max": 10, "pass_at": 7}}
     {"id": "tone", "kind": "pass_to_pass",
      "options": {"type": "choice", "choices": ["calm", "rude"], "pass": ["calm"]}}
 
-- ``type``: ``boolean`` (default; ``true`` passes), ``score`` (``levels``,
-  a list or a count; passes at a decided level ``>= pass_at``, default the
-  top level) or ``choice`` (``choices``; passes when the decision is one of
+- ``type``: ``boolean`` (default; also ``binary``; ``true`` passes);
+  ``rubric`` (also ``score``: ``levels``, a list of level descriptions or a
+  count; passes at a decided level ``>= pass_at``, default the top level);
+  ``likert`` (``points`` from 2 to 11, default 5, optional ``labels``, one per
+  point; passes at a point ``>= pass_at``, 1-based, default the top point);
+  ``numeric`` (``min`` < ``max``, ``pass_at`` required: passes at a value
+  ``>= pass_at``); ``choice`` (``choices``; passes when the decision is one of
   ``pass``);
 - ``question``: the text put to the judge (default: the case id).
 
-All criteria are asked in one call. The judge's answers are decided with
-:func:`truereward.judging.decide` (a score rounds half up). An undecided
-answer, or one below ``min_confidence``, is an abstention: that case is
-ungradable with ``JUDGE_ABSTAINED``, never a fail. When the provider fails
-(an error, a timeout, an answer that does not fit its question), nothing was
-decided: the whole evidence is refused with ``PROVIDER_FAILED``. Both codes
-are the grader's and retryable, so the grade-run flow asks again.
+Each sample asks all criteria in one call. The judge's answers are decided
+with :func:`truereward.judging.decide` (a rubric or Likert answer rounds half
+up to a level; a numeric one is the number, which must lie in its range). An
+undecided answer, or one below ``min_confidence``, is an abstention. With
+``samples`` n > 1 the judge is asked n times (concurrently) and each
+criterion's samples are combined by :func:`truereward.judging.samples.combine`
+(``agreement``: ``majority``, the default, or ``unanimous``): an abstention in
+any sample, or samples that disagree without the needed agreement, make that
+case ungradable with ``JUDGE_ABSTAINED``, never a fail. When the provider
+fails on any call (an error, a timeout, an answer that does not fit its
+question), nothing was decided: the whole evidence is refused with
+``PROVIDER_FAILED``. Both codes are the grader's and retryable, so the
+grade-run flow asks again. A row's ``measures`` hold ``confidence`` (the
+lowest sample's), ``score`` (the median sample's score from 0 to 1: a boolean
+or choice 1 or 0 as it passes, a level's index over the top index, a number's
+place in its range) and, for n > 1, ``agreement``; its observations hold each
+sample's answer.
 
 Reader options (the task spec's ``options``, or keyword arguments of
 :func:`truereward.read`):
 
 - ``provider``: ``{"kind": "openai", "base_url", "model", "api_key_env"?,
   "timeout_s"?, "json_mode"?}`` for an OpenAI-compatible chat-completions
-  endpoint (the key is read from the named environment variable, never from
-  the spec), or ``{"kind": "python", "factory": "package.module:function"}``
-  returning any provider (see :mod:`truereward.judging.provider`);
+  endpoint, ``{"kind": "litellm", "model", "api_base"?, "api_key_env"?,
+  "timeout_s"?, "json_mode"?}`` for any provider LiteLLM routes to (the
+  ``litellm`` extra), or ``{"kind": "python", "factory":
+  "package.module:function"}`` returning any provider (see
+  :mod:`truereward.judging.provider`). A key is read from the named
+  environment variable, never from the spec;
 - ``min_confidence`` (default 0): answers below it are abstentions;
-- ``timeout_s``: a bound on the whole call.
+- ``samples`` (default 1, at most :data:`MAX_SAMPLES`) and ``agreement``;
+- ``timeout_s``: a bound on each call.
 
 Options that are not valid make that case ``CASE_INVALID``; a provider
-configuration that is not valid refuses the evidence with ``CASE_INVALID``
-(the task is broken, not the run).
+configuration or reader option that is not valid refuses the evidence with
+``CASE_INVALID`` (the task is broken, not the run).
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib
+import math
 import os
 import threading
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, TypeVar
 
 from ..cases import CaseResult, Observation
@@ -92,12 +115,54 @@ def _run(coroutine: Coroutine[Any, Any, T]) -> T:
     return result
 
 
-def _question(case: CaseSpec) -> tuple[Any, Any]:
-    """The judge's Question of a criterion and its pass rule."""
+#: The most samples a criterion may ask for (each is a provider call).
+MAX_SAMPLES = 25
+#: The most points a Likert criterion may have.
+MAX_POINTS = 11
+_OPTIONS = {
+    "question",
+    "type",
+    "levels",
+    "pass_at",
+    "choices",
+    "pass",
+    "points",
+    "labels",
+    "min",
+    "max",
+}
+
+
+class _Criterion:
+    """A criterion's question, and what its decision means: whether it
+    passes, and its score from 0 to 1."""
+
+    def __init__(
+        self, question: Any, passes: Callable[[Any], bool], score: Callable[[Any], float]
+    ) -> None:
+        self.question = question
+        self.passes = passes
+        self.score = score
+
+
+def _number(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise _BadCriterion(f"{what} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def _level(value: object, low: int, high: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise _BadCriterion(f"{what} must be a whole number from {low} to {high}, got {value!r}")
+    return value
+
+
+def _criterion(case: CaseSpec) -> _Criterion:
+    """The judge's Question of a criterion and its pass and score rules."""
     from ..judging import JudgeError, Question
 
     options = dict(case.options)
-    unknown = set(options) - {"question", "type", "levels", "pass_at", "choices", "pass"}
+    unknown = set(options) - _OPTIONS
     if unknown:
         raise _BadCriterion(f"unknown option(s) {sorted(unknown)}")
     text = options.get("question", case.id)
@@ -105,22 +170,50 @@ def _question(case: CaseSpec) -> tuple[Any, Any]:
         raise _BadCriterion("question must be a non-empty string")
     kind = options.get("type", "boolean")
     try:
-        if kind == "boolean":
-            return Question.boolean(case.id, text=text), lambda decision: decision is True
-        if kind == "score":
+        if kind in ("boolean", "binary"):
+            return _Criterion(
+                Question.boolean(case.id, text=text),
+                lambda decision: decision is True,
+                lambda decision: 1.0 if decision is True else 0.0,
+            )
+        if kind in ("score", "rubric"):
             levels = options.get("levels")
             if not isinstance(levels, int | list) or isinstance(levels, bool):
                 raise _BadCriterion("levels must be a list of names or a count")
             question = Question.score(case.id, levels, text=text)  # type: ignore[arg-type]
-            count = levels if isinstance(levels, int) else len(levels)
-            pass_at = options.get("pass_at", count - 1)
-            if (
-                isinstance(pass_at, bool)
-                or not isinstance(pass_at, int)
-                or not 0 <= pass_at < count
-            ):
-                raise _BadCriterion(f"pass_at must be a level from 0 to {count - 1}")
-            return question, lambda decision: decision >= pass_at
+            top = len(question.levels) - 1
+            pass_at = _level(options.get("pass_at", top), 0, top, "pass_at")
+            return _Criterion(question, lambda level: level >= pass_at, lambda level: level / top)
+        if kind == "likert":
+            points = _level(options.get("points", 5), 2, MAX_POINTS, "points")
+            labels = options.get("labels")
+            if labels is None:
+                named = [str(point) for point in range(1, points + 1)]
+            elif isinstance(labels, list) and len(labels) == points:
+                named = [f"{point}: {label}" for point, label in enumerate(labels, 1)]
+                if not all(isinstance(label, str) and label.strip() for label in labels):
+                    raise _BadCriterion("labels must be non-empty strings")
+            else:
+                raise _BadCriterion(f"labels must be a list of {points} descriptions")
+            question = Question.score(case.id, named, text=text)
+            lowest = _level(options.get("pass_at", points), 1, points, "pass_at")
+            # The judge answers the level's index: point = index + 1.
+            return _Criterion(
+                question, lambda level: level + 1 >= lowest, lambda level: level / (points - 1)
+            )
+        if kind == "numeric":
+            low, high = _number(options.get("min"), "min"), _number(options.get("max"), "max")
+            question = Question.number(case.id, low, high, text=text)
+            if "pass_at" not in options:
+                raise _BadCriterion("a numeric criterion needs pass_at (passes at values >= it)")
+            threshold = _number(options["pass_at"], "pass_at")
+            if not low <= threshold <= high:
+                raise _BadCriterion(f"pass_at must be from {low!r} to {high!r}")
+            return _Criterion(
+                question,
+                lambda value: value >= threshold,
+                lambda value: (value - low) / (high - low),
+            )
         if kind == "choice":
             choices = options.get("choices")
             passing = options.get("pass")
@@ -129,10 +222,21 @@ def _question(case: CaseSpec) -> tuple[Any, Any]:
             question = Question.choice(case.id, choices, text=text)  # type: ignore[arg-type]
             if not isinstance(passing, list) or not passing or not set(passing) <= set(choices):
                 raise _BadCriterion("pass must be a non-empty list of the choices")
-            return question, lambda decision: decision in passing
+            return _Criterion(
+                question,
+                lambda decision: decision in passing,
+                lambda decision: 1.0 if decision in passing else 0.0,
+            )
     except JudgeError as error:
         raise _BadCriterion(str(error)) from None
-    raise _BadCriterion(f"type must be boolean, score or choice, got {kind!r}")
+    raise _BadCriterion(
+        f"type must be boolean, binary, rubric, score, likert, numeric or choice, got {kind!r}"
+    )
+
+
+def _key(config: Mapping[str, Any]) -> str | None:
+    key_env = config.get("api_key_env")
+    return os.environ.get(key_env) if isinstance(key_env, str) else None
 
 
 def _provider(options: Mapping[str, Any]) -> Any:
@@ -140,19 +244,32 @@ def _provider(options: Mapping[str, Any]) -> Any:
     if not isinstance(config, Mapping):
         raise Ungradable(
             "CASE_INVALID",
-            "the judge reader needs a provider option "
-            '({"kind": "openai", ...} or {"kind": "python", "factory": ...})',
+            'the judge reader needs a provider option ({"kind": "openai", ...}, '
+            '{"kind": "litellm", ...} or {"kind": "python", "factory": ...})',
         )
     kind = config.get("kind")
     if kind == "openai":
         from ..judging.openai import OpenAIProvider
 
-        key_env = config.get("api_key_env")
         try:
             return OpenAIProvider(
                 str(config.get("base_url", "")),
                 str(config.get("model", "")),
-                api_key=os.environ.get(key_env) if isinstance(key_env, str) else None,
+                api_key=_key(config),
+                timeout_s=float(config.get("timeout_s", 60.0)),
+                json_mode=bool(config.get("json_mode", True)),
+            )
+        except (ValueError, TypeError) as error:
+            raise Ungradable("CASE_INVALID", f"provider: {error}") from None
+    if kind == "litellm":
+        from ..judging.litellm import LiteLLMProvider
+
+        base = config.get("api_base")
+        try:
+            return LiteLLMProvider(
+                str(config.get("model", "")),
+                api_base=str(base) if base is not None else None,
+                api_key=_key(config),
                 timeout_s=float(config.get("timeout_s", 60.0)),
                 json_mode=bool(config.get("json_mode", True)),
             )
@@ -168,7 +285,53 @@ def _provider(options: Mapping[str, Any]) -> Any:
         except (ImportError, AttributeError) as error:
             raise Ungradable("CASE_INVALID", f"provider.factory {target}: {error}") from None
         return factory()
-    raise Ungradable("CASE_INVALID", f"provider.kind must be openai or python, got {kind!r}")
+    raise Ungradable(
+        "CASE_INVALID", f"provider.kind must be openai, litellm or python, got {kind!r}"
+    )
+
+
+def _sampling(options: Mapping[str, Any]) -> tuple[int, str, float]:
+    """The reader's ``samples``, ``agreement`` and ``min_confidence``;
+    CASE_INVALID naming the option."""
+    from ..judging.samples import AGREEMENTS
+
+    samples = options.get("samples", 1)
+    if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
+        raise Ungradable("CASE_INVALID", f"samples must be a whole number from 1 to {MAX_SAMPLES}")
+    agreement = options.get("agreement", "majority")
+    if agreement not in AGREEMENTS:
+        raise Ungradable("CASE_INVALID", f"agreement must be one of {', '.join(AGREEMENTS)}")
+    min_confidence = options.get("min_confidence", 0.0)
+    if (
+        isinstance(min_confidence, bool)
+        or not isinstance(min_confidence, int | float)
+        or not 0 <= min_confidence <= 1
+    ):
+        raise Ungradable("CASE_INVALID", "min_confidence must be a number in [0, 1]")
+    return samples, str(agreement), float(min_confidence)
+
+
+async def _ask_all(
+    provider: Any, questions: list[Any], state: str, timeout: Any, samples: int
+) -> list[dict[str, Any]]:
+    """``samples`` calls at once, each validated by :func:`ask`; the first
+    ProviderFailure cancels the others and is raised."""
+    from ..judging import ProviderFailure, ask
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [
+                group.create_task(ask(provider, questions, state, timeout_s=timeout))
+                for _ in range(samples)
+            ]
+    except BaseExceptionGroup as failed:
+        first = failed.exceptions[0]
+        if isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        if isinstance(first, ProviderFailure | Exception):
+            raise first from None
+        raise
+    return [task.result() for task in tasks]
 
 
 class JudgeReader:
@@ -180,32 +343,30 @@ class JudgeReader:
     def read(
         self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
     ) -> list[CaseResult]:
-        from ..judging import ProviderFailure, ask, decide
-        from ..judging.codes import JUDGE_ABSTAINED, PROVIDER_FAILED
+        from ..judging import ProviderFailure
+        from ..judging.codes import PROVIDER_FAILED
 
         state = evidence.read_text()
         rows: dict[str, CaseResult] = {}
-        asked: list[tuple[CaseSpec, Any, Any]] = []
+        asked: list[tuple[CaseSpec, _Criterion]] = []
         for case in spec.cases:
             try:
-                question, passes = _question(case)
+                asked.append((case, _criterion(case)))
             except _BadCriterion as error:
                 rows[case.id] = case_invalid(case, f"options: {error}")
-                continue
-            asked.append((case, question, passes))
-        min_confidence = options.get("min_confidence", 0.0)
-        if (
-            isinstance(min_confidence, bool)
-            or not isinstance(min_confidence, int | float)
-            or not 0 <= min_confidence <= 1
-        ):
-            raise Ungradable("CASE_INVALID", "min_confidence must be a number in [0, 1]")
+        samples, agreement, min_confidence = _sampling(options)
         timeout = options.get("timeout_s")
         if asked:
             provider = _provider(options)
             try:
-                answers = _run(
-                    ask(provider, [question for _, question, _ in asked], state, timeout_s=timeout)
+                answered = _run(
+                    _ask_all(
+                        provider,
+                        [criterion.question for _, criterion in asked],
+                        state,
+                        timeout,
+                        samples,
+                    )
                 )
             except ProviderFailure as error:
                 raise Ungradable(
@@ -216,39 +377,85 @@ class JudgeReader:
                 close = getattr(provider, "aclose", None)
                 if callable(close):
                     _run(close())
-            for case, question, passes in asked:
-                answer = answers[question.name]
-                if answer.confidence < min_confidence:
-                    answer = answer.undecide()
-                decision = decide(question, answer)
-                seen = [
-                    Observation(
-                        name="judge",
-                        verdict=str(answer.value),
-                        why=f"confidence {answer.confidence:g}",
-                    )
-                ]
-                if decision is None:
-                    rows[case.id] = CaseResult(
-                        id=case.id,
-                        kind=case.kind,
-                        verdict="ungradable",
-                        code=JUDGE_ABSTAINED,
-                        why=f"the judge left {case.id} undecided (confidence "
-                        f"{answer.confidence:g})",
-                        observations=seen,
-                    )
-                else:
-                    passed = bool(passes(decision))
-                    rows[case.id] = CaseResult(
-                        id=case.id,
-                        kind=case.kind,
-                        verdict="pass" if passed else "fail",
-                        why="" if passed else f"the judge decided {decision!r}",
-                        observations=seen,
-                        measures={"confidence": answer.confidence},
-                    )
+            for case, criterion in asked:
+                rows[case.id] = _row(
+                    case,
+                    criterion,
+                    [answers[case.id] for answers in answered],
+                    agreement,
+                    min_confidence,
+                )
         return [rows[case.id] for case in spec.cases]
+
+
+def _row(
+    case: CaseSpec,
+    criterion: _Criterion,
+    answers: list[Any],
+    agreement: str,
+    min_confidence: float,
+) -> CaseResult:
+    """A criterion's row from its samples' answers (in call order)."""
+    from ..judging import decide
+    from ..judging.codes import JUDGE_ABSTAINED
+    from ..judging.samples import Sample, combine
+
+    taken: list[Sample] = []
+    seen: list[Observation] = []
+    for index, answer in enumerate(answers, 1):
+        if answer.confidence < min_confidence:
+            answer = answer.undecide()
+        decision = decide(criterion.question, answer)
+        decided = decision is not None
+        taken.append(
+            Sample(
+                decision,
+                bool(criterion.passes(decision)) if decided else False,
+                float(criterion.score(decision)) if decided else 0.0,
+                answer.confidence,
+            )
+        )
+        seen.append(
+            Observation(
+                name="judge" if len(answers) == 1 else f"judge sample {index}",
+                verdict=str(answer.value),
+                why=f"confidence {answer.confidence:g}",
+            )
+        )
+    combined = combine(taken, agreement)
+    if combined.verdict == "abstained":
+        return CaseResult(
+            id=case.id,
+            kind=case.kind,
+            verdict="ungradable",
+            code=JUDGE_ABSTAINED,
+            why=f"the judge left {case.id} undecided ({combined.why}; confidence "
+            f"{combined.confidence:g})",
+            observations=seen,
+        )
+    measures = {"confidence": combined.confidence}
+    if combined.score is not None:
+        measures["score"] = combined.score
+    if len(answers) > 1:
+        measures["agreement"] = combined.agreement
+    why = ""
+    if combined.verdict == "fail":
+        decisions = [sample.decision for sample in taken]
+        why = (
+            f"the judge decided {decisions[0]!r}"
+            if len(decisions) == 1
+            else f"{combined.why}: the judge decided {decisions!r}"
+        )
+    elif combined.why:
+        why = combined.why
+    return CaseResult(
+        id=case.id,
+        kind=case.kind,
+        verdict=combined.verdict,
+        why=why,
+        observations=seen,
+        measures=measures,
+    )
 
 
 READER = JudgeReader()

@@ -74,9 +74,16 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .. import safefile, urls
-from ..bridge_codes import REWARDKIT_FAILED, TOOL_MISSING, WORKSPACE_MISSING
+from ..bridge_codes import REWARDKIT_FAILED
 from ..cases import CaseResult, Observation
 from ..codes import Ungradable
+from ..criteria.codes import (
+    SERVICE_UNREACHABLE,
+    TOOL_MISSING,
+    TRAJECTORY_MALFORMED,
+    TRAJECTORY_MISSING,
+    WORKSPACE_MISSING,
+)
 from ..scoring import RESERVED_NAMES, Scoring
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
@@ -91,9 +98,9 @@ PROBE = Path(__file__).with_name("rewardkit_probe.py")
 FAULT_CODES = {
     "command-timeout": "GRADER_TIMEOUT",
     "http-timeout": "GRADER_TIMEOUT",
-    "http-unreachable": "SERVICE_UNREACHABLE",
-    "trajectory-missing": "TRAJECTORY_MISSING",
-    "trajectory-malformed": "TRAJECTORY_MALFORMED",
+    "http-unreachable": SERVICE_UNREACHABLE,
+    "trajectory-missing": TRAJECTORY_MISSING,
+    "trajectory-malformed": TRAJECTORY_MALFORMED,
 }
 #: The probe's exit statuses (its module docstring).
 _RAISED, _NOT_INSTALLED, _UNSUPPORTED, _LAYOUT = 1, 3, 4, 5

@@ -42,13 +42,14 @@ the directory should be is ``EVIDENCE_MALFORMED``.
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 from collections.abc import Mapping
 from typing import Any
 
 from ..cases import CaseResult, Observation
 from ..codes import Ungradable
+from ..jsonvalues import MISSING as _MISSING
+from ..jsonvalues import json_equal, json_pointer
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import CaseSpec, TaskSpec
 from .evidence import Evidence
@@ -57,52 +58,10 @@ from .outcomes import case_invalid
 __all__ = ["READER", "StateReader", "json_equal", "json_pointer"]
 
 _KEYS = {"path", "exists", "text", "contains", "sha256", "json"}
-_MISSING = object()
 
 
 class InvalidExpectation(ValueError):
     """The case's options are not a valid expectation."""
-
-
-def json_pointer(document: Any, pointer: str) -> Any:
-    """The value at RFC 6901 ``pointer`` in ``document``, or a sentinel
-    (``_MISSING``) when the path does not exist. ``InvalidExpectation`` for
-    a malformed pointer."""
-    if pointer == "":
-        return document
-    if not pointer.startswith("/"):
-        raise InvalidExpectation(f"JSON pointer {pointer!r} must start with '/'")
-    current = document
-    for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(current, dict):
-            if token not in current:
-                return _MISSING
-            current = current[token]
-        elif isinstance(current, list):
-            if not token.isdigit() or (len(token) > 1 and token.startswith("0")):
-                return _MISSING
-            index = int(token)
-            if index >= len(current):
-                return _MISSING
-            current = current[index]
-        else:
-            return _MISSING
-    return current
-
-
-def json_equal(left: Any, right: Any) -> bool:
-    """Deep JSON equality: numbers by value (``1 == 1.0``), booleans never
-    equal to numbers, objects regardless of key order."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left == right
-    if isinstance(left, int | float) and isinstance(right, int | float):
-        return math.isfinite(left) and math.isfinite(right) and left == right
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(map(json_equal, left, right))
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
-    return type(left) is type(right) and left == right
 
 
 def _check_options(options: Mapping[str, Any]) -> None:

@@ -7,6 +7,14 @@ the case's input. At the end of the session the plugin folds the rows of every c
 publishes the grade in /logs/verifier: ``reward.json`` and ``reward.txt`` only when the
 whole case set was graded.
 
+Where the agent's files come from: in Harbor's shared mode this runs in the agent's own
+container and reads ``/app`` as the agent left it. In separate mode (``harbor-task-separate``)
+it runs in a container of its own, and ``/app`` is the artifact Harbor copied out of the
+agent's container; task.toml's ``[verifier.env]`` says so with ``APP_FROM_ARTIFACTS=1``, and
+then an ``/app`` that is absent means nothing arrived: the case is ungradable
+(``EVIDENCE_UNREADABLE``, the grader's), never a fail. A ``count.py`` missing from an ``/app``
+that arrived is the agent's doing: a fail, in both modes.
+
 Outside a container: ``APP_DIR`` is the agent's directory (default /app), ``GRADE_LOGS``
 the logs directory (default /logs/verifier; the plugin reads it).
 """
@@ -21,12 +29,13 @@ from pathlib import Path
 
 import pytest
 
-from truereward import CaseResult
+from truereward import CaseResult, CaseSpec
 from truereward.codes import Ungradable
-from truereward import CaseSpec
 from truereward.plugin import cases
 
 APP = Path(os.environ.get("APP_DIR", "/app"))
+#: Set (task.toml's [verifier.env]) when /app reaches this verifier as a Harbor artifact.
+FROM_ARTIFACTS = os.environ.get("APP_FROM_ARTIFACTS") == "1"
 CASES = cases("task.json")
 
 
@@ -37,6 +46,13 @@ def read_case(case: CaseSpec) -> CaseResult:
     given, expected = case.options.get("stdin"), case.options.get("expect")
     if not isinstance(given, str) or not isinstance(expected, str):
         raise Ungradable("CASE_NOT_PREPARED", f"{case.id}: task.json gives no stdin and expect")
+    if FROM_ARTIFACTS and not APP.is_dir():
+        raise Ungradable(
+            "EVIDENCE_UNREADABLE",
+            f"{APP} did not reach the verifier: Harbor collected no such artifact from the "
+            "agent's container (the trial's artifacts/manifest.json says why: the copy failed, "
+            "or the agent removed the directory)",
+        )
     program = APP / "count.py"
     if not program.is_file():
         return CaseResult(id=case.id, kind=case.kind, verdict="fail", why=f"no {program}")

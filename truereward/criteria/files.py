@@ -1,0 +1,244 @@
+"""The workspace's files, read the way a hostile workspace cannot abuse.
+
+:class:`WorkspaceFiles` reads the files criteria name (``options.Path``):
+
+- a **relative path** is resolved inside the workspace (symlinks that stay
+  inside are followed, as Python's ``Path.read_text`` would); one that leads
+  out of the workspace is never read, and its criterion fails
+  (:class:`~.kind.Failure`): the run planted the link, and what lies outside
+  is not the run's work. The file is then opened one directory at a time
+  from the workspace (``O_NOFOLLOW`` at each step: a link swapped in after
+  the path was resolved is not followed either), and only when it is a
+  regular file (:mod:`truereward.safefile`);
+- an **absolute path** names a file of the environment the verifier runs in
+  (``/usr/local/bin/tool``, ``/etc/app.conf``): read in a live workspace only
+  (a verifier; never over a stored run of a sweep, where it would be the
+  grading machine's file: ``CASE_INVALID``), symlinks followed, the final
+  file opened without following a link;
+- every read is bounded (``limit``, at most :data:`~truereward.safefile.LIMIT`
+  by default) and recorded in the grade's evidence (path, sha256, size).
+
+What a read finds is the run's doing, so it is a fact or a failure, never a
+refusal a run could use to dodge a failing case: absent (``None``), a
+directory, FIFO, device or socket, too large, unreadable to the verifier
+(:class:`~.kind.Failure`, naming the file). An I/O error is the grader's
+(``EVIDENCE_UNREADABLE``). A workspace that is not there at all is
+``WORKSPACE_MISSING`` (:mod:`.codes`).
+
+A workspace given as an fsspec URL (a stored copy) is read through the
+reader's :class:`~truereward.readers.Evidence` (no symlinks there).
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+from typing import Protocol
+
+from .. import safefile
+from ..codes import Ungradable
+from ..document import EvidenceDigest
+from .codes import WORKSPACE_MISSING
+from .kind import Failure
+
+__all__ = ["EvidenceLike", "WorkspaceFiles", "as_text"]
+
+_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class EvidenceLike(Protocol):
+    """What :class:`WorkspaceFiles` needs of :class:`truereward.readers.Evidence`."""
+
+    root: str | None
+    digests: list[EvidenceDigest]
+    max_bytes: int
+
+    @property
+    def is_local(self) -> bool: ...
+
+    def location(self, relative: str | None = None) -> str: ...
+
+    def describe(self, relative: str | None = None) -> str: ...
+
+    def exists(self, relative: str | None = None) -> bool: ...
+
+    def is_dir(self, relative: str | None = None) -> bool: ...
+
+    def read_bytes(self, relative: str | None = None) -> bytes: ...
+
+    def refuse_outside(self, path: str, where: str) -> None: ...
+
+
+def as_text(data: bytes, shown: str) -> str:
+    """``data`` as Python's text mode reads a file: UTF-8 (a leading BOM
+    dropped), universal newlines (``\\r\\n`` and ``\\r`` become ``\\n``).
+    Bytes that are not UTF-8 are the run's failure."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise Failure(f"{shown} is not UTF-8 text (byte {error.start})") from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+class WorkspaceFiles:
+    """The files of one workspace (module docstring). ``live``: the
+    workspace is the environment a verifier runs in (absolute paths,
+    commands and HTTP allowed), not a stored copy of a sweep's run."""
+
+    def __init__(self, evidence: EvidenceLike, *, live: bool) -> None:
+        self.evidence = evidence
+        self.live = live
+        self._root: str | None = None
+        self._seen: set[tuple[str, str]] = set()
+
+    # --- the workspace itself -----------------------------------------------------------------
+
+    def check(self) -> None:
+        """``WORKSPACE_MISSING`` when the workspace is not a directory (or
+        absent); ``EVIDENCE_MALFORMED`` when a stored run's workspace is a
+        symlink or leads out of the run."""
+        evidence = self.evidence
+        where = evidence.describe()
+        if not evidence.exists():
+            raise Ungradable(WORKSPACE_MISSING, f"{where}: the workspace is not there")
+        if evidence.is_local:
+            location = evidence.location()
+            if not self.live and os.path.islink(location):
+                raise Ungradable(
+                    "EVIDENCE_MALFORMED",
+                    f"{where}: a symlink: a stored run's workspace is read without following links",
+                )
+            evidence.refuse_outside(location, where)
+            if not os.path.isdir(location):
+                raise Ungradable(WORKSPACE_MISSING, f"{where}: not a directory")
+            self._root = os.path.realpath(location)
+        elif not evidence.is_dir():
+            raise Ungradable(WORKSPACE_MISSING, f"{where}: not a directory")
+
+    @property
+    def root(self) -> str:
+        """The workspace's real path (local workspaces, after :meth:`check`)."""
+        if self._root is None:
+            raise RuntimeError("the workspace is not local, or was not checked")
+        return self._root
+
+    # --- one path -----------------------------------------------------------------------------
+
+    def shown(self, path: str) -> str:
+        """How messages and digests name ``path``."""
+        return path if path.startswith("/") else self.evidence.describe(path)
+
+    def _absolute_allowed(self, path: str) -> None:
+        if path.startswith("/") and not self.live:
+            raise Ungradable(
+                "CASE_INVALID",
+                f"{path}: an absolute path names a file of a live environment; over a stored "
+                "run only paths inside the workspace are read",
+            )
+
+    def resolve(self, path: str) -> tuple[str, list[str] | None]:
+        """The real path of local ``path`` and, for a workspace path, its
+        components below the workspace (``None`` for an absolute path).
+        :class:`~.kind.Failure` when a workspace path leads out of it."""
+        self._absolute_allowed(path)
+        if path.startswith("/"):
+            return os.path.realpath(path), None
+        root = self.root
+        resolved = os.path.realpath(os.path.join(root, path))
+        if not safefile.inside(resolved, root):
+            raise Failure(
+                f"{self.shown(path)} leads out of the workspace through a symlink "
+                f"(to {resolved}); it is not read"
+            )
+        below = os.path.relpath(resolved, root)
+        return resolved, [] if below == "." else below.split(os.sep)
+
+    def exists(self, path: str) -> bool:
+        """Whether ``path`` exists (a file, a directory, anything; a link is
+        followed as far as it stays inside)."""
+        if not self.evidence.is_local:
+            self._absolute_allowed(path)
+            return self.evidence.exists(path)
+        resolved, _ = self.resolve(path)
+        return os.path.exists(resolved)
+
+    def directory(self, path: str | None) -> str:
+        """The real path of the workspace directory ``path`` (the workspace
+        itself for ``None``), for a command's working directory: it must
+        exist and be a directory (:class:`~.kind.Failure` otherwise), and
+        stay inside the workspace."""
+        if path is None:
+            return self.root
+        if path.startswith("/"):
+            raise Ungradable("CASE_INVALID", f"cwd {path!r}: a directory inside the workspace")
+        resolved, _ = self.resolve(path)
+        if not os.path.isdir(resolved):
+            raise Failure(f"{self.shown(path)} is not a directory of the workspace")
+        return resolved
+
+    def read(self, path: str, *, limit: int | None = None) -> bytes | None:
+        """The bytes of the file ``path``, or ``None`` when it is absent
+        (module docstring for the rest)."""
+        bound = min(limit or self.evidence.max_bytes, self.evidence.max_bytes)
+        shown = self.shown(path)
+        if not self.evidence.is_local:
+            self._absolute_allowed(path)
+            try:
+                data = self.evidence.read_bytes(path)
+            except Ungradable as refusal:
+                if refusal.code == "EVIDENCE_MISSING":
+                    return None
+                if refusal.code == "EVIDENCE_MALFORMED":
+                    raise Failure(refusal.why) from None
+                raise
+            if len(data) > bound:
+                raise Failure(f"{shown}: {len(data)} bytes is more than the {bound} bytes read")
+            return data
+        resolved, parts = self.resolve(path)
+        try:
+            data = self._read_local(resolved, parts, bound)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except safefile.NotAFile as error:
+            raise Failure(f"{shown}: {error.kind}, not a regular file") from None
+        except safefile.TooLarge as error:
+            raise Failure(
+                f"{shown}: {error.size} bytes is more than the {bound} bytes read"
+            ) from None
+        except PermissionError as error:
+            raise Failure(f"{shown}: not readable by the verifier ({error.strerror})") from None
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise Failure(f"{shown}: changed into a symlink while it was read") from None
+            raise Ungradable("EVIDENCE_UNREADABLE", f"{shown}: {error.strerror or error}") from None
+        self._record(shown, data)
+        return data
+
+    def text(self, path: str, *, limit: int | None = None) -> str | None:
+        """The file's text (:func:`as_text`), or ``None`` when it is absent."""
+        data = self.read(path, limit=limit)
+        return None if data is None else as_text(data, self.shown(path))
+
+    def _read_local(self, resolved: str, parts: list[str] | None, limit: int) -> bytes:
+        if parts is None:
+            return safefile.read_regular(resolved, limit=limit)
+        if not parts:
+            raise safefile.NotAFile(resolved, "a directory")
+        fd = safefile.open_directory(self.root)
+        try:
+            for part in parts[:-1]:
+                inner = os.open(part, _DIRECTORY_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+            return safefile.read_regular(parts[-1], limit=limit, dir_fd=fd)
+        finally:
+            os.close(fd)
+
+    def _record(self, shown: str, data: bytes) -> None:
+        digest = hashlib.sha256(data).hexdigest()
+        if (shown, digest) not in self._seen:
+            self._seen.add((shown, digest))
+            self.evidence.digests.append(EvidenceDigest(path=shown, sha256=digest, size=len(data)))

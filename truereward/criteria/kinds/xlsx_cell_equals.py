@@ -1,0 +1,101 @@
+"""``xlsx_cell_equals``: a cell of the workbook ``path`` holds ``expected``.
+
+Options: ``path``, ``cell`` (one cell, ``B2``), ``expected`` (any JSON
+value), ``sheet`` (default: the active sheet). The workbook is read with
+openpyxl in read-only mode, the values a spreadsheet program last computed
+(``data_only``: a formula cell holds its cached result, or nothing when no
+program computed it). Values compare as JSON (a number by value, ``true`` is
+not ``1``); a date or time cell equals its ISO 8601 text
+(``2026-01-31T00:00:00``). Needs ``pip install 'truereward[xlsx]'``
+(``CASE_INVALID`` naming it otherwise).
+
+The file is bounded twice: its bytes (as any file), and what it expands to:
+a workbook whose parts declare more than :data:`MAX_EXPANDED` bytes
+uncompressed (a zip bomb) is not opened. Absent, not an xlsx workbook, over
+the bound, or without the sheet: the case fails.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from typing import Annotated, Any
+
+from pydantic import Field, JsonValue
+
+from ...codes import Ungradable
+from ..context import Context
+from ..kind import CriterionKind, Failure, Options, Outcome
+from ..options import Path
+from ..values import cell_value_equal, shown
+
+#: The most bytes a workbook's parts may expand to: openpyxl parses the
+#: shared strings and styles whole when it opens a workbook, so the time it
+#: takes grows with them (docs/scale.md).
+MAX_EXPANDED = 64 << 20
+
+_CELL = r"^[A-Za-z]{1,3}[1-9][0-9]{0,6}$"
+
+
+class XlsxCellEquals(Options):
+    path: Path
+    cell: Annotated[str, Field(pattern=_CELL)]
+    expected: JsonValue
+    sheet: str | None = None
+
+
+def _openpyxl() -> Any:
+    try:
+        import openpyxl
+    except ImportError:
+        raise Ungradable(
+            "CASE_INVALID",
+            "xlsx_cell_equals needs openpyxl: pip install 'truereward[xlsx]'",
+        ) from None
+    return openpyxl
+
+
+def _expanded(data: bytes, where: str) -> None:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            total = sum(item.file_size for item in archive.infolist())
+    except (zipfile.BadZipFile, ValueError, OSError) as error:
+        raise Failure(f"{where} is not an xlsx workbook: {error}") from None
+    if total > MAX_EXPANDED:
+        raise Failure(f"{where} expands to {total} bytes, more than the {MAX_EXPANDED} read")
+
+
+def evaluate(options: XlsxCellEquals, context: Context) -> Outcome:
+    openpyxl = _openpyxl()
+    files = context.workspace()
+    where = files.shown(options.path)
+    data = files.read(options.path)
+    if data is None:
+        raise Failure(f"{where} does not exist")
+    _expanded(data, where)
+    try:
+        workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except Exception as error:  # noqa: BLE001 - whatever the parser meets in the run's file
+        raise Failure(f"{where} is not an xlsx workbook: {type(error).__name__}: {error}") from None
+    try:
+        if options.sheet is not None and options.sheet not in workbook.sheetnames:
+            raise Failure(f"{where} has no sheet {shown(options.sheet)}")
+        sheet = workbook[options.sheet] if options.sheet is not None else workbook.active
+        try:
+            found = sheet[options.cell.upper()].value
+        except Exception as error:  # noqa: BLE001 - a sheet's XML is the run's file
+            raise Failure(f"{where}: the sheet cannot be read: {error}") from None
+    finally:
+        workbook.close()
+    return Outcome.binary(
+        cell_value_equal(found, options.expected),
+        f"{where}[{options.cell}] is {shown(found)}, expected {shown(options.expected)}",
+    )
+
+
+CRITERION = CriterionKind(
+    name="xlsx_cell_equals",
+    description="a cell of an xlsx workbook holds the expected value",
+    options=XlsxCellEquals,
+    evaluate=evaluate,
+)

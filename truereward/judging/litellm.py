@@ -1,0 +1,132 @@
+"""A judge behind any provider LiteLLM speaks to (``litellm.acompletion``).
+
+Needs the ``litellm`` extra (``pip install 'truereward[litellm]'``). LiteLLM is
+heavy (docs/calibrate.md gives its import time and install size): it is
+imported on the first call, never by ``import truereward`` nor by anything
+the core loads.
+
+The call is the OpenAI-compatible provider's, routed by LiteLLM: the same
+system and user messages (:mod:`truereward.judging.prompt`), and the reply's
+first choice must hold the same JSON answer object. ``model`` is LiteLLM's
+model name (``openai/gpt-4o``, ``anthropic/claude-...``, ``ollama/llama3``);
+``api_base`` and ``api_key`` are passed through when given, otherwise LiteLLM
+reads the provider's usual environment variables.
+
+Every problem is a :class:`~truereward.judging.errors.ProviderFailure`, never an
+abstention and never a score: an exception LiteLLM raises (a timeout, a refused
+connection, an HTTP error status, a provider's own error), a reply without
+text, and text that is not the answer object. Nothing is retried here: LiteLLM
+and the OpenAI client under it are asked for no retries (``num_retries=0``,
+``max_retries=0``), so each sample is exactly one request; the grading flow
+retries the whole run.
+
+Before LiteLLM is imported, ``LITELLM_LOCAL_MODEL_COST_MAP`` is set to
+``True`` unless it is already set: otherwise importing LiteLLM fetches its
+model price list from the network (with retries, offline: seconds lost and
+warnings), which a grader never needs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .answers import Answer
+from .errors import JudgeError, ProviderFailure
+from .prompt import parse_content, request_messages
+from .questions import Question
+
+__all__ = ["LiteLLMProvider", "load_litellm"]
+
+
+def load_litellm() -> Any:
+    """The ``litellm`` module, imported without its network fetch of model
+    prices; JudgeError naming the extra when it is not installed."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        import litellm
+    except ImportError as error:
+        raise JudgeError(
+            f"the litellm provider needs the litellm extra (pip install "
+            f"'truereward[litellm]'): {error}"
+        ) from None
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+class LiteLLMProvider:
+    """A provider calling ``litellm.acompletion(model=..., messages=...)``.
+
+    ``timeout_s`` bounds each request (LiteLLM's ``timeout``). ``temperature``
+    defaults to 0; ``json_mode`` asks for ``response_format: {"type":
+    "json_object"}`` (turn it off for models that reject it). ``extra`` is
+    passed to every call as more keyword arguments.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 60.0,
+        temperature: float = 0.0,
+        json_mode: bool = True,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not isinstance(model, str) or not model:
+            raise JudgeError("model: a LiteLLM model name is needed (e.g. openai/gpt-4o)")
+        if api_base is not None and not api_base.startswith(("http://", "https://")):
+            raise JudgeError(f"api_base: an http(s) URL, got {api_base!r}")
+        if isinstance(timeout_s, bool) or not isinstance(timeout_s, int | float) or timeout_s <= 0:
+            raise JudgeError(f"timeout_s: a positive number of seconds, got {timeout_s!r}")
+        self.model = model
+        self.api_base = api_base
+        self.timeout_s = float(timeout_s)
+        self.temperature = temperature
+        self.json_mode = json_mode
+        self.extra = dict(extra or {})
+        self._api_key = api_key
+
+    def call_arguments(self, questions: Sequence[Question], state: Any) -> dict[str, Any]:
+        """The keyword arguments of ``litellm.acompletion`` for one case (the
+        key is left out: it is added when calling)."""
+        arguments: dict[str, Any] = {
+            "model": self.model,
+            "messages": request_messages(questions, state),
+            "temperature": self.temperature,
+            "timeout": self.timeout_s,
+            "num_retries": 0,
+            "max_retries": 0,
+        }
+        if self.api_base is not None:
+            arguments["api_base"] = self.api_base
+        if self.json_mode:
+            arguments["response_format"] = {"type": "json_object"}
+        arguments.update(self.extra)
+        return arguments
+
+    async def answer(self, questions: Sequence[Question], state: Any) -> Mapping[str, Answer]:
+        litellm = load_litellm()
+        arguments = self.call_arguments(questions, state)
+        if self._api_key:
+            arguments["api_key"] = self._api_key
+        where = f"{self.model}" + (f" at {self.api_base}" if self.api_base else "")
+        try:
+            response = await litellm.acompletion(**arguments)
+        except Exception as error:  # every LiteLLM error is the provider's failure
+            if isinstance(error, litellm.Timeout):
+                raise ProviderFailure(f"{where}: timed out after {self.timeout_s} s") from error
+            said = " ".join(str(error).split())
+            raise ProviderFailure(f"{where}: {type(error).__name__}: {said[:300]}") from error
+        try:
+            content = response.choices[0].message.content
+        except (AttributeError, IndexError, TypeError):
+            raise ProviderFailure(
+                f"{where}: the response has no choices[0].message.content"
+            ) from None
+        try:
+            return parse_content(content, questions)
+        except ProviderFailure as error:
+            raise ProviderFailure(f"{where}: {error}") from None

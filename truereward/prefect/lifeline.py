@@ -1,0 +1,285 @@
+"""A flow run's lifeline to its Prefect API: a flow run that has lost its
+API ends its process within a bounded time, saying so.
+
+Prefect's client retries every API call whose connection fails or times
+out (``PREFECT_CLIENT_MAX_RETRIES``, 5 by default, waiting 2, 4, 8, 16, 32
+seconds), each task run asks the API for its tags' concurrency slots, and
+at exit the process sends every event and log it still holds, each event
+trying to reconnect for seconds. A flow run whose server was killed went on
+for minutes that way and ended with its last state ``Running``.
+
+:class:`Lifeline` watches the API with Prefect's own health check
+(``api_healthcheck``, ``GET /health``: it answers while the server's process
+serves, whatever its database is doing), asked every
+:data:`PROBE_INTERVAL_SECONDS` from a daemon thread by a client of its own
+that does not retry and gives up after :data:`PROBE_TIMEOUT_SECONDS`. When
+no probe has been answered for the grace period (``TRUEREWARD_API_GRACE_SECONDS``,
+:data:`DEFAULT_GRACE_SECONDS` by default; ``0`` turns the lifeline off), the
+API is **lost**:
+
+1. the flow run's :class:`~truereward.grading.halt.Halt` is stopped: no
+   task run is submitted and no run's publish begins; a publish that has
+   begun finishes its run's whole file set (:data:`DRAIN_SECONDS` at most);
+2. the flow says what it published and which runs it did not grade, and
+   how to resume (:meth:`Lifeline.end`), on stderr;
+3. the process ends with status :data:`EXIT_API_LOST` (75, ``EX_TEMPFAIL``:
+   try again later) at once, without Prefect's exit (which would wait on
+   the API it lost for each event and log it holds).
+
+Should the flow not end the process itself within :data:`DRAIN_SECONDS` +
+:data:`ACCOUNT_SECONDS` of the loss (it was waiting on the API outside the
+pipeline: loading a block, creating artifacts, reporting its final state),
+the lifeline ends it, with what it knows (:attr:`Lifeline.farewell`). A
+flow that publishes nothing itself (``grade-sweep``, which waits for its
+shards) is given no time: its lifeline ends it at once.
+
+So the process ends at most grace + :data:`PROBE_INTERVAL_SECONDS` +
+:data:`PROBE_TIMEOUT_SECONDS` + :data:`DRAIN_SECONDS` +
+:data:`ACCOUNT_SECONDS` seconds after the API's last answer
+(:func:`exit_bound`): 47 s with the default grace.
+
+A lifeline belongs to one flow run (:func:`halt_for` finds its halt by
+the flow run's id, from a task run) and is stopped once the flow run's
+final state is recorded (the flow's state hooks call :func:`stop_lifeline`):
+a process that goes on after its flow run (a notebook, a test) is never
+ended by it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import math
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from urllib.parse import urlsplit, urlunsplit
+from uuid import UUID
+
+from ..grading.halt import Halt
+
+__all__ = [
+    "ACCOUNT_SECONDS",
+    "DEFAULT_GRACE_SECONDS",
+    "DRAIN_SECONDS",
+    "EXIT_API_LOST",
+    "GRACE_ENV",
+    "PROBE_INTERVAL_SECONDS",
+    "PROBE_TIMEOUT_SECONDS",
+    "Lifeline",
+    "exit_bound",
+    "grace_seconds",
+    "halt_for",
+    "stop_lifeline",
+    "watch_flow_run",
+]
+
+#: The environment variable that sets the grace period, in seconds.
+GRACE_ENV = "TRUEREWARD_API_GRACE_SECONDS"
+#: Seconds without an answer from the API before it counts as lost.
+DEFAULT_GRACE_SECONDS = 20.0
+#: The bounds a grace period is held to (``0`` is off).
+MIN_GRACE_SECONDS, MAX_GRACE_SECONDS = 5.0, 3600.0
+#: Seconds between two health checks.
+PROBE_INTERVAL_SECONDS = 2.0
+#: Seconds a health check waits for its answer.
+PROBE_TIMEOUT_SECONDS = 5.0
+#: Seconds the publishes in progress are given to finish once the API is lost.
+DRAIN_SECONDS = 15.0
+#: Seconds the flow is given after that to end the process itself.
+ACCOUNT_SECONDS = 5.0
+#: The exit status of a process that lost its API (``EX_TEMPFAIL``).
+EXIT_API_LOST = 75
+
+_lock = threading.Lock()
+_lifelines: dict[UUID, Lifeline] = {}
+
+
+def grace_seconds(environ: Mapping[str, str] | None = None) -> float | None:
+    """The grace period ``TRUEREWARD_API_GRACE_SECONDS`` sets (``None``: the
+    lifeline is off, ``0``); :data:`DEFAULT_GRACE_SECONDS` when unset.
+    ``ValueError`` naming the variable for anything else than a number of
+    seconds from :data:`MIN_GRACE_SECONDS` to :data:`MAX_GRACE_SECONDS`."""
+    raw = (os.environ if environ is None else environ).get(GRACE_ENV, "").strip()
+    if not raw:
+        return DEFAULT_GRACE_SECONDS
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if value == 0:
+        return None
+    if not MIN_GRACE_SECONDS <= value <= MAX_GRACE_SECONDS:  # NaN fails this too
+        raise ValueError(
+            f"{GRACE_ENV}={raw!r}: give the seconds without an answer from the Prefect API "
+            f"before the flow run stops, from {MIN_GRACE_SECONDS:g} to {MAX_GRACE_SECONDS:g} "
+            "(0: never)"
+        )
+    return value
+
+
+def exit_bound(grace: float) -> float:
+    """Seconds from the API's last answer to the end of the process, at most."""
+    return grace + PROBE_INTERVAL_SECONDS + PROBE_TIMEOUT_SECONDS + DRAIN_SECONDS + ACCOUNT_SECONDS
+
+
+def watch_flow_run(patience: float = DRAIN_SECONDS + ACCOUNT_SECONDS) -> Lifeline | None:
+    """A started lifeline for the current flow run, or ``None`` when it is
+    turned off (``TRUEREWARD_API_GRACE_SECONDS=0``) or there is no flow run;
+    ``ValueError`` (:func:`grace_seconds`) for a bad grace period. The
+    flow's state hooks stop it (:func:`stop_lifeline`)."""
+    from prefect.context import FlowRunContext
+
+    grace = grace_seconds()
+    context = FlowRunContext.get()
+    if grace is None or context is None or context.flow_run is None:
+        return None
+    return Lifeline(context.flow_run.id, grace, patience=patience).start()
+
+
+def halt_for(flow_run_id: UUID | None) -> Halt | None:
+    """The halt of the flow run ``flow_run_id`` watched in this process, if any."""
+    if flow_run_id is None:
+        return None
+    with _lock:
+        found = _lifelines.get(flow_run_id)
+    return found.halt if found is not None else None
+
+
+def stop_lifeline(flow_run_id: UUID) -> None:
+    """Stop watching for the flow run ``flow_run_id`` (its final state is
+    recorded): the process is never ended for it from now on."""
+    with _lock:
+        found = _lifelines.pop(flow_run_id, None)
+    if found is not None:
+        found.stop()
+
+
+def _shown(url: str) -> str:
+    """``url`` without any user or password in it."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port is not None else host
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+class Lifeline:
+    """Watches the Prefect API for the flow run ``flow_run_id`` (module
+    docstring). ``farewell(why)`` is what the process says if the lifeline
+    has to end it itself; the flow keeps it up to date as it goes.
+    ``patience``: the seconds the flow is given, once its halt is stopped,
+    to end the process itself (a flow with nothing to finish gives none)."""
+
+    def __init__(
+        self,
+        flow_run_id: UUID,
+        grace: float,
+        halt: Halt | None = None,
+        patience: float = DRAIN_SECONDS + ACCOUNT_SECONDS,
+    ) -> None:
+        self.flow_run_id = flow_run_id
+        self.grace = grace
+        self.halt = halt if halt is not None else Halt()
+        self.patience = patience
+        self.farewell: Callable[[str], str] = lambda why: why
+        self.api_url = ""
+        self._stopping = threading.Event()
+        self._lost_event = threading.Event()
+        self._ending = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> Lifeline:
+        """Register the lifeline for its flow run and start watching."""
+        from prefect.settings import PREFECT_API_URL
+
+        configured = PREFECT_API_URL.value()
+        self.api_url = _shown(str(configured)) if configured else ""
+        with _lock:
+            _lifelines[self.flow_run_id] = self
+        # The thread sees this thread's settings (a test's temporary API URL too).
+        context = contextvars.copy_context()
+        self._thread = threading.Thread(
+            target=context.run, args=(self._watch,), name="truereward-lifeline", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop watching (the process is never ended by the lifeline then)."""
+        self._stopping.set()
+
+    def _watch(self) -> None:
+        try:
+            self._probe()
+        except Exception as error:  # noqa: BLE001 - the flow goes on, unwatched, and says so
+            logging.getLogger(__name__).warning(
+                "the Prefect API is not watched for this flow run: %s: %s",
+                type(error).__name__,
+                error,
+            )
+
+    def _probe(self) -> None:
+        from prefect.client.orchestration import get_client
+        from prefect.settings import PREFECT_CLIENT_MAX_RETRIES, temporary_settings
+
+        # A client of its own (settings of its own: not the flow run's
+        # client, which waits a minute and retries five times) that neither
+        # retries nor waits long: one unanswered probe is one fact, and the
+        # grace period the patience.
+        quick = {"timeout": PROBE_TIMEOUT_SECONDS}
+        with (
+            temporary_settings(updates={PREFECT_CLIENT_MAX_RETRIES: 0}),
+            get_client(httpx_settings=quick, sync_client=True) as client,
+        ):
+            answered = time.monotonic()
+            while not self._stopping.wait(PROBE_INTERVAL_SECONDS):
+                error = client.api_healthcheck()
+                now = time.monotonic()
+                if error is None:
+                    answered = now
+                elif now - answered >= self.grace and not self._stopping.is_set():
+                    self._lost(now - answered, error)
+                    return
+
+    def _lost(self, silent: float, error: BaseException) -> None:
+        """The API is lost: stop grading, give the flow its time to say what
+        it did and end the process, then end it here if it has not."""
+        cause = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+        api = f"at {self.api_url}" if self.api_url else "(ephemeral)"
+        why = (
+            f"the Prefect API {api} was lost: no answer for {silent:.0f} s "
+            f"(grace {self.grace:g} s; last error {cause})"
+        )
+        self.halt.stop(why)
+        self._lost_event.set()
+        if self._stopping.wait(self.patience):
+            return  # the flow run ended after all (its final state was recorded)
+        try:
+            text = self.farewell(why)
+        except Exception as failure:  # noqa: BLE001 - the process ends all the same
+            text = f"{why}\n(what was published could not be told: {failure!r})"
+        self.end(text)
+
+    def confirm_lost(self) -> bool:
+        """Wait until the lifeline has decided whether the API is lost (a
+        call to the API just failed): ``True`` once it is, ``False`` when
+        the API answered a health check within its grace period after all."""
+        return self._lost_event.wait(self.grace + PROBE_INTERVAL_SECONDS + PROBE_TIMEOUT_SECONDS)
+
+    def end(self, text: str) -> None:
+        """Say ``text`` on stderr and end the process with
+        :data:`EXIT_API_LOST`, now: no Prefect exit handler runs (each would
+        wait on the API that is gone). The first caller ends it; another
+        waits for the end."""
+        if not self._ending.acquire(blocking=False):
+            threading.Event().wait()  # the other caller is ending the process
+        try:
+            sys.stdout.flush()
+        finally:
+            sys.stderr.write(text.rstrip("\n") + "\n")
+            sys.stderr.flush()
+            os._exit(EXIT_API_LOST)

@@ -1,0 +1,113 @@
+"""The ``trajectory`` reader: criteria on the agent's trajectory.
+
+The evidence is an ATIF trajectory (Harbor's ``/logs/agent/trajectory.json``;
+in a stored run, ``logs/agent/trajectory.json``): see
+:mod:`truereward.criteria.atif`. Each declared case is one trajectory
+criterion, given in its options:
+
+.. code-block:: json
+
+    {"id": "ran-the-tests", "kind": "fail_to_pass", "options": {
+        "criterion": "trajectory_tool_used", "tool_name": "bash", "min_count": 2}}
+
+Criteria: ``trajectory_tool_used``, ``trajectory_tool_not_used``,
+``trajectory_turn_count`` (docs/criteria.md). A criterion that reads a
+workspace (files, commands, HTTP) is ``CASE_INVALID`` here: grade it with
+the ``workspace`` reader, which reads trajectories too.
+
+A trajectory that is absent is ``TRAJECTORY_MISSING``, one that is not ATIF
+(not JSON, not the shape, a symlink, over 64 MiB) ``TRAJECTORY_MALFORMED``,
+for the whole evidence: the harness writes it from the agent's logs, so
+neither is the graded run's failure, and neither is ever scored (rewardkit
+scores both 0).
+
+:func:`trajectory_loader` is how both readers find a trajectory at a path:
+relative to the run's directory when the evidence belongs to a run of a
+sweep (a path leading out of it refused), else as given; an absolute path
+only outside a sweep (a verifier).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..codes import Ungradable
+from ..taskspec import TaskSpec
+from .evidence import Evidence
+
+if TYPE_CHECKING:
+    from ..cases import CaseResult
+    from ..criteria.context import TrajectoryLoader
+    from ..criteria.kind import Needs
+
+__all__ = ["DEFAULT_TRAJECTORY", "HARBOR_TRAJECTORY", "READER", "TrajectoryReader"]
+
+#: Where a run's trajectory lies inside its directory.
+DEFAULT_TRAJECTORY = "logs/agent/trajectory.json"
+#: Where Harbor leaves it in the environment a verifier runs in.
+HARBOR_TRAJECTORY = "/logs/agent/trajectory.json"
+
+
+def is_live(evidence: Evidence) -> bool:
+    """Whether ``evidence`` is graded where it lives (a verifier's local
+    files), not as a stored run of a sweep (which has a run directory)."""
+    return evidence.is_local and evidence.root is None
+
+
+def trajectory_loader(evidence: Evidence, default: str | None) -> TrajectoryLoader:
+    """A :data:`truereward.criteria.context.TrajectoryLoader` for criteria
+    graded on ``evidence``: a path (or ``default``, or the evidence itself
+    when both are ``None``) read as the module docstring says; digests go to
+    ``evidence``'s."""
+    from .. import urls
+
+    def load(path: str | None) -> tuple[bytes, str]:
+        where = path if path is not None else default
+        if where is None:
+            return evidence.read_bytes(), evidence.describe()
+        if where.startswith("/"):
+            if not is_live(evidence):
+                raise Ungradable(
+                    "CASE_INVALID",
+                    f"trajectory {where}: an absolute path is read only in a verifier, "
+                    "never over a stored run of a sweep",
+                )
+            source = Evidence(url=where)
+        elif evidence.root is not None:
+            source = Evidence(
+                url=urls.join(evidence.root, where),
+                storage_options=evidence.storage_options,
+                root=evidence.root,
+            )
+        else:
+            source = Evidence(url=where)
+        try:
+            return source.read_bytes(), source.describe()
+        finally:
+            evidence.digests.extend(source.digests)
+
+    return load
+
+
+class TrajectoryReader:
+    """Criteria on an agent's ATIF trajectory."""
+
+    name = "trajectory"
+    default_evidence = DEFAULT_TRAJECTORY
+
+    def read(
+        self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
+    ) -> list[CaseResult]:
+        from ..criteria.context import Context, Trajectories
+        from ..criteria.grading import grade_case
+        from ..criteria.http import DEFAULT_HOSTS
+
+        trajectories = Trajectories(trajectory_loader(evidence, None))
+        trajectories.get(None)  # the evidence itself: refused as a whole when absent or broken
+        context = Context(files=None, trajectories=trajectories, allowed_hosts=DEFAULT_HOSTS)
+        reads: frozenset[Needs] = frozenset({"trajectory"})
+        return [grade_case(case, context, reads=reads) for case in spec.cases]
+
+
+READER = TrajectoryReader()
