@@ -1,6 +1,6 @@
 """The rewardkit bridge against real harbor-rewardkit 0.2.3 in a Python 3.12
-venv (``tests/rewardkit_env.py``: made and cached like Harbor's, never
-skipped).
+venv (``tests/rewardkit.py``, shared with the parity corpus: made and cached
+like Harbor's, never skipped).
 
 Each of rewardkit's failures is reproduced twice: by rewardkit itself (its
 command line, as a task's ``test.sh`` runs it: what it writes, what it
@@ -31,7 +31,7 @@ from truereward.document import GradeDocument
 from truereward.verify import verify_published
 
 from .llm_stub import StubLLM
-from .rewardkit_env import REWARDKIT_VERSION, rewardkit_python
+from .rewardkit import REWARDKIT_VERSION, rewardkit_python
 
 pytestmark = pytest.mark.slow
 

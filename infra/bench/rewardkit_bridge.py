@@ -6,7 +6,7 @@ schemes against gated-binary, measured alternately in one process.
 The bridge's side: ``truereward.read("rewardkit", ...)`` over a task with two
 dimensions, a nested group, weights and three named rewards (the layout of
 ``tests/test_rewardkit_bridge.py``), which starts rewardkit 0.2.3 in its
-Python 3.12 venv (``tests/rewardkit_env.py``) through the probe, reads its
+Python 3.12 venv (``tests/rewardkit.py``) through the probe, reads its
 files and folds the rows. The baseline: ``rewardkit TESTS --workspace APP
 --output OUT/reward.json`` in the same venv, what a task's ``test.sh`` runs.
 Both are wall time (each is mostly a process importing litellm). The ratio
@@ -32,7 +32,7 @@ from _common import alternate, ratio_line
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import truereward as tr
-from tests.rewardkit_env import rewardkit_python
+from tests.rewardkit import rewardkit_python
 from tests.test_rewardkit_bridge import LAYOUT, PASSING, write
 
 

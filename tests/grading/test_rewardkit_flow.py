@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.rewardkit_env import rewardkit_python
+from tests.rewardkit import rewardkit_python
 from truereward.verify import verify_published
 
 from .sweeps import published, run_flow
