@@ -563,3 +563,59 @@ def test_the_command_line_folds_a_spec_with_its_scoring(tmp_path: Path) -> None:
         spec.read_text() + '[[scoring.dimensions]]\nname = "x"\nscheme = "all-pass/1"\n'
     )
     assert main(["fold", str(rows), "--case-set", str(spec), "--logs", str(tmp_path / "l2")]) == 2
+
+
+def test_workspace_criteria_fold_under_weights_and_dimensions(tmp_path: Path) -> None:
+    """The workspace reader's rows (one criterion a case, its score in
+    measures) weighed as the task says, a degree criterion by its score."""
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "out.txt").write_text("hello world\n")
+    (app / "data.json").write_text('{"status": "ok"}')
+    spec = {
+        "reader": "workspace",
+        "cases": [
+            {
+                "id": "out",
+                "kind": "fail_to_pass",
+                "weight": 2,
+                "options": {"criterion": "file_exists", "path": "out.txt"},
+            },
+            {
+                "id": "close",
+                "kind": "fail_to_pass",
+                "options": {"criterion": "diff_ratio", "path": "out.txt", "expected": "hello"},
+            },
+            {
+                "id": "status",
+                "kind": "fail_to_pass",
+                "required": False,
+                "options": {
+                    "criterion": "json_key_equals",
+                    "path": "data.json",
+                    "key": "status",
+                    "expected": "no",
+                },
+            },
+        ],
+        "scoring": {
+            "dimensions": [
+                {"name": "gate", "scheme": "required-pass/1", "cases": ["out", "status"]},
+                {
+                    "name": "reward",
+                    "scheme": "weighted-mean/1",
+                    "cases": ["close"],
+                    "dimensions": ["gate"],
+                },
+            ],
+            "publish": ["gate"],
+        },
+    }
+    document = tr.grade_evidence("workspace", str(app), spec)
+    close = next(row for row in document.detail if row.id == "close").measures["score"]
+    assert 0 < close < 1 and document.dimensions["gate"] == 1.0  # status is optional
+    assert document.reward == pytest.approx((close + 1.0) / 2)
+    assert json.loads(tr.files.render(document)["reward.json"]) == {
+        "reward": document.reward,
+        "gate": 1.0,
+    }
