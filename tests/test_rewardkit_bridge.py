@@ -200,6 +200,14 @@ def test_only_the_primary_is_published_unless_the_task_asks(kit: Path, tmp_path:
     strict = bridge(kit, tests, workspace, primary="strict", publish=["bar"])
     assert json.loads(tr.files.render(strict)["reward.json"]) == {"reward": 1.0, "bar": 1.0}
     assert strict.scheme == "all-pass/1"
+    # "all" with another primary: rewardkit's own "reward" cannot be a key of ours.
+    every = bridge(kit, tests, workspace, primary="bar", publish="all")
+    assert set(json.loads(tr.files.render(every)["reward.json"])) == {
+        "reward",
+        "correctness",
+        "style",
+        "strict",
+    }
 
 
 # --- rewardkit's failures, reproduced and refused -------------------------------------------

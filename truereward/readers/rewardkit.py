@@ -66,7 +66,7 @@ import signal
 import subprocess
 import tempfile
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -350,14 +350,6 @@ def _threshold(aggregation: str, value: float) -> float | None:
     return value if aggregation.replace("_", "-") == "threshold" else None
 
 
-def _components(node: _Component | _Group) -> Iterator[_Component]:
-    if isinstance(node, _Component):
-        yield node
-        return
-    for item in node.inputs:
-        yield from _components(item.node)
-
-
 def _case_id(component: str, name: str, seen: Counter[str]) -> str:
     base = "".join(char if char.isprintable() else " " for char in name).strip() or "criterion"
     key = f"{component}::{base}"[:480].strip()
@@ -581,7 +573,13 @@ def _translate(
         )
     top = [*layout.dimensions, *(spec.name for spec in layout.specs)]
     primary = _primary(top, settings)
-    publish = [name for name in top if name != primary] if settings.publish == "all" else []
+    # "all": every other reward rewardkit writes that can be a key of ours
+    # (its "reward" cannot, when another is the primary).
+    publish = (
+        [name for name in top if name != primary and name not in RESERVED_NAMES]
+        if settings.publish == "all"
+        else []
+    )
     if settings.publish != "all":
         publish = list(settings.publish)
         for name in publish:
