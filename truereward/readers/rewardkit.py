@@ -11,7 +11,9 @@ command line does and notes what rewardkit does not say. Each attempt gets a
 new, empty output directory of its own, removed afterwards, so no file
 another run or an earlier attempt left (a stale ``reward.json``) can ever
 be read; rewardkit runs in a process group of its own, killed whole when it
-outlasts ``timeout`` seconds (default 900).
+outlasts ``timeout`` seconds (default 900). (rewardkit starts each command a
+criterion runs in a session of its own, and kills it at the command's own
+timeout; a daemon such a command leaves behind is beyond the bridge.)
 
 Each criterion rewardkit evaluated is one row (id ``<component>::<criterion
 name>``, its value in ``measures["score"]``, ``pass`` when the value is 1,
@@ -286,7 +288,7 @@ def _run(argv: list[str], workspace: str, logs: Path, timeout: float, env: dict[
             raise Ungradable(
                 "GRADER_TIMEOUT",
                 f"rewardkit did not finish within {timeout:g} s (the bridge's time bound): "
-                "killed, with every process it started",
+                "killed with its process group",
             ) from None
         except BaseException:
             _kill(process)
