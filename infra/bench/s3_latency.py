@@ -30,6 +30,10 @@ Printed: runs/s of each, requests per run by method for each of ours, and
 - ``RATIO s3_latency``: ours / baseline throughput (target 0.8 at 50 ms and
   8 in flight on both sides, and at 25 ms against 64 in flight);
 - ``RATIO s3_latency_kept``: grading time / kept time (target at least 5).
+
+``--scale --runs 100000`` grades one sweep with ours alone, once (the
+upload of 200,000 objects comes first): the wall time, the requests a run
+and the flow process's peak memory (target: under 300 MB).
 """
 
 from __future__ import annotations
@@ -76,15 +80,21 @@ def start_moto() -> tuple[subprocess.Popen[bytes], str]:
 
 
 def upload(client: Any, sweep: Path, bucket: str, prefix: str) -> int:
-    """Put every file of ``sweep`` under ``bucket/prefix/``; the number of runs."""
-    runs = 0
-    for run in sorted(path for path in sweep.iterdir() if path.is_dir()):
-        runs += 1
+    """Put every file of ``sweep`` under ``bucket/prefix/`` (straight to moto,
+    16 at a time); the number of runs."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    runs = sorted(path for path in sweep.iterdir() if path.is_dir())
+
+    def put(run: Path) -> None:
         for item in run.iterdir():
             client.put_object(
                 Bucket=bucket, Key=f"{prefix}/{run.name}/{item.name}", Body=item.read_bytes()
             )
-    return runs
+
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(put, runs))
+    return len(runs)
 
 
 def options(endpoint: str) -> dict[str, Any]:
@@ -166,11 +176,15 @@ urllib.request.urlopen(urllib.request.Request(proxy + "/_proxy/reset", method="P
 state = grade_run(request, return_state=True)
 if not state.is_completed():
     raise SystemExit(f"grade-run ended {state.name}: {state.message}")
+with open("/proc/self/status") as status:
+    peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+print(json.dumps({"peak_mb": peak / 1024}))
 """
 
 
-def grade_run(proxy: str, request: dict[str, Any], home: Path) -> None:
-    """One flow run of ours (:data:`DRIVER`) on the ephemeral API."""
+def grade_run(proxy: str, request: dict[str, Any], home: Path) -> float:
+    """One flow run of ours (:data:`DRIVER`) on the ephemeral API; the
+    flow process's peak resident memory (MB)."""
     env = offline_env(
         PREFECT_HOME=str(home), AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing"
     )
@@ -184,6 +198,48 @@ def grade_run(proxy: str, request: dict[str, Any], home: Path) -> None:
     )
     if done.returncode != 0:
         raise SystemExit(f"grade-run failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    last = [line for line in done.stdout.splitlines() if line.startswith("{")][-1]
+    return float(json.loads(last)["peak_mb"])
+
+
+def scale(runs: int, latency: float) -> int:
+    """``--scale``: ours alone, once, on a sweep of ``runs`` runs: the wall
+    time, the requests a run and the flow process's peak memory."""
+    import boto3
+
+    sweep = make_sweep(runs)
+    moto, upstream = start_moto()
+    try:
+        with LatencyProxy(upstream, latency) as proxy:
+            client = boto3.client(
+                "s3",
+                endpoint_url=upstream,
+                aws_access_key_id="testing",
+                aws_secret_access_key="testing",
+                region_name="us-east-1",
+            )
+            client.create_bucket(Bucket=BUCKET)
+            started = time.perf_counter()
+            upload(client, sweep, BUCKET, "sweep")
+            print(f"uploaded {runs} runs in {time.perf_counter() - started:.0f} s", flush=True)
+            request = {
+                "sweep": f"s3://{BUCKET}/sweep",
+                "target": f"s3://{BUCKET}/graded",
+                "storage_options": options(proxy.url),
+                "report": str(ROOT / ".bench" / "s3-latency-report.html"),
+            }
+            peak = grade_run(proxy.url, request, ROOT / ".bench" / "s3-latency-home")
+            seconds = proxy.seconds()
+            print(
+                f"{runs} runs at {latency * 1000:g} ms a request: {seconds:.0f} s "
+                f"({runs / seconds:.1f} runs/s), {per_run(proxy.counts(), runs)}; "
+                f"the flow process's peak {peak:.0f} MB"
+            )
+            print(f"RATIO s3_latency_scale {runs / seconds:.1f} runs/s (no baseline: --scale)")
+    finally:
+        moto.kill()
+        moto.wait()
+    return 0
 
 
 def per_run(counts: dict[str, int], runs: int) -> str:
@@ -200,7 +256,12 @@ def main() -> int:
     parser.add_argument("--latency-ms", type=float, default=25.0)
     parser.add_argument("--in-flight", type=int, default=64, help="the baseline's runs in flight")
     parser.add_argument("--io-concurrency", type=int, help="ours (default: the request's default)")
+    parser.add_argument(
+        "--scale", action="store_true", help="ours alone, once: wall time, requests, memory"
+    )
     args = parser.parse_args()
+    if args.scale:
+        return scale(args.runs, args.latency_ms / 1000)
     runs = 40 if args.quick else args.runs
     rounds = 1 if args.quick else args.rounds
     import boto3
