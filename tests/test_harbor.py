@@ -238,6 +238,59 @@ def test_reward_keys_switch_harbor_to_one_mean_per_key_and_no_pass_at_k(
     assert job["pass_at_k"] == {}
 
 
+def test_published_dimensions_switch_harbor_to_a_mean_per_key_and_no_pass_at_k(
+    harbor: Path, tmp_path: Path
+) -> None:
+    """A task with named dimensions publishes the ones it asks for beside
+    ``reward`` (the primary): Harbor then reads every key (the same flat
+    object), names a mean after each, and computes no pass@k. Without
+    ``publish``, the same grades give ``{"reward": x}`` alone, and pass@k."""
+    spec = {
+        "cases": [{"id": "build", "kind": "fail_to_pass"}, {"id": "style", "kind": "fail_to_pass"}],
+        "scoring": {
+            "dimensions": [
+                {"name": "style", "scheme": "all-pass/1", "cases": ["style"]},
+                {
+                    "name": "reward",
+                    "scheme": "all-pass/1",
+                    "cases": ["build"],
+                    "dimensions": ["style"],
+                },
+            ],
+            "publish": ["style"],
+        },
+    }
+    plain = {**spec, "scoring": {**spec["scoring"], "publish": []}}
+    for name, task in (("dims", spec), ("alone", plain)):
+        trials: dict[str, list[Path]] = {"task": []}
+        for index, style in enumerate(("pass", "fail", "pass")):
+            rows = [
+                {"id": "build", "kind": "fail_to_pass", "verdict": "pass"},
+                {"id": "style", "kind": "fail_to_pass", "verdict": style},
+            ]
+            document = tr.grade_document(rows, case_set=task, run={"id": f"run-{index}"})
+            assert document.gradable, document.refusals
+            tr.publish(document, tmp_path / name / str(index))
+            trials["task"].append(tmp_path / name / str(index))
+        job = harbor_metrics(trials)
+        assert all(trial["exception"] is None for trial in job["trials"]), [
+            (trial["exception"], trial["message"]) for trial in job["trials"]
+        ]
+        if name == "dims":
+            assert [trial["rewards"] for trial in job["trials"]] == [
+                {"reward": 1.0, "style": 1.0},
+                {"reward": 0.0, "style": 0.0},
+                {"reward": 1.0, "style": 1.0},
+            ]
+            assert job["metrics"] == [
+                {"reward": pytest.approx(2 / 3), "style": pytest.approx(2 / 3)}
+            ]
+            assert job["pass_at_k"] == {}
+        else:
+            assert job["metrics"] == [{"mean": pytest.approx(2 / 3)}]
+            assert job["pass_at_k"] == {2: pytest.approx(1.0)}
+
+
 def test_a_fractional_reward_has_a_mean_but_no_pass_at_k(harbor: Path, tmp_path: Path) -> None:
     """pass@k takes rewards of exactly 0 or 1: a fix-rate/1 reward of 0.5 turns
     it off for the whole job, whatever the keys."""

@@ -306,7 +306,7 @@ PLANS: dict[tuple[str, int], Plan] = {
         slow=True,
         timeout=300,
     ),
-    ("Benchmarks", 1): benchmarks_plan(10),
+    ("Benchmarks", 1): benchmarks_plan(11),
     ("Benchmarks", 2): benchmarks_plan(4),
     ("Benchmarks", 3): benchmarks_plan(2),
 }

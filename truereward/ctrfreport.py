@@ -20,8 +20,9 @@ pytest-json-ctrf count them) and ``flaky`` (true when it passed after a
 failed execution); ``summary.flaky`` counts the flaky tests when there is
 one.
 ``extra.truereward`` carries the grade's gradability, reward, scheme and the
-sha256 of the ``grade.json`` it was made from. That reward is the view's
-only float (durations, counts and timestamps are integers):
+sha256 of the ``grade.json`` it was made from, and its named dimensions'
+values (``dimensions``) when it has any. That reward and those values are
+the view's only floats (durations, counts and timestamps are integers):
 :func:`truereward.files.render` names it so, to encode the view without
 searching it for floats (``tests/test_ctrf.py`` checks both).
 """
@@ -175,12 +176,17 @@ def ctrf(document: GradeDocument) -> dict[str, Any]:
             "summary": summary,
             "tests": tests,
         },
-        "extra": {
-            "truereward": {
-                "gradable": document.gradable,
-                "reward": document.reward,
-                "scheme": document.scheme,
-                "grade_sha256": document.digest,
-            }
-        },
+        "extra": {"truereward": _grade_extra(document)},
     }
+
+
+def _grade_extra(document: GradeDocument) -> dict[str, Any]:
+    extra: dict[str, Any] = {
+        "gradable": document.gradable,
+        "reward": document.reward,
+        "scheme": document.scheme,
+        "grade_sha256": document.digest,
+    }
+    if document.dimensions:  # said only when there are some: older views keep their bytes
+        extra["dimensions"] = dict(document.dimensions)
+    return extra

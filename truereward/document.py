@@ -43,6 +43,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    model_validator,
 )
 
 from . import safefile
@@ -51,7 +52,6 @@ from .bounded import bounded_row
 from .cases import CaseResult, CheckAnswer
 from .codes import Ungradable
 from .folding import (
-    DEFAULT_SCHEME,
     Fold,
     FoldInputs,
     Scheme,
@@ -61,9 +61,10 @@ from .folding import (
 )
 from .frozen import Items
 from .refusal import Refusal, refusal
+from .scoring import Scoring
 from .segments import check_segment
 from .strictjson import canonical_bytes, loads
-from .versions import READ_VERSIONS, SCHEMA_VERSION, SchemaVersion
+from .versions import READ_VERSIONS, SCHEMA_VERSION, SCORING_VERSION, SchemaVersion
 
 __all__ = [
     "GRADER_NAME",
@@ -71,6 +72,7 @@ __all__ = [
     "READ_VERSIONS",
     "REWARD_KEYS",
     "SCHEMA_VERSION",
+    "SCORING_VERSION",
     "Attempt",
     "EvidenceDigest",
     "GradeDocument",
@@ -184,8 +186,11 @@ def _default_layout(publication: Publication) -> bool:
 
 
 class GradeDocument(Fold):
-    """The grade of one run (``grade.json``), schema version 3 (version 1
-    documents are read as they are; see :data:`SCHEMA_VERSION`).
+    """The grade of one run (``grade.json``), schema version 3, or 4 when it
+    carries the task's declared scoring (``inputs.scoring``, the fold's
+    ``dimensions``; :data:`SCORING_VERSION`); version 1 documents are read
+    as they are (see :data:`SCHEMA_VERSION`). The version says the shape: a
+    document whose version and content disagree is refused.
 
     A document is a :class:`~truereward.folding.Fold` (``gradable``,
     ``reward``, ``guards_hold``, ``fix_rate``, ``case_fraction``, ``cases``,
@@ -210,6 +215,21 @@ class GradeDocument(Fold):
     publication: Annotated[
         Publication, Field(default_factory=Publication, exclude_if=_default_layout)
     ]
+
+    @model_validator(mode="after")
+    def _version_fits(self) -> GradeDocument:
+        scored = self.inputs.scoring is not None or bool(self.dimensions)
+        if scored and self.schema_version != SCORING_VERSION:
+            raise ValueError(
+                f"schema_version {self.schema_version} has no scoring or dimensions: a "
+                f"document that carries them is version {SCORING_VERSION}"
+            )
+        if not scored and self.schema_version == SCORING_VERSION:
+            raise ValueError(
+                f"schema_version {SCORING_VERSION} carries the task's scoring, and "
+                "inputs.scoring is absent"
+            )
+        return self
 
     @cached_property
     def _bytes(self) -> bytes:
@@ -271,13 +291,14 @@ def grade_document(
     rows: Iterable[CaseResult | Mapping[str, Any]],
     *,
     case_set: object = None,
-    scheme: str | Scheme = DEFAULT_SCHEME,
+    scheme: str | Scheme | None = None,
     run: RunInfo | Mapping[str, Any] | None = None,
     evidence: Iterable[EvidenceDigest | Mapping[str, Any]] = (),
     refusals: Iterable[Refusal | Ungradable | Mapping[str, Any]] = (),
     checks: Iterable[CheckAnswer | Mapping[str, Any]] = (),
     attempts: Iterable[Attempt | Mapping[str, Any]] = (),
     publication: Publication | Mapping[str, Any] | None = None,
+    scoring: Scoring | Mapping[str, Any] | None = None,
 ) -> GradeDocument:
     """Fold ``rows`` (see :func:`truereward.fold`) and build the grade document.
 
@@ -286,18 +307,22 @@ def grade_document(
     document), ``refusals`` and ``checks`` what the fold takes beside the rows,
     ``attempts`` the earlier attempts when grading was retried,
     ``publication`` how the files beside it are laid out (default: our CTRF
-    view as ``ctrf.json``, ``reward.json`` with ``reward`` alone). Invalid
-    rows raise ``pydantic.ValidationError`` naming the row index and field.
+    view as ``ctrf.json``, ``reward.json`` with ``reward`` alone),
+    ``scheme`` and ``scoring`` as for :func:`truereward.fold` (a task
+    spec given as ``case_set`` brings its scoring; a document with one is
+    version 4). Invalid rows raise ``pydantic.ValidationError`` naming the
+    row index and field.
     Each row is bounded before the fold (:func:`~truereward.bounded.bounded_row`);
     :func:`publishable` says whether the document fits (module docstring).
     """
     validated = [bounded_row(row) for row in validate_rows(rows)]
-    inputs = prepare_inputs(case_set=case_set, checks=checks, refusals=refusals)
+    inputs = prepare_inputs(case_set=case_set, checks=checks, refusals=refusals, scoring=scoring)
     values = fold_fields(validated, inputs, scheme)
     detail = sorted(validated, key=_ID)
     if len({row.id for row in detail}) < len(detail):
         detail.sort(key=_row_order)
-    values["schema_version"] = SCHEMA_VERSION
+    scored = inputs.scoring is not None or values["dimensions"]
+    values["schema_version"] = SCORING_VERSION if scored else SCHEMA_VERSION
     values["grader"] = _GRADER
     values["inputs"] = inputs
     values["detail"] = detail

@@ -16,6 +16,14 @@ In a verifier's logs directory (or under an object-store prefix):
   ``guards_hold`` as 1 or 0, ``case_fraction``; one that is undefined is
   left out, never written as null), which switches Harbor's pass@k off and
   turns its job mean into one mean per key.
+  A task with named reward dimensions (:mod:`truereward.scoring`) adds
+  the ones it asks for (``publish``) under their names, with the same
+  effect on Harbor; ``reward`` is always the primary dimension's value.
+- ``reward-details.json``: only when gradable and the task declares a
+  scoring (weights, required cases, a threshold or dimensions): the grade
+  in the shape of rewardkit's file of that name (:func:`reward_details`),
+  for tools that read it. Written before ``reward.json``, removed with the
+  other reward files.
 - ``reward.txt``: only when gradable: the reward and a newline (``1.0\\n``),
   the same value as ``reward.json``'s ``reward``. Written last: its
   presence marks the set complete.
@@ -30,10 +38,14 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable
+from typing import Any
 
 from . import safefile, urls
+from .cases import CaseResult
 from .ctrfreport import ctrf
 from .document import GradeDocument, Publication
+from .folding.weighing import case_value
+from .scoring import Dimension, Member
 from .strictjson import canonical_bytes
 
 __all__ = [
@@ -42,12 +54,14 @@ __all__ = [
     "GRADE_CTRF",
     "NAMES",
     "PREVIOUS_GRADE",
+    "REWARD_DETAILS",
     "REWARD_FILES",
     "REWARD_JSON",
     "REWARD_TXT",
     "WRITE_ORDER",
     "ctrf_view_for",
     "render",
+    "reward_details",
     "reward_json",
     "reward_txt",
 ]
@@ -57,11 +71,14 @@ CTRF = "ctrf.json"
 #: Where our CTRF view goes when ``ctrf.json`` is not ours to write.
 GRADE_CTRF = "grade-ctrf.json"
 REWARD_JSON = "reward.json"
+#: rewardkit's details file, published beside ``reward.json`` for a grade
+#: with a declared scoring.
+REWARD_DETAILS = "reward-details.json"
 REWARD_TXT = "reward.txt"
-WRITE_ORDER = (GRADE, CTRF, REWARD_JSON, REWARD_TXT)
-REWARD_FILES = (REWARD_TXT, REWARD_JSON)
+WRITE_ORDER = (GRADE, CTRF, REWARD_DETAILS, REWARD_JSON, REWARD_TXT)
+REWARD_FILES = (REWARD_TXT, REWARD_JSON, REWARD_DETAILS)
 #: Every name a grade of ours may write (either CTRF view).
-NAMES = (GRADE, CTRF, GRADE_CTRF, REWARD_JSON, REWARD_TXT)
+NAMES = (GRADE, CTRF, GRADE_CTRF, REWARD_DETAILS, REWARD_JSON, REWARD_TXT)
 #: Where a grading session sets the grade it found aside
 #: (:mod:`truereward.publishing.session`).
 PREVIOUS_GRADE = "grade.previous.json"
@@ -74,6 +91,12 @@ def reward_json(document: GradeDocument) -> dict[str, float | int]:
     if not document.gradable or document.reward is None:
         raise ValueError("an ungradable grade has no reward.json")
     out: dict[str, float | int] = {"reward": document.reward}
+    scoring = document.inputs.scoring
+    for name in scoring.publish if scoring is not None else ():
+        value = document.dimensions.get(name)
+        if value is None:  # a gradable grade values every dimension
+            raise ValueError(f"dimension {name} has no value in a gradable grade")
+        out[name] = value
     for key in document.publication.reward_keys:
         if key == "guards_hold":
             out[key] = int(document.guards_hold)
@@ -93,18 +116,130 @@ def reward_txt(document: GradeDocument) -> bytes:
     return f"{float(document.reward)!r}\n".encode("ascii")
 
 
+def _aggregation(scheme: str) -> str:
+    """rewardkit's name of a scheme's aggregation (``weighted-mean/1`` is
+    its ``weighted-mean``); other schemes keep their names."""
+    return scheme.rsplit("/", 1)[0]
+
+
+def _criterion(row: CaseResult | None, member: Member | None, value: float) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": row.id if row is not None else "",
+        "value": value,
+        "raw": value,
+        "weight": member.weight if member is not None else 1.0,
+    }
+    if member is not None and not member.required:
+        out["optional"] = True
+    if row is not None and row.why:
+        out["reasoning"] = row.why
+    return out
+
+
+def reward_details(document: GradeDocument) -> dict[str, Any]:
+    """The ``reward-details.json`` object of a gradable document with a
+    declared scoring, in rewardkit's shape: one entry per key of
+    ``reward.json`` that is a dimension (``reward``, the primary, and the
+    published ones). An entry whose members are all cases is a component
+    (``score``, ``kind: "programmatic"``, ``aggregation``, ``criteria``: each
+    case's ``name`` (its id), ``value``, ``raw``, ``weight``, ``optional``
+    when not required, ``reasoning`` (its why)); one with dimensions among
+    its members is a ``group`` (``components``: ``name``, ``weight``,
+    ``detail``). Without dimensions, ``reward`` is one component over every
+    case. Values are the grade's, unrounded unless a dimension rounds.
+    ``ValueError`` for an ungradable document or one without a scoring."""
+    scoring = document.inputs.scoring
+    if not document.gradable or document.reward is None or scoring is None:
+        raise ValueError("only a gradable grade with a declared scoring has reward details")
+    rows = {row.id: row for row in document.detail}
+    threshold = "threshold/1"
+
+    def criteria(members: Iterable[tuple[CaseResult, Member | None]]) -> list[dict[str, Any]]:
+        return [_criterion(row, member, case_value(row)) for row, member in members]
+
+    if not scoring.dimensions:
+        weights, optional = scoring.weights, set(scoring.optional)
+        listed = [
+            (
+                row,
+                Member(
+                    case=row.id, weight=weights.get(row.id, 1.0), required=row.id not in optional
+                ),
+            )
+            for row in document.detail
+        ]
+        flat: dict[str, Any] = {
+            "score": document.reward,
+            "kind": "programmatic",
+            "aggregation": _aggregation(document.scheme),
+            "criteria": criteria(listed),
+        }
+        if document.scheme == threshold:
+            flat["threshold"] = 0.5 if scoring.threshold is None else scoring.threshold
+        return {"reward": flat}
+
+    def detail(dimension: Dimension) -> dict[str, Any]:
+        score = document.dimensions[dimension.name]
+        out: dict[str, Any] = {"score": score, "aggregation": _aggregation(dimension.scheme)}
+        if dimension.scheme == threshold:
+            out["threshold"] = 0.5 if dimension.threshold is None else dimension.threshold
+        if all(member.case is not None for member in dimension.members):
+            out["kind"] = "programmatic"
+            out["criteria"] = criteria((rows[str(m.case)], m) for m in dimension.members)
+            return out
+        out["kind"] = "group"
+        out["components"] = [
+            {
+                "name": member.name,
+                "weight": member.weight,
+                "detail": detail(scoring.dimension(member.dimension))
+                if member.dimension is not None
+                else {
+                    "score": case_value(rows[member.name]),
+                    "kind": "programmatic",
+                    "criteria": criteria([(rows[member.name], member)]),
+                },
+            }
+            for member in dimension.members
+        ]
+        return out
+
+    details = {"reward": detail(scoring.dimension(str(scoring.primary)))}
+    for name in scoring.publish:
+        details[name] = detail(scoring.dimension(name))
+    return details
+
+
+def _floats(value: Any) -> list[float]:
+    """Every float in a JSON value (what canonical_bytes is told to expect)."""
+    if isinstance(value, float):
+        return [value]
+    if isinstance(value, dict):
+        return [item for inner in value.values() for item in _floats(inner)]
+    if isinstance(value, list):
+        return [item for inner in value for item in _floats(inner)]
+    return []
+
+
 def render(document: GradeDocument) -> dict[str, bytes]:
     """The files of ``document`` in write order: ``grade.json``, the CTRF
-    view under its name, and the two reward files only when it is gradable
-    (``reward.txt`` last)."""
+    view under its name, and the reward files only when it is gradable
+    (``reward-details.json`` only with a declared scoring; ``reward.txt``
+    last)."""
     bodies = {
         GRADE: document.to_bytes(),
-        # The view's one float is the reward (ctrfreport's docstring).
+        # The view's floats are the reward and the dimensions' values
+        # (ctrfreport's docstring).
         document.publication.ctrf: canonical_bytes(
-            ctrf(document), finite=True, floats=(document.reward,)
+            ctrf(document),
+            finite=True,
+            floats=(document.reward, *document.dimensions.values()),
         ),
     }
     if document.gradable:
+        if document.inputs.scoring is not None:
+            details = reward_details(document)
+            bodies[REWARD_DETAILS] = canonical_bytes(details, finite=True, floats=_floats(details))
         bodies[REWARD_JSON] = canonical_bytes(reward_json(document), finite=True)
         bodies[REWARD_TXT] = reward_txt(document)
     return bodies

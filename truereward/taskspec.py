@@ -5,8 +5,10 @@ per-case options) and, optionally, the reader that grades the task, where
 the evidence lies inside a run, and the reader's options. It loads from
 
 - JSON or TOML (:meth:`TaskSpec.load`): ``{"cases": [{"id", "kind",
-  "options"?}, ...]}``, or ``{"cases": {id: kind}}``, or a bare list or
-  mapping of cases, plus ``reader``, ``evidence``, ``options``;
+  "options"?, "weight"?, "required"?}, ...]}``, or ``{"cases": {id:
+  kind}}``, or a bare list or mapping of cases, plus ``reader``,
+  ``evidence``, ``options`` and ``scoring`` (the task's scheme, threshold
+  and reward dimensions: :mod:`truereward.scoring`);
 - a SWE-bench instance: its ``FAIL_TO_PASS`` and ``PASS_TO_PASS`` fields,
   as JSON-encoded strings (as the dataset stores them) or as lists
   (:meth:`TaskSpec.from_swebench`; :meth:`TaskSpec.load` recognises them).
@@ -34,9 +36,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, model_validator
 
 from .cases import CaseId, Kind, case_set_problem
+from .scoring import Scoring, ScoringSpec, resolve
 from .strictjson import MAX_DEPTH, StrictJSONError, check_depth, loads
 
 __all__ = ["MAX_SPEC_BYTES", "CaseSpec", "TaskSpec", "TaskSpecError"]
@@ -56,13 +59,20 @@ class CaseSpec(BaseModel):
     The one declared-case type: the task spec's
     cases, and what :func:`truereward.plugin.cases` returns for
     ``pytest.mark.parametrize`` (``str()`` is its id, so test ids read
-    ``test_x[<case id>]``)."""
+    ``test_x[<case id>]``).
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    ``weight`` (a finite number, 1.0 when absent) and ``required``
+    (``false``: ``required-pass/1`` does not require it) are read by the
+    weighted schemes (:mod:`truereward.scoring`), never by readers: they
+    sit beside ``options``, not in them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
 
     id: CaseId
     kind: Kind
     options: dict[str, JsonValue] = Field(default_factory=dict)
+    weight: float | None = None
+    required: bool | None = None
 
     def __str__(self) -> str:
         return self.id
@@ -77,6 +87,8 @@ class TaskSpec(BaseModel):
     reader: str | None = None
     evidence: str | None = None
     options: dict[str, JsonValue] = Field(default_factory=dict)
+    scoring: ScoringSpec | None = None
+    _scoring: Scoring | None = PrivateAttr(default=None)
 
     @model_validator(mode="before")
     @classmethod
@@ -95,7 +107,16 @@ class TaskSpec(BaseModel):
             if case.id in seen:
                 raise ValueError(f"cases[{index}].id: {case.id!r} is declared twice")
             seen.add(case.id)
+        self._scoring = resolve(self.scoring, self.cases)
         return self
+
+    @property
+    def resolved_scoring(self) -> Scoring | None:
+        """The task's scoring as a grade carries it (:func:`truereward.scoring.resolve`:
+        weights and required flags, its scheme and threshold, its dimensions),
+        or ``None`` when it declares none. Resolved once, when the spec is
+        validated, which refuses a scoring that names what is not there."""
+        return self._scoring
 
     def case_kinds(self) -> dict[str, Kind]:
         """The case set as ``{id: kind}`` (what the fold takes)."""

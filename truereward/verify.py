@@ -6,8 +6,10 @@ and scheme it records, and lists every stored field that disagrees.
 also checks the files beside it: ``reward.txt`` and ``reward.json`` present
 exactly when the grade is gradable and carrying its figures, the CTRF view
 (``ctrf.json``, or ``grade-ctrf.json`` as ``publication.ctrf`` says) being
-the CTRF report of that grade, and a ``ctrf.json`` the grade was read from
-still holding the bytes it read. Reward files where no ``grade.json``
+the CTRF report of that grade, ``reward-details.json`` present exactly
+beside a gradable grade with a declared scoring and holding its details,
+and a ``ctrf.json`` the grade was read from still holding the bytes it
+read. Reward files where no ``grade.json``
 stands are :class:`RewardWithoutGrade`, naming them.
 """
 
@@ -21,7 +23,17 @@ from typing import TYPE_CHECKING, Any
 
 from .ctrfreport import ctrf
 from .document import GradeDocument
-from .files import CTRF, GRADE, PREVIOUS_GRADE, REWARD_FILES, REWARD_JSON, REWARD_TXT, reward_json
+from .files import (
+    CTRF,
+    GRADE,
+    PREVIOUS_GRADE,
+    REWARD_DETAILS,
+    REWARD_FILES,
+    REWARD_JSON,
+    REWARD_TXT,
+    reward_details,
+    reward_json,
+)
 from .readback import Disagreement, Unreadable, load_document, parse_document, verify_document
 from .strictjson import StrictJSONError, loads
 
@@ -87,8 +99,30 @@ class NotOurs(Exception):
         self.what = what
 
 
+def _check_details(document: GradeDocument, read: Files) -> list[Disagreement]:
+    """``reward-details.json``: present exactly beside a gradable grade with a
+    declared scoring, and its details."""
+    data = read(REWARD_DETAILS)
+    wanted = document.gradable and document.inputs.scoring is not None
+    if not wanted:
+        if data is None:
+            return []
+        why = "ungradable" if not document.gradable else "without a declared scoring"
+        return [Disagreement(REWARD_DETAILS, "present", f"absent (the grade is {why})")]
+    expected = reward_details(document)
+    if data is None:
+        return [Disagreement(REWARD_DETAILS, "absent", "the reward details of grade.json")]
+    try:
+        stored = loads(data)
+    except StrictJSONError as error:
+        stored = f"not strict JSON: {error}"
+    if stored != expected:
+        return [Disagreement(REWARD_DETAILS, "other details", "the reward details of grade.json")]
+    return []
+
+
 def _check_rewards(document: GradeDocument, read: Files) -> list[Disagreement]:
-    found = []
+    found = _check_details(document, read)
     text = read(REWARD_TXT)
     data = read(REWARD_JSON)
     if not document.gradable:
@@ -212,7 +246,7 @@ def verify_target(target: Target) -> tuple[GradeDocument, list[Disagreement]]:
     found = _check_document(document, data) + verify_set(document, data, store.read)
     if store.has_metadata:
         digest = hashlib.sha256(data).hexdigest()
-        for name in (document.publication.ctrf, REWARD_JSON, REWARD_TXT):
+        for name in (document.publication.ctrf, REWARD_DETAILS, REWARD_JSON, REWARD_TXT):
             present = store.etag(name) is not None
             named = store.grade_of(name) if present else None
             if present and named != digest:

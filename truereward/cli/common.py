@@ -120,7 +120,9 @@ def load_rows(path: str, data: bytes | None = None) -> list[CaseResult]:
 
 def load_case_set(path: str) -> Any:
     """A case set from JSON or TOML: a mapping ``{id: kind}``, a list of
-    ``{id, kind}``, or an object whose ``cases`` key holds either; no larger
+    ``{id, kind}``, or an object whose ``cases`` key holds either (a task
+    spec, whole, when it declares a scoring: weights, required cases, a
+    ``scoring`` table, which the fold reads); no larger
     than a case set may be (:func:`~truereward.cases.case_set_problem`), nested at most
     :data:`~truereward.strictjson.MAX_DEPTH` levels. Any parser error is a
     :class:`CliError` naming the file."""
@@ -144,6 +146,8 @@ def load_case_set(path: str) -> Any:
     except ValueError as error:  # TOML, JSON, UTF-8, an integer too long, too deep
         raise CliError(f"{path}: {str(error)[:500]}") from None
     if isinstance(value, dict) and isinstance(value.get("cases"), dict | list):
+        if _declares_scoring(value):
+            return _task_spec(path, value)
         value = value["cases"]
     if not isinstance(value, dict | list):
         raise CliError(f"{path}: a case set is a mapping {{id: kind}} or a list of {{id, kind}}")
@@ -152,6 +156,27 @@ def load_case_set(path: str) -> Any:
     if problem:
         raise CliError(f"{path}: the case set {problem}")
     return value
+
+
+def _declares_scoring(value: dict[str, Any]) -> bool:
+    """Whether a spec declares a scoring (a ``scoring`` table, or a case's
+    ``weight`` or ``required``), which the fold reads from the whole spec."""
+    cases = value["cases"]
+    return "scoring" in value or (
+        isinstance(cases, list)
+        and any(
+            isinstance(item, dict) and ("weight" in item or "required" in item) for item in cases
+        )
+    )
+
+
+def _task_spec(path: str, value: dict[str, Any]) -> Any:
+    from ..taskspec import TaskSpec, TaskSpecError
+
+    try:
+        return TaskSpec.of(value)
+    except TaskSpecError as error:
+        raise CliError(f"{path}: {error}") from None
 
 
 def _id_of(entry: object) -> object:

@@ -46,7 +46,11 @@ def add_publish_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="allow publishing to a backend that cannot write conditionally",
     )
-    parser.add_argument("--scheme", default="gated-binary/1", help="reward scheme")
+    parser.add_argument(
+        "--scheme",
+        default=None,
+        help="reward scheme (default: the task spec's, else gated-binary/1)",
+    )
     parser.add_argument(
         "--replaces",
         metavar="SHA256",

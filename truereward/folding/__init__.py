@@ -1,14 +1,25 @@
 """The fold: the rows of one run, one reward or the reasons there is none.
 
-``fold(rows, *, case_set=None, checks=(), refusals=(), scheme="gated-binary/1")``
+``fold(rows, *, case_set=None, checks=(), refusals=(), scheme=None, scoring=None)``
 validates the rows, applies the shared refusal rules
 (:mod:`truereward.folding.rules`) and, when nothing refuses the run, asks the
-named scheme (:mod:`truereward.folding.registry`) for the reward. It is pure:
-the same inputs in any order give the same :class:`Fold`.
+named scheme (:mod:`truereward.folding.registry`) for the reward. A task's
+declared scoring (:mod:`truereward.scoring`: weights, required cases, a
+threshold, named dimensions; a task spec given as the case set brings its
+own) is read by the weighing schemes and gives the dimensions their values
+(:mod:`truereward.folding.weighing`). It is pure: the same inputs in any
+order give the same :class:`Fold`.
+
+The scheme: the one named; when none is, the primary dimension's scheme of
+a task with dimensions, else the task's own scheme, else
+:data:`DEFAULT_SCHEME`. A task with dimensions folded under another scheme
+than its primary dimension's is refused (``CASE_INVALID``): its reward is
+that dimension's value.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -18,6 +29,7 @@ from ..cases import CaseResult, CheckAnswer
 from ..caseset import DeclaredCases, declared_cases
 from ..codes import Ungradable
 from ..refusal import Refusal, from_ungradable, refusal, sort_key
+from ..scoring import Scoring
 from .model import CaseCounts, FailedIds, Fold, FoldInputs, KindCounts, RunCheck
 from .registry import Scheme, UnknownScheme, get_scheme, register, scheme_names
 from .rules import Tally, tally
@@ -40,6 +52,7 @@ __all__ = [
     "get_scheme",
     "prepare_inputs",
     "register",
+    "scheme_for",
     "scheme_names",
     "validate_rows",
 ]
@@ -83,42 +96,136 @@ def prepare_inputs(
     case_set: object = None,
     checks: Iterable[CheckAnswer | Mapping[str, Any]] = (),
     refusals: Iterable[Refusal | Ungradable | Mapping[str, Any]] = (),
+    scoring: Scoring | Mapping[str, Any] | None = None,
 ) -> FoldInputs:
     """Normalise what a fold takes besides the rows (see :func:`fold`):
     invalid declarations of the case set become ``CASE_INVALID`` refusals, and
-    refusals and check answers are sorted so their order never matters."""
+    refusals and check answers are sorted so their order never matters.
+    ``scoring`` (a :class:`~truereward.scoring.Scoring` or its mapping) is
+    the task's; when it is ``None``, a case set that is a task spec brings
+    its own (``resolved_scoring``)."""
     given = as_refusals(refusals)
     kinds = None
+    if isinstance(case_set, Mapping) and "cases" in case_set:
+        case_set, given = _as_spec(case_set, given)
     if case_set is not None:
         declared = declared_cases(case_set)
         kinds = declared.kinds
         given = list(declared.refusals) + given
+    if scoring is None:
+        scoring = getattr(case_set, "resolved_scoring", None)
+    elif not isinstance(scoring, Scoring):
+        scoring = Scoring.model_validate(scoring)
     answers = _ANSWERS.validate_python(list(checks)) if checks else []
-    if kinds is None and not given and not answers:
+    if kinds is None and not given and not answers and scoring is None:
         return _NO_INPUTS  # the usual case: shared, as it is immutable
     return FoldInputs.model_validate(
         {
             "case_set": kinds,
             "refusals": sorted(given, key=sort_key) if given else (),
             "checks": sorted(answers, key=_answer_order) if answers else (),
+            "scoring": scoring,
         }
     )
+
+
+def _as_spec(value: Mapping[str, Any], given: list[Refusal]) -> tuple[object, list[Refusal]]:
+    """A mapping with ``cases`` is a task spec (its scoring comes with it);
+    one that is not valid is refused (``CASE_INVALID``), never raised."""
+    from ..taskspec import TaskSpec, TaskSpecError
+
+    try:
+        return TaskSpec.of(value), given
+    except TaskSpecError as error:
+        return None, [*given, refusal("CASE_INVALID", f"the task spec is not valid: {error}")]
 
 
 #: The inputs of a fold with nothing beside its rows.
 _NO_INPUTS = FoldInputs()
 
 
-def fold_fields(rows: list[CaseResult], inputs: FoldInputs, scheme: str | Scheme) -> dict[str, Any]:
+def scheme_for(scheme: str | Scheme | None, scoring: Scoring | None) -> Scheme:
+    """The scheme a fold uses (module docstring): ``scheme`` when named
+    (:class:`UnknownScheme` when nobody registered it), else the task's
+    (its primary dimension's, or its own), else :data:`DEFAULT_SCHEME`. A
+    scheme the task names and nobody registered gives the default here; the
+    fold refuses the run for it (``CASE_INVALID``)."""
+    if isinstance(scheme, Scheme):
+        return scheme
+    if scheme is not None:
+        return get_scheme(scheme)
+    name = DEFAULT_SCHEME
+    if scoring is not None and scoring.dimensions and scoring.primary is not None:
+        name = scoring.dimension(scoring.primary).scheme
+    elif scoring is not None and scoring.scheme is not None:
+        name = scoring.scheme
+    try:
+        return get_scheme(name)
+    except UnknownScheme:
+        return get_scheme(DEFAULT_SCHEME)
+
+
+def _scoring_refusals(
+    rows: list[CaseResult], scoring: Scoring | None, chosen: Scheme, declared: bool
+) -> tuple[list[Refusal], dict[str, float | None]]:
+    """What the task's scoring refuses under ``chosen``, and its dimensions'
+    values (:mod:`truereward.folding.weighing`)."""
+    from .weighing import evaluate, flat_refusals
+
+    if scoring is None or not scoring.dimensions:
+        found = flat_refusals(rows, scoring, chosen)
+        if scoring is not None and scoring.scheme is not None:
+            try:
+                get_scheme(scoring.scheme)
+            except UnknownScheme:
+                found.append(
+                    refusal(
+                        "CASE_INVALID", f"the task names scheme {scoring.scheme!r}, unknown here"
+                    )
+                )
+        return found, {}
+    values, found = evaluate(rows, scoring, declared=declared)
+    primary = str(scoring.primary)
+    wanted = scoring.dimension(primary).scheme
+    if chosen.name != wanted:
+        found.append(
+            refusal(
+                "CASE_INVALID",
+                f"the task's reward is its dimension {primary}, folded with {wanted}; "
+                f"it is not folded with {chosen.name}",
+            )
+        )
+    return found, values
+
+
+def fold_fields(
+    rows: list[CaseResult], inputs: FoldInputs, scheme: str | Scheme | None
+) -> dict[str, Any]:
     """The fields of the :class:`Fold` of validated rows with prepared inputs,
     as a dict (the grade document takes them without building a Fold)."""
-    chosen = scheme if isinstance(scheme, Scheme) else get_scheme(scheme)
+    scoring = inputs.scoring
+    chosen = scheme_for(scheme, scoring)
     declared = None if inputs.case_set is None else DeclaredCases(kinds=inputs.case_set)
     counted = tally(rows, declared, inputs.checks, inputs.refusals)
+    values: dict[str, float | None] = {}
+    if scoring is not None or chosen.combine is not None:
+        extra, values = _scoring_refusals(rows, scoring, chosen, declared is not None)
+        refusals = counted.refusals
+        if extra:
+            refusals = sorted([*refusals, *extra], key=sort_key)
+        counted = dataclasses.replace(counted, refusals=refusals, scoring=scoring)
+    reward = None
+    if counted.gradable:
+        if values:
+            reward = values[str(scoring.primary if scoring is not None else "")]
+        else:
+            reward = chosen.reward(counted)
+        if reward is None:  # every dimension without a value has a refusal saying why
+            raise AssertionError("a gradable fold with dimensions has its primary's value")
     return {
         "scheme": chosen.name,
         "gradable": counted.gradable,
-        "reward": chosen.reward(counted) if counted.gradable else None,
+        "reward": reward,
         "guards_hold": counted.guards_hold,
         "fix_rate": counted.fix_rate,
         "case_fraction": counted.case_fraction,
@@ -127,10 +234,13 @@ def fold_fields(rows: list[CaseResult], inputs: FoldInputs, scheme: str | Scheme
         "refusals": counted.refusals,
         "checks": counted.checks,
         "flaky": counted.flaky,
+        "dimensions": dict(sorted(values.items())),
     }
 
 
-def fold_prepared(rows: list[CaseResult], inputs: FoldInputs, scheme: str | Scheme) -> Fold:
+def fold_prepared(
+    rows: list[CaseResult], inputs: FoldInputs, scheme: str | Scheme | None = None
+) -> Fold:
     """Fold validated rows with prepared inputs (see :func:`fold`)."""
     return Fold.model_validate(fold_fields(rows, inputs, scheme))
 
@@ -141,22 +251,26 @@ def fold(
     case_set: object = None,
     checks: Iterable[CheckAnswer | Mapping[str, Any]] = (),
     refusals: Iterable[Refusal | Ungradable | Mapping[str, Any]] = (),
-    scheme: str | Scheme = DEFAULT_SCHEME,
+    scheme: str | Scheme | None = None,
+    scoring: Scoring | Mapping[str, Any] | None = None,
 ) -> Fold:
     """Fold the rows of one run into its reward, or the reasons there is none.
 
     ``rows`` are :class:`CaseResult` objects or row dicts (validated; an
     invalid row raises ``pydantic.ValidationError`` naming its index and
     field). ``case_set`` is the declared cases (``{id: kind}``, a list of
-    ``{id, kind}``, or a task spec); invalid declarations become
-    ``CASE_INVALID`` refusals. ``checks`` are run-check answers given beside
+    ``{id, kind}``, or a task spec, or its mapping with ``cases``); invalid
+    declarations become ``CASE_INVALID`` refusals. ``checks`` are run-check answers given beside
     the rows' own; ``refusals`` are reasons found outside the rows (a reader
-    that refused the evidence, a test session that stopped early). An unknown
-    scheme raises :class:`UnknownScheme`.
+    that refused the evidence, a test session that stopped early).
+    ``scheme``: see the module docstring; an unknown one named here raises
+    :class:`UnknownScheme`. ``scoring``: the task's declared scoring
+    (default: the task spec's, when ``case_set`` is one).
 
     The result is gradable exactly when there is no refusal; then ``reward``
-    is the scheme's float, otherwise ``None``.
+    is the scheme's float (or the primary dimension's value), otherwise
+    ``None``.
     """
-    chosen = scheme if isinstance(scheme, Scheme) else get_scheme(scheme)
-    inputs = prepare_inputs(case_set=case_set, checks=checks, refusals=refusals)
+    inputs = prepare_inputs(case_set=case_set, checks=checks, refusals=refusals, scoring=scoring)
+    chosen = scheme_for(scheme, inputs.scoring)
     return fold_prepared(validate_rows(rows), inputs, chosen)

@@ -8,8 +8,9 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..cases import CheckAnswer, Kind
-from ..frozen import FrozenMap, Items, is_empty
+from ..frozen import EMPTY, FrozenMap, Items, is_absent, is_empty
 from ..refusal import Refusal
+from ..scoring import Scoring
 
 __all__ = [
     "CaseCounts",
@@ -83,8 +84,12 @@ class Fold(BaseModel):
       graded.
     - ``flaky``: the ids of the rows that passed after a failed rerun
       (sorted); flakiness never changes the reward.
-    The rates and counts are over the graded rows even when the run is not
-    gradable; they describe what was measured, they are not a grade.
+    - ``dimensions``: each named reward dimension's value when the task
+      declares dimensions (``None`` for one with no value: something under
+      it was not graded); the reward is the primary dimension's value.
+    The rates, counts and dimension values are over the graded rows even
+    when the run is not gradable; they describe what was measured, they
+    are not a grade (only a gradable run has a reward and reward files).
     """
 
     model_config = _FROZEN
@@ -103,6 +108,8 @@ class Fold(BaseModel):
     # nothing, so a document written before it keeps its bytes (and its
     # digest) when read and written again.
     flaky: Annotated[Items[str], Field(exclude_if=is_empty)] = ()
+    # Added with schema version 4: left out when there are none.
+    dimensions: Annotated[FrozenMap[str, float | None], Field(exclude_if=is_empty)] = EMPTY
 
     @property
     def blame(self) -> set[str]:
@@ -122,7 +129,10 @@ class FoldInputs(BaseModel):
     ``case_set`` holds the valid declarations (``None`` when the fold had no
     case set); invalid declarations are ``CASE_INVALID`` entries of
     ``refusals``, beside the refusals given from outside the rows. ``checks``
-    are run-check answers given beside the rows' own.
+    are run-check answers given beside the rows' own. ``scoring`` is the
+    task's declared scoring (:class:`~truereward.scoring.Scoring`: weights,
+    required flags, threshold, dimensions), left out when it declares none
+    (schema version 4 when present).
     """
 
     model_config = _FROZEN
@@ -130,3 +140,4 @@ class FoldInputs(BaseModel):
     case_set: FrozenMap[str, Kind] | None = None
     refusals: Items[Refusal] = ()
     checks: Items[CheckAnswer] = ()
+    scoring: Annotated[Scoring | None, Field(exclude_if=is_absent)] = None

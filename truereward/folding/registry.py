@@ -16,17 +16,37 @@ name is first asked for. A program may also :func:`register` one.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..registry import Registry, named
 from .rules import Tally
 
-__all__ = ["ENTRY_POINT_GROUP", "Scheme", "UnknownScheme", "get_scheme", "register", "scheme_names"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Scheme",
+    "UnknownScheme",
+    "Weighed",
+    "get_scheme",
+    "register",
+    "scheme_names",
+]
 
 #: The entry-point group schemes are found through.
 ENTRY_POINT_GROUP = "truereward.schemes"
+
+
+class Weighed(NamedTuple):
+    """One input of a weighing scheme: a case (its score, or 1/0 by
+    verdict; ``passed``: its verdict is ``pass``) or a dimension (its value;
+    ``passed``: the value is 1.0), with its weight and whether it is
+    required (:mod:`truereward.folding.weighing`)."""
+
+    value: float
+    passed: bool
+    weight: float
+    required: bool
 
 
 @dataclass(frozen=True)
@@ -34,12 +54,28 @@ class Scheme:
     """A named, versioned reward rule. ``reward`` is called only for a
     gradable run and must return a finite float; ``bounds`` (inclusive), when
     given, are the rewards it can give, so that a reader of stored documents
-    (a sweep summary) can refuse one whose reward no fold could have made."""
+    (a sweep summary) can refuse one whose reward no fold could have made.
+
+    A *weighing* scheme also has ``combine``: the value of weighed inputs
+    (cases or dimensions, :class:`Weighed`, never empty) given a threshold;
+    only such a scheme folds a dimension of dimensions, reads weights and
+    required flags, and has every case's score checked to lie in [0, 1]
+    (:mod:`truereward.folding.weighing`). ``threshold`` is the one it uses
+    when the task declares none (``threshold/1``'s 0.5, as rewardkit's);
+    ``signed``: negative weights are allowed (``weighted-sum/1`` only, as in
+    rewardkit); ``needs_weight``: the weights must not sum to zero (a
+    weighted mean of nothing is no value); ``needs_required``: at least one
+    input must be required (``required-pass/1``)."""
 
     name: str
     description: str
     reward: Callable[[Tally], float]
     bounds: tuple[float, float] | None = None
+    combine: Callable[[Sequence[Weighed], float | None], float] | None = None
+    threshold: float | None = None
+    signed: bool = False
+    needs_weight: bool = False
+    needs_required: bool = False
 
 
 class UnknownScheme(ValueError):

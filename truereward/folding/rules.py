@@ -30,6 +30,7 @@ from ..cases import FAIL, FAIL_TO_PASS, PASS, PASS_TO_PASS, UNGRADABLE, CaseResu
 from ..caseset import DeclaredCases
 from ..codes import RUN_CHECKS
 from ..refusal import Refusal, refusal, sort_key
+from ..scoring import Scoring
 from .model import CaseCounts, FailedIds, RunCheck
 
 __all__ = [
@@ -46,7 +47,9 @@ __all__ = [
 @dataclass(frozen=True)
 class Tally:
     """Everything a scheme may read: the rows, the sorted refusals, the run
-    checks and the figures over the graded rows."""
+    checks, the figures over the graded rows, and the task's scoring
+    (weights, required flags, threshold: what weighing schemes read;
+    ``None`` when it declares none)."""
 
     rows: Sequence[CaseResult]
     refusals: list[Refusal]
@@ -57,6 +60,7 @@ class Tally:
     fix_rate: float | None
     case_fraction: float | None
     flaky: list[str]
+    scoring: Scoring | None = None
 
     @property
     def gradable(self) -> bool:

@@ -37,10 +37,11 @@ class GradeSettings:
 
     ``case_set`` is a path inside each run (a str) or one inline
     :class:`~truereward.taskspec.TaskSpec`; ``target`` is the URL prefix runs
-    publish under (``None``: each run's own ``logs/verifier``).
+    publish under (``None``: each run's own ``logs/verifier``); ``scheme``
+    ``None`` folds each run under its task's scheme (:func:`truereward.fold`).
     """
 
-    scheme: str
+    scheme: str | None
     case_set: str | TaskSpec
     reader: str | None = None
     evidence: str | None = None

@@ -47,6 +47,7 @@ from .plan import RunJob
 if TYPE_CHECKING:
     from ..cases import CaseResult
     from ..readers import Reader
+    from ..scoring import Scoring
     from ..taskspec import TaskSpec
 
 __all__ = [
@@ -70,7 +71,8 @@ def worth_retrying(refusals: list[Refusal]) -> bool:
 class RunReading:
     """One attempt at reading a run (or the grade already published for it).
 
-    Exactly one of: ``rows`` with ``spec`` (the reader answered), ``refusal``
+    Exactly one of: ``rows`` with ``spec`` (the reader answered; with
+    ``scoring`` when the evidence declared the task's scoring), ``refusal``
     (reading refused), ``stored`` (the grade already published is kept:
     nothing was read). ``history`` holds this flow run's earlier attempts when
     the run was read again (the job's ``history`` holds those of earlier
@@ -87,6 +89,16 @@ class RunReading:
     evidence: tuple[EvidenceDigest, ...] = ()
     stored: GradeDocument | None = None
     history: tuple[Attempt, ...] = ()
+    scoring: Scoring | None = None
+
+    @property
+    def case_set(self) -> TaskSpec | None:
+        """What the rows are folded against: the spec, or ``None`` when the
+        reader brought the scoring and the spec declares no case
+        (:func:`truereward.readers.case_set_for`)."""
+        if self.scoring is not None and self.spec is not None and not self.spec.cases:
+            return None
+        return self.spec
 
     def refusals(self) -> list[Refusal]:
         """The refusals this reading folds to (empty: gradable)."""
@@ -97,7 +109,12 @@ class RunReading:
         from ..folding import fold
 
         return list(
-            fold(list(self.rows), case_set=self.spec, scheme=self.job.settings.scheme).refusals
+            fold(
+                list(self.rows),
+                case_set=self.case_set,
+                scheme=self.job.settings.scheme,
+                scoring=self.scoring,
+            ).refusals
         )
 
     def as_attempt(self, refusals: list[Refusal] | None = None) -> Attempt:
@@ -199,9 +216,12 @@ def _ahead(job: RunJob) -> tuple[str, Future[tuple[int, bytes | None]]] | None:
     return None if started is None else (guess, started)
 
 
-def _read(job: RunJob, digests: list[EvidenceDigest]) -> tuple[TaskSpec, list[CaseResult]]:
-    """The spec and rows of ``job``'s run; the digests of every evidence file
-    read go to ``digests``, also when the reader refuses."""
+def _read(
+    job: RunJob, digests: list[EvidenceDigest]
+) -> tuple[TaskSpec, list[CaseResult], Scoring | None]:
+    """The spec, rows and (when the evidence declares it) scoring of
+    ``job``'s run; the digests of every evidence file read go to
+    ``digests``, also when the reader refuses."""
     from ..readers import Evidence, read_with_evidence
 
     settings = job.settings
@@ -221,7 +241,7 @@ def _read(job: RunJob, digests: list[EvidenceDigest]) -> tuple[TaskSpec, list[Ca
         digests.extend(evidence.digests)  # named relative to the run (Evidence.describe)
         untaken = offered and evidence.prefetched is not None
         _remember(id(settings), "" if untaken else where)
-    return spec, reading.rows
+    return spec, reading.rows, reading.scoring
 
 
 def _remember(settings: int, where: str) -> None:
@@ -258,7 +278,7 @@ def read_run(job: RunJob, attempt: int = 1) -> RunReading:
     digests: list[EvidenceDigest] = []
     with attempt_scope(attempt):
         try:
-            spec, rows = _read(job, digests)
+            spec, rows, scoring = _read(job, digests)
         except Exception as error:  # noqa: BLE001 - a surprise is this run's, not its chunk's
             refused = error if isinstance(error, Ungradable) else _crashed(job, error)
             return RunReading(
@@ -277,4 +297,5 @@ def read_run(job: RunJob, attempt: int = 1) -> RunReading:
         rows=tuple(rows),
         spec=spec,
         evidence=tuple(digests),
+        scoring=scoring,
     )

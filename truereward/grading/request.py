@@ -35,8 +35,9 @@ Fields:
   for the grader's reasons: the ops action after an outage),
   ``refusals`` (every refused run) or ``all``. A run graded again replaces
   exactly the grade it found and keeps that grade's attempts.
-- ``scheme``; ``max_attempts`` (attempts per flow run; 1 means never grade
-  again);
+- ``scheme``: default none, each run's task's (its primary dimension's, or
+  the one its spec names, else ``gated-binary/1``); ``max_attempts``
+  (attempts per flow run; 1 means never grade again);
   ``retry_delay_seconds``: the first retry's delay, doubled for each later
   one; ``concurrency``: chunks graded at once (and the task runner's
   bound); ``chunk_size``: runs per task run (default: chosen from the
@@ -182,7 +183,11 @@ class GradeRequest(BaseModel):
         description="which runs that already have a grade are graded again: none, "
         "grader-refusals (refused only for the grader's reasons), refusals, all",
     )
-    scheme: str = Field(default=DEFAULT_SCHEME, json_schema_extra={"enum": _SCHEMES})
+    scheme: str | None = Field(
+        default=None,
+        description=f"reward scheme; default: each task's own, else {DEFAULT_SCHEME}",
+        json_schema_extra={"enum": [*_SCHEMES, None]},
+    )
     max_attempts: Annotated[int, Field(ge=1, le=20)] = 3
     retry_delay_seconds: Annotated[float, Field(ge=0, le=3600)] = 5.0
     concurrency: Annotated[int, Field(ge=1, le=512)] = 8
@@ -237,7 +242,7 @@ class GradeRequest(BaseModel):
                 TaskSpec.of(self.case_set)
             except TaskSpecError as error:
                 raise ValueError(f"case_set: {error}") from None
-        if self.scheme not in scheme_names():
+        if self.scheme is not None and self.scheme not in scheme_names():
             raise ValueError(f"scheme: unknown scheme {self.scheme!r}")
         if self.reader is not None:
             from ..readers import UnknownReader, get_reader

@@ -139,13 +139,14 @@ def _document(reading: RunReading, attempts: tuple[Attempt, ...]) -> GradeDocume
     try:
         document = grade_document(
             reading.rows if not refusals else [],
-            case_set=reading.spec if not refusals else None,
+            case_set=reading.case_set if not refusals else None,
             scheme=job.settings.scheme,
             run=run,
             evidence=reading.evidence,
             refusals=refusals,
             attempts=attempts,
             publication=publication,
+            scoring=reading.scoring if not refusals else None,
         )
         return publishable(document)  # a refusal in place of a grade too large to check
     except Exception as error:  # noqa: BLE001 - a bug: this run's refusal, not its chunk's

@@ -186,11 +186,11 @@ def _spares_evidence(document: GradeDocument, url: str, local: str | None) -> No
     chosen by whoever built the document: :func:`truereward.files.ctrf_view_for`);
     one that would still overwrite a file it was read from is refused, and
     the evidence kept."""
-    from ..files import GRADE, REWARD_JSON, REWARD_TXT
+    from ..files import GRADE, REWARD_FILES
 
     if not document.evidence:
         return
-    names = (GRADE, document.publication.ctrf, REWARD_JSON, REWARD_TXT)
+    names = (GRADE, document.publication.ctrf, *REWARD_FILES)
     if local is not None:
         read = [
             path

@@ -23,7 +23,8 @@ cut:
   (files are opened with ``O_NOFOLLOW``).
 
 The order of operations keeps the set consistent at every instant:
-``reward.txt``, ``reward.json`` and the CTRF view are removed before a new
+the reward files (``reward.txt``, ``reward.json``, ``reward-details.json``)
+and the CTRF view are removed before a new
 ``grade.json`` is put in place (so no reward, and no report of an older
 grade, can stand beside a grade it does not belong to),
 then ``grade.json``, the CTRF view (``ctrf.json``, or ``grade-ctrf.json``
@@ -246,10 +247,11 @@ def _repair(
     nothing."""
     written: list[str] = []
     removed: list[str] = []
-    if REWARD_TXT not in bodies:
-        for name in REWARD_FILES:
-            if name in present and _remove(dir_fd, name):
-                removed.append(name)
+    # Reward files this grade does not have (all of them beside a refusal;
+    # a details file beside a grade without a declared scoring).
+    for name in REWARD_FILES:
+        if name not in bodies and name in present and _remove(dir_fd, name):
+            removed.append(name)
     if removed:
         _fsync_dir(dir_fd)
     for name in bodies:

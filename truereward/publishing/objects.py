@@ -22,8 +22,10 @@ filesystems). :func:`publish_objects` is the protocol, the same for all:
    even when the publish dies right after its ``grade.json``. Then
    ``grade.json`` is written with ``If-None-Match: *`` (create) or
    ``If-Match: <etag>`` (replace), the one step that decides a race; then
-   the CTRF view, ``reward.json`` and ``reward.txt``, sent together (each a
-   request of its own, in flight at once: a round trip, not three; so on
+   the CTRF view, ``reward.json`` and ``reward.txt`` (and
+   ``reward-details.json`` for a grade with a declared scoring), sent
+   together (each a request of its own, in flight at once: a round trip,
+   not three; so on
    an object store, unlike a local directory, ``reward.txt`` standing does
    not tell that the others do: the listing, or ``truereward verify``,
    tells a complete set). Every object
@@ -99,7 +101,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Protocol
 
 from ..document import GradeDocument
-from ..files import GRADE, NAMES, REWARD_FILES, REWARD_TXT, render
+from ..files import GRADE, NAMES, REWARD_FILES, render
 from .decide import Decision, sha256_hex
 from .errors import PublishConflict, PublishError
 from .result import PublishResult
@@ -225,11 +227,10 @@ def _repair(
     digest = sha256_hex(bodies[GRADE])
     written: list[str] = []
     removed: list[str] = []
-    if REWARD_TXT not in bodies:
-        for name in REWARD_FILES:
-            if name in listed:
-                store.delete(name, listed[name])
-                removed.append(name)
+    for name in REWARD_FILES:  # the reward objects this grade does not have
+        if name not in bodies and name in listed:
+            store.delete(name, listed[name])
+            removed.append(name)
     for name in bodies:
         if name != GRADE and (name in stale or listed.get(name) != md5_hex(bodies[name])):
             store.put(name, bodies[name], digest)

@@ -23,6 +23,19 @@ wraps the evidence location in :class:`Evidence` (bounded reads, digests),
 and turns a reader that crashes or answers with something other than rows
 into ``CASE_NOT_GRADED``, the grader's fault, so no reader bug is ever a
 traceback in a sweep or a silent reward.
+
+A reader may also bring the task's scoring (:class:`Scored`: its rows and a
+:class:`~truereward.scoring.Scoring`), when the evidence declares it (the
+rewardkit bridge reads weights, aggregations and dimensions from
+rewardkit's own layout). Such a reader's cases are the ones it found: with a
+task spec that declares no cases, the fold has no case set, and the
+scoring's dimensions name every case (:func:`case_set_for`). A task spec
+that declares a scoring of its own beside it is ``CASE_INVALID``.
+
+The options a reader gets are the task spec's with the caller's over them,
+as a :class:`ReaderOptions` (a ``dict``) that says which keys the caller
+gave (``from_caller``): a reader that runs a program chooses it only from
+the caller's options where the task spec comes with an untrusted run.
 """
 
 from __future__ import annotations
@@ -38,14 +51,18 @@ from .evidence import Evidence
 if TYPE_CHECKING:
     from ..cases import CaseResult
     from ..document import EvidenceDigest, GradeDocument
+    from ..scoring import Scoring
     from ..taskspec import TaskSpec
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "Evidence",
     "Reader",
+    "ReaderOptions",
     "Reading",
+    "Scored",
     "UnknownReader",
+    "case_set_for",
     "get_reader",
     "grade_evidence",
     "read",
@@ -68,8 +85,9 @@ class Reader(Protocol):
 
     def read(
         self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
-    ) -> list[CaseResult]:
-        """Rows for the declared cases, or raise Ungradable."""
+    ) -> list[CaseResult] | Scored:
+        """Rows for the declared cases (with the scoring the evidence
+        declares, as :class:`Scored`), or raise Ungradable."""
         ...
 
 
@@ -78,11 +96,40 @@ class UnknownReader(LookupError):
 
 
 @dataclass(frozen=True)
+class Scored:
+    """A reader's answer when the evidence declares the task's scoring: the
+    rows, and that scoring (weights, aggregations, dimensions)."""
+
+    rows: list[CaseResult]
+    scoring: Scoring
+
+
+class ReaderOptions(dict[str, Any]):
+    """A reader's options: the task spec's, with the caller's over them;
+    ``from_caller`` names the keys the caller gave."""
+
+    def __init__(self, spec: Mapping[str, Any], caller: Mapping[str, Any]) -> None:
+        super().__init__({**spec, **caller})
+        self.from_caller = frozenset(caller)
+
+
+@dataclass(frozen=True)
 class Reading:
-    """What a reader produced: rows, and the digests of the evidence read."""
+    """What a reader produced: rows, the digests of the evidence read, and
+    the scoring the evidence declared (``None``: the task spec's, if any)."""
 
     rows: list[CaseResult]
     evidence: list[EvidenceDigest]
+    scoring: Scoring | None = None
+
+
+def case_set_for(spec: TaskSpec, reading: Reading) -> TaskSpec | None:
+    """The case set to fold ``reading`` with: ``spec``, or ``None`` when the
+    reader brought the scoring and the spec declares no case (the scoring's
+    dimensions then name the cases: :mod:`truereward.folding.weighing`)."""
+    if reading.scoring is not None and not spec.cases:
+        return None
+    return spec
 
 
 def _checked(name: str, value: Any) -> Reader:
@@ -159,9 +206,9 @@ def read_with_evidence(
     except (TaskSpecError, TypeError) as error:
         raise Ungradable("CASE_INVALID", f"the case set is not valid: {error}") from None
     source = _evidence(evidence, storage_options)
-    merged = {**spec.options, **options}
+    merged = ReaderOptions(spec.options, options)
     try:
-        rows = chosen.read(source, spec, merged)
+        answer = chosen.read(source, spec, merged)
     except Ungradable:
         raise
     except Exception as error:  # a reader bug is the grader's fault
@@ -169,13 +216,24 @@ def read_with_evidence(
             "CASE_NOT_GRADED",
             f"reader {chosen.name} crashed on {source.describe()}: {type(error).__name__}: {error}",
         ) from error
+    scoring = None
+    rows: object = answer
+    if isinstance(answer, Scored):
+        rows, scoring = answer.rows, answer.scoring
+        if spec.resolved_scoring is not None:
+            raise Ungradable(
+                "CASE_INVALID",
+                f"reader {chosen.name} reads the task's scoring from its evidence, and the "
+                "task spec declares a scoring too (weights, required cases or a [scoring] "
+                "table): declare it in one place",
+            )
     if not isinstance(rows, list) or not all(isinstance(row, CaseResult) for row in rows):
         raise Ungradable(
             "CASE_NOT_GRADED",
             f"reader {chosen.name} answered with "
             f"{type(rows).__name__}, not a list of CaseResult rows",
         )
-    return Reading(rows=rows, evidence=list(source.digests))
+    return Reading(rows=rows, evidence=list(source.digests), scoring=scoring)
 
 
 def read(
@@ -197,7 +255,7 @@ def grade_evidence(
     evidence: str | Evidence,
     case_set: object,
     *,
-    scheme: str = "gated-binary/1",
+    scheme: str | None = None,
     run: Mapping[str, Any] | None = None,
     attempts: Iterable[Any] = (),
     storage_options: Mapping[str, Any] | None = None,
@@ -214,9 +272,11 @@ def grade_evidence(
     because of it, and the refusal's blame stays the one that matters. The
     digests of the files read before the refusal (a malformed report was
     read whole) are in the document all the same; a missing file has none.
+    ``scheme`` as for :func:`truereward.fold` (``None``: the task's).
     :class:`UnknownReader` and an unknown scheme raise.
     """
     from ..document import grade_document
+    from ..taskspec import TaskSpec
 
     source = _evidence(evidence, storage_options)
     try:
@@ -231,12 +291,14 @@ def grade_evidence(
             evidence=source.digests,
             publication=publication,
         )
+    spec = TaskSpec.of(case_set)  # read_with_evidence has validated it
     return grade_document(
         reading.rows,
-        case_set=case_set,
+        case_set=case_set_for(spec, reading),
         scheme=scheme,
         run=run,
         evidence=reading.evidence,
         attempts=attempts,
         publication=publication,
+        scoring=reading.scoring,
     )

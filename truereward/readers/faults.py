@@ -32,7 +32,7 @@ from __future__ import annotations
 import posixpath
 import time
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -43,6 +43,9 @@ from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
 from .attempt import current_attempt
 from .evidence import Evidence
+
+if TYPE_CHECKING:
+    from . import Scored
 
 __all__ = ["READER", "FaultPlan", "FaultyReader"]
 
@@ -115,7 +118,7 @@ class FaultyReader:
 
     def read(
         self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
-    ) -> list[CaseResult]:
+    ) -> list[CaseResult] | Scored:
         from . import get_reader
 
         plan = _plan(evidence)
