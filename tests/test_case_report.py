@@ -11,9 +11,9 @@ from hypothesis import given
 from pydantic import ValidationError
 
 from tests import strategies as gen
+from tests.support.schemas import shipped
 from truereward import CaseResult, GradeDocument, grade_document
 from truereward.evaluate import EvaluationReport, Metric
-from truereward.schemas import load
 from truereward.verify import verify_document
 
 ROW_KEYS = {
@@ -114,7 +114,7 @@ def test_a_row_with_a_report_round_trips_strictly():
     again = CaseResult.from_row(json.loads(json.dumps(row, allow_nan=False)))
     assert again == result and EvaluationReport.from_data(again.report) == REPORT
     assert CaseResult.model_validate_json(result.model_dump_json()) == result
-    jsonschema.validate(row, load("row"))
+    shipped("row").validate(row)
 
 
 @pytest.mark.parametrize(
@@ -163,7 +163,7 @@ def test_the_row_holds_a_report_as_data_and_the_evaluation_model_refuses_a_bad_o
 def test_the_shipped_row_schema_refuses_reports_without_an_outcome(report):
     row = {"id": "a", "kind": "fail_to_pass", "verdict": "pass", "report": report}
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(row, load("row"))
+        shipped("row").validate(row)
 
 
 def test_a_report_rides_in_the_grade_document_and_never_changes_the_reward():
@@ -180,7 +180,7 @@ def test_a_report_rides_in_the_grade_document_and_never_changes_the_reward():
     assert again == annotated
     assert EvaluationReport.from_data(again.detail[0].report) == failing_report
     assert verify_document(again) == []
-    jsonschema.validate(json.loads(annotated.to_bytes()), load("grade"))
+    shipped("grade").validate(json.loads(annotated.to_bytes()))
 
 
 def test_a_record_built_without_validation_from_the_ten_keys_still_dumps_as_before():

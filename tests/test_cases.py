@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from tests import strategies as gen
+from tests.support.schemas import shipped
 from truereward import CaseResult
 from truereward.schemas import generate, load
 
@@ -140,7 +141,7 @@ def test_shipped_row_schema_matches_the_model():
 
 @given(gen.rows())
 def test_valid_rows_satisfy_the_shipped_schema(row):
-    jsonschema.validate(CaseResult.from_row(row).to_row(), load("row"))
+    shipped("row").validate(CaseResult.from_row(row).to_row())
 
 
 @pytest.mark.parametrize(
@@ -154,7 +155,7 @@ def test_valid_rows_satisfy_the_shipped_schema(row):
 )
 def test_invalid_rows_fail_the_shipped_schema_too(row):
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(row, load("row"))
+        shipped("row").validate(row)
 
 
 @given(

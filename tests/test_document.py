@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 
-import jsonschema
 import pytest
 from hypothesis import given
 from pydantic import ValidationError
 
 from tests import strategies as gen
+from tests.support.schemas import shipped
 from truereward import GradeDocument, grade_document
 from truereward.document import digest_file
 from truereward.schemas import generate, load
@@ -132,7 +132,7 @@ def test_shipped_grade_schema_matches_the_model():
 @given(gen.row_lists, gen.case_sets)
 def test_documents_satisfy_the_shipped_schema(rows, case_set):
     document = grade_document(rows, case_set=case_set)
-    jsonschema.validate(json.loads(document.to_bytes()), load("grade"))
+    shipped("grade").validate(json.loads(document.to_bytes()))
 
 
 @given(gen.row_lists, gen.case_sets)

@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from tests.support.schemas import validator
 from truereward.codes import Ungradable
 from truereward.grading import (
     Chunk,
@@ -36,12 +37,12 @@ from truereward.refusal import refusal
 
 from .sweeps import FAULTS, case_ids, make_run, make_sweep, published, rows_jsonl, snapshot
 
-SCHEMA = GradeRequest.model_json_schema()
+SCHEMA = validator(GradeRequest.model_json_schema())
 
 
 def schema_accepts(value: Any) -> bool:
     try:
-        jsonschema.validate(value, SCHEMA)
+        SCHEMA.validate(value)
     except jsonschema.ValidationError:
         return False
     return True
