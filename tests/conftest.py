@@ -11,6 +11,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+#: pytester runs the plugin's sessions in process (tests/test_plugin.py).
+pytest_plugins = ["pytester"]
+
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # The README's test command and CI: the same examples on every run
 # (derandomized), so a property that fails once fails every time, on any

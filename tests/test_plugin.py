@@ -12,12 +12,14 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from truereward import GradeDocument
+from truereward.plugin import LOGS_ENV
 from truereward.verify import verify_published
 
 CASES = [
@@ -84,35 +86,63 @@ def answers(project: Path, **given: str) -> None:
     )
 
 
-def run(
-    project: Path,
-    *args: str,
-    workers: int = 0,
-    env: dict[str, str] | None = None,
-    logs: Path | None = None,
+#: What a session of the plugin returns: pytest's exit status and its output.
+Run = Callable[..., "subprocess.CompletedProcess[str]"]
+
+
+@pytest.fixture
+def run(pytester: pytest.Pytester) -> Run:
+    """Run a pytest session of ``project`` with the plugin, in this process
+    (pytester restores the modules, paths and output it changes), and return
+    its status and output like :func:`subprocess.run`. xdist's workers
+    (``workers``) are real processes all the same. The plugin is named with
+    ``-p`` as on a command line; the plugins the session does not name stay
+    unloaded (``PYTEST_DISABLE_PLUGIN_AUTOLOAD``). ``env`` is set for the
+    session; ``GRADE_LOGS`` is unset unless it names it."""
+
+    def session(
+        project: Path,
+        *args: str,
+        workers: int = 0,
+        env: dict[str, str] | None = None,
+        logs: Path | None = None,
+        cwd: Path | None = None,
+    ) -> subprocess.CompletedProcess[str]:
+        command = ["-p", "truereward.plugin", "-p", "no:randomly", "-o", "addopts=", *args]
+        if workers:
+            command += ["-p", "xdist", "-n", str(workers)]
+        if logs is not None:
+            # One token: pytest takes an existing path among its arguments as a
+            # hint for the root directory, option values included.
+            command += [f"--grade-logs={logs}"]
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(cwd or project)
+            # This test may itself run on an xdist worker: the session must
+            # not take itself for one.
+            for name in [key for key in os.environ if key.startswith("PYTEST_XDIST_")]:
+                patch.delenv(name)
+            patch.delenv(LOGS_ENV, raising=False)
+            patch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+            for name, value in (env or {}).items():
+                patch.setenv(name, value)
+            result = pytester.runpytest_inprocess(*command)
+        return subprocess.CompletedProcess(
+            ["pytest", *command], int(result.ret), result.stdout.str(), result.stderr.str()
+        )
+
+    return session
+
+
+def run_process(
+    project: Path, *args: str, workers: int = 0, env: dict[str, str], logs: Path
 ) -> subprocess.CompletedProcess[str]:
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "truereward.plugin",
-        "-p",
-        "no:randomly",
-        "-o",
-        "addopts=",
-        *args,
-    ]
+    """The session :func:`run` runs, in a pytest process of its own."""
+    command = [sys.executable, "-m", "pytest", "-p", "truereward.plugin", "-p", "no:randomly"]
+    command += ["-o", "addopts=", *args, f"--grade-logs={logs}"]
     if workers:
         command += ["-p", "xdist", "-n", str(workers)]
-    if logs is not None:
-        # One token: pytest takes an existing path among its arguments as a
-        # hint for the root directory, option values included.
-        command += [f"--grade-logs={logs}"]
-    # Only the plugins a test names (truereward's, xdist): the other installed
-    # ones cost about a second of imports per session and per xdist worker.
-    environment = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **(env or {})}
-    environment.pop("GRADE_LOGS", None) if env is None or "GRADE_LOGS" not in env else None
+    environment = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **env}
+    environment.pop(LOGS_ENV, None)
     return subprocess.run(
         command,
         cwd=project,
@@ -138,7 +168,7 @@ MODES = [pytest.param(0, id="one-process"), pytest.param(2, id="xdist")]
 
 
 @pytest.mark.parametrize("workers", MODES)
-def test_a_clean_session_publishes_the_reward(project, tmp_path, workers):
+def test_a_clean_session_publishes_the_reward(project, tmp_path, workers, run):
     logs = tmp_path / "logs"
     result = run(project, workers=workers, logs=logs)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -156,7 +186,7 @@ def normalized(document: GradeDocument) -> dict[str, Any]:
     return data
 
 
-def test_one_process_and_xdist_publish_the_same_grade(project, tmp_path):
+def test_one_process_and_xdist_publish_the_same_grade(project, tmp_path, run):
     answers(project, fix_cli="fail")
     run(project, logs=tmp_path / "one")
     run(project, workers=2, logs=tmp_path / "two")
@@ -175,7 +205,7 @@ def test_one_process_and_xdist_publish_the_same_grade(project, tmp_path):
         (["--deselect", "test_grade.py::test_case[keep-api]"], "deselected 1 test(s) (--deselect"),
     ],
 )
-def test_selecting_part_of_the_case_set_is_refused(project, tmp_path, workers, args, expected):
+def test_selecting_part_of_the_case_set_is_refused(project, tmp_path, workers, args, expected, run):
     logs = tmp_path / "logs"
     run(project, *args, workers=workers, logs=logs)
     document = grade_of(logs)
@@ -186,7 +216,7 @@ def test_selecting_part_of_the_case_set_is_refused(project, tmp_path, workers, a
 
 
 @pytest.mark.parametrize("workers", MODES)
-def test_lf_after_a_failing_run_is_refused(project, tmp_path, workers):
+def test_lf_after_a_failing_run_is_refused(project, tmp_path, workers, run):
     logs = tmp_path / "logs"
     answers(project, fix_cli="fail")
     run(project, workers=workers, logs=logs)
@@ -199,7 +229,7 @@ def test_lf_after_a_failing_run_is_refused(project, tmp_path, workers):
 
 
 @pytest.mark.parametrize("workers", [pytest.param(0, id="one-process")])
-def test_a_second_stepwise_run_is_refused(project, tmp_path, workers):
+def test_a_second_stepwise_run_is_refused(project, tmp_path, workers, run):
     logs = tmp_path / "logs"
     answers(project, fix_cli="fail")
     run(project, "--sw", workers=workers, logs=logs)
@@ -210,7 +240,7 @@ def test_a_second_stepwise_run_is_refused(project, tmp_path, workers):
 
 
 @pytest.mark.parametrize("workers", MODES)
-def test_stopping_early_with_x_is_refused(project, tmp_path, workers):
+def test_stopping_early_with_x_is_refused(project, tmp_path, workers, run):
     logs = tmp_path / "logs"
     answers(project, fix_parser="fail")
     run(project, "-x", workers=workers, logs=logs)
@@ -219,7 +249,7 @@ def test_stopping_early_with_x_is_refused(project, tmp_path, workers):
     assert "stopped early" in refusal_text(document)
 
 
-def test_a_worker_killed_mid_case_is_refused(project, tmp_path):
+def test_a_worker_killed_mid_case_is_refused(project, tmp_path, run):
     logs = tmp_path / "logs"
     answers(project, fix_cli="kill")
     run(project, workers=2, logs=logs)
@@ -241,7 +271,9 @@ def test_a_worker_killed_mid_case_is_refused(project, tmp_path):
         ("ungradable:EVIDENCE_MISSING", "EVIDENCE_MISSING", "could not be read"),
     ],
 )
-def test_a_case_without_a_proper_result_is_refused(project, tmp_path, workers, answer, code, text):
+def test_a_case_without_a_proper_result_is_refused(
+    project, tmp_path, workers, answer, code, text, run
+):
     logs = tmp_path / "logs"
     answers(project, keep_api=answer)
     result = run(project, workers=workers, logs=logs)
@@ -257,7 +289,7 @@ def test_a_case_without_a_proper_result_is_refused(project, tmp_path, workers, a
 
 
 @pytest.mark.parametrize("workers", MODES)
-def test_an_extra_non_case_test_is_refused(project, tmp_path, workers):
+def test_an_extra_non_case_test_is_refused(project, tmp_path, workers, run):
     (project / "test_other.py").write_text("def test_unrelated():\n    assert True\n")
     logs = tmp_path / "logs"
     run(project, workers=workers, logs=logs)
@@ -283,7 +315,8 @@ def test_a_reader_code_declared_only_through_an_entry_point(project, tmp_path, w
     (info / "entry_points.txt").write_text("[truereward.codes]\ndemo = judge_codes_demo:CODES\n")
     answers(project, fix_parser="ungradable:DEMO_JUDGE_SILENT")
     logs = tmp_path / "logs"
-    run(project, workers=workers, logs=logs, env={"PYTHONPATH": str(plugin_dir)})
+    # A process of its own: entry points are found on the path it starts with.
+    run_process(project, workers=workers, logs=logs, env={"PYTHONPATH": str(plugin_dir)})
     # This process does not know the reader's code, so read the document as JSON.
     document = json.loads((logs / "grade.json").read_text())
     (refusal,) = [item for item in document["refusals"] if item["case"] == "fix-parser"]
@@ -292,7 +325,7 @@ def test_a_reader_code_declared_only_through_an_entry_point(project, tmp_path, w
     assert not (logs / "reward.txt").exists()
 
 
-def test_no_declared_case_set_is_refused(project, tmp_path):
+def test_no_declared_case_set_is_refused(project, tmp_path, run):
     module = (project / "test_grade.py").read_text()
     (project / "test_grade.py").write_text(
         module.replace(
@@ -308,7 +341,7 @@ CASES = [Case(id=c["id"], kind=c["kind"]) for c in json.loads(
     assert "no case set was declared" in refusal_text(grade_of(logs))
 
 
-def test_collect_only_writes_nothing_and_deletes_nothing(project, tmp_path):
+def test_collect_only_writes_nothing_and_deletes_nothing(project, tmp_path, run):
     logs = tmp_path / "logs"
     run(project, logs=logs)
     before = {path.name: path.read_bytes() for path in logs.iterdir()}
@@ -320,7 +353,7 @@ def test_collect_only_writes_nothing_and_deletes_nothing(project, tmp_path):
     assert not empty.exists()
 
 
-def test_an_earlier_grade_is_replaced_never_left_beside_a_refusal(project, tmp_path):
+def test_an_earlier_grade_is_replaced_never_left_beside_a_refusal(project, tmp_path, run):
     logs = tmp_path / "logs"
     run(project, logs=logs)
     assert (logs / "reward.txt").read_text() == "1.0\n"
@@ -334,7 +367,7 @@ def test_an_earlier_grade_is_replaced_never_left_beside_a_refusal(project, tmp_p
     assert not grade_of(logs).gradable
 
 
-def test_a_collection_error_is_refused(project, tmp_path):
+def test_a_collection_error_is_refused(project, tmp_path, run):
     logs = tmp_path / "logs"
     run(project, logs=logs)
     (project / "task.json").write_text('{"cases": [{"id": "x", "kind": "nonsense"}]}')
@@ -345,7 +378,7 @@ def test_a_collection_error_is_refused(project, tmp_path):
     assert not (logs / "reward.txt").exists()
 
 
-def test_exit_status_for_an_ungradable_session_is_opt_in(project, tmp_path):
+def test_exit_status_for_an_ungradable_session_is_opt_in(project, tmp_path, run):
     answers(project, keep_api="ungradable:GRADER_TIMEOUT")
     assert run(project, logs=tmp_path / "a").returncode == 1
     assert run(project, "--grade-exit-ungradable", "5", logs=tmp_path / "b").returncode == 5
@@ -353,7 +386,7 @@ def test_exit_status_for_an_ungradable_session_is_opt_in(project, tmp_path):
     assert run(project, "--grade-exit-ungradable", "5", logs=tmp_path / "c").returncode == 0
 
 
-def test_logs_directory_from_the_environment_and_the_ini(project, tmp_path):
+def test_logs_directory_from_the_environment_and_the_ini(project, tmp_path, run):
     env_logs, ini_logs = tmp_path / "from-env", tmp_path / "from-ini"
     (project / "pytest.ini").write_text(
         f"[pytest]\nmarkers =\n    slow: a slow case\ngrade_logs = {ini_logs}\n"
@@ -364,16 +397,13 @@ def test_logs_directory_from_the_environment_and_the_ini(project, tmp_path):
     assert grade_of(ini_logs).reward == 1.0
 
 
-def test_a_relative_ini_logs_directory_is_taken_from_the_ini_file(project):
+def test_a_relative_ini_logs_directory_is_taken_from_the_ini_file(project, run):
     (project / "pytest.ini").write_text(
         "[pytest]\nmarkers =\n    slow: a slow case\ngrade_logs = graded\n"
     )
     elsewhere = project / "sub"
     elsewhere.mkdir()
-    command = [sys.executable, "-m", "pytest", "-p", "truereward.plugin", "-p", "no:randomly"]
-    command += ["-o", "addopts=", "--rootdir", str(project), str(project)]
-    environment = {key: value for key, value in os.environ.items() if key != "GRADE_LOGS"}
-    subprocess.run(command, cwd=elsewhere, env=environment, check=False, capture_output=True)
+    run(project, "--rootdir", str(project), str(project), cwd=elsewhere)
     assert grade_of(project / "graded").reward == 1.0
     assert not (elsewhere / "graded").exists()
 
@@ -399,7 +429,7 @@ def test_the_plugin_is_not_active_unless_named(project, tmp_path):
     assert "unrecognized arguments: --grade-logs" in result.stderr
 
 
-def test_a_verifier_stopped_with_sigterm_publishes_a_refusal(project, tmp_path):
+def test_a_verifier_stopped_with_sigterm_publishes_a_refusal(project, tmp_path, run):
     # A harness stops a verifier that ran out of time with SIGTERM; the grade
     # an earlier session published there must not stand for this one.
     logs = tmp_path / "logs"
@@ -446,7 +476,7 @@ def subtests_project(project: Path) -> Path:
 
 
 @pytest.mark.parametrize("workers", MODES)
-def test_subtests_grade_one_case_each(subtests_project, tmp_path, workers):
+def test_subtests_grade_one_case_each(subtests_project, tmp_path, workers, run):
     logs = tmp_path / "logs"
     result = run(subtests_project, workers=workers, logs=logs)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -457,7 +487,7 @@ def test_subtests_grade_one_case_each(subtests_project, tmp_path, workers):
 
 @pytest.mark.parametrize("workers", MODES)
 def test_a_failing_subtest_fails_its_case_and_the_others_are_still_graded(
-    subtests_project, tmp_path, workers
+    subtests_project, tmp_path, workers, run
 ):
     logs = tmp_path / "logs"
     answers(subtests_project, fix_parser="fail")  # the first case: the loop goes on
@@ -474,7 +504,7 @@ def test_a_failing_subtest_fails_its_case_and_the_others_are_still_graded(
     }
 
 
-def test_subtests_and_parametrized_tests_give_the_same_grade(project, tmp_path):
+def test_subtests_and_parametrized_tests_give_the_same_grade(project, tmp_path, run):
     answers(project, fix_cli="fail", keep_api="ungradable:EVIDENCE_MISSING")
     run(project, logs=tmp_path / "parametrized")
     (project / "test_grade.py").write_text(SUBTESTS_MODULE)
@@ -494,7 +524,7 @@ def test_subtests_and_parametrized_tests_give_the_same_grade(project, tmp_path):
     ],
 )
 def test_a_subtest_without_a_proper_result_is_refused(
-    subtests_project, tmp_path, workers, answer, code, text
+    subtests_project, tmp_path, workers, answer, code, text, run
 ):
     logs = tmp_path / "logs"
     answers(subtests_project, keep_api=answer)
@@ -506,7 +536,9 @@ def test_a_subtest_without_a_proper_result_is_refused(
     )
 
 
-def test_grading_several_cases_in_one_test_without_subtests_says_what_to_write(project, tmp_path):
+def test_grading_several_cases_in_one_test_without_subtests_says_what_to_write(
+    project, tmp_path, run
+):
     (project / "test_grade.py").write_text(
         TEST_MODULE.split("@pytest.mark.parametrize")[0]
         + "\ndef test_cases(grade):\n    for case in CASES:\n        grade(case, read_case)\n"
@@ -521,7 +553,7 @@ def test_grading_several_cases_in_one_test_without_subtests_says_what_to_write(p
     assert "@pytest.mark.parametrize('case', CASES, ids=str)" in text
 
 
-def test_the_same_case_graded_twice_in_one_test_is_refused(project, tmp_path):
+def test_the_same_case_graded_twice_in_one_test_is_refused(project, tmp_path, run):
     (project / "test_grade.py").write_text(
         TEST_MODULE.split("@pytest.mark.parametrize")[0]
         + textwrap.dedent("""
@@ -585,7 +617,7 @@ REPEAT = ("-p", "pytest_repeat", "--count", "3")
 
 
 @pytest.mark.parametrize("workers", MODES)
-def test_pytest_repeat_folds_the_repetitions_of_each_case(project, tmp_path, workers):
+def test_pytest_repeat_folds_the_repetitions_of_each_case(project, tmp_path, workers, run):
     (project / "test_grade.py").write_text(repeated(TEST_MODULE))
     logs = tmp_path / "logs"
     result = run(project, *REPEAT, workers=workers, logs=logs)
@@ -603,7 +635,7 @@ def test_pytest_repeat_folds_the_repetitions_of_each_case(project, tmp_path, wor
 
 
 @pytest.mark.parametrize("workers", MODES)
-def test_a_case_must_pass_every_repetition(project, tmp_path, workers):
+def test_a_case_must_pass_every_repetition(project, tmp_path, workers, run):
     (project / "test_grade.py").write_text(repeated(TEST_MODULE))
     answers(project, fix_cli="fail-once")
     logs = tmp_path / "logs"
@@ -618,7 +650,7 @@ def test_a_case_must_pass_every_repetition(project, tmp_path, workers):
     assert sorted(item.verdict for item in row.observations) == ["fail", "pass", "pass"]
 
 
-def test_a_repetition_that_cannot_be_graded_leaves_the_case_ungradable(project, tmp_path):
+def test_a_repetition_that_cannot_be_graded_leaves_the_case_ungradable(project, tmp_path, run):
     (project / "test_grade.py").write_text(repeated(TEST_MODULE))
     answers(project, keep_api="ungradable-once")
     logs = tmp_path / "logs"
@@ -631,7 +663,7 @@ def test_a_repetition_that_cannot_be_graded_leaves_the_case_ungradable(project, 
     assert [item.code for item in document.refusals] == ["EVIDENCE_MISSING"]
 
 
-def test_pytest_repeat_with_subtests_and_the_repeat_marker(project, tmp_path):
+def test_pytest_repeat_with_subtests_and_the_repeat_marker(project, tmp_path, run):
     module = repeated(SUBTESTS_MODULE).replace(
         "\ndef test_cases", "\n@pytest.mark.repeat(2)\ndef test_cases"
     )
@@ -648,7 +680,7 @@ def test_pytest_repeat_with_subtests_and_the_repeat_marker(project, tmp_path):
     assert rows["fix-parser"].measures == {"repetitions": 2.0, "repetitions_passed": 2.0}
 
 
-def test_two_tests_grading_one_case_say_what_to_write(project, tmp_path):
+def test_two_tests_grading_one_case_say_what_to_write(project, tmp_path, run):
     with (project / "test_grade.py").open("a") as module:
         module.write("\n\ndef test_again(grade):\n    grade(CASES[0], read_case)\n")
     logs = tmp_path / "logs"

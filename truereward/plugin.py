@@ -372,7 +372,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # One process may run several sessions (pytest.main, pytester): each starts empty.
     _declared.clear()
+    _subtests_ended.clear()
     _reward_keys(config)  # a bad value stops the session before any test runs
     if hasattr(config, "workerinput"):
         config.pluginmanager.register(Worker(config), "truereward-worker")
