@@ -62,6 +62,7 @@ def long_rows(draw: Any) -> CaseResult:
     )
 
 
+@pytest.mark.slow
 @given(long_rows())
 def test_a_bounded_row_is_within_the_bounds_and_means_the_same(row: CaseResult) -> None:
     bounded = bounded_row(row)

@@ -266,6 +266,7 @@ COMMANDS: dict[str, list[str]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["fifo", "device", "symlink-out", "directory"])
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_every_cli_input_is_read_safely(
@@ -287,6 +288,7 @@ def test_every_cli_input_is_read_safely(
         assert "give '-'" in ran.stderr  # a pipe's bytes go to standard input
 
 
+@pytest.mark.slow
 def test_rows_through_a_symlink_out_are_no_longer_published_as_1(
     tmp_path: Path, passing: dict[str, Path]
 ) -> None:
@@ -332,6 +334,7 @@ def test_endless_standard_input_is_refused_in_bounded_memory(
 # Counts and sizes --------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_command_line_refuses_a_case_set_or_rows_over_the_bounds(tmp_path: Path) -> None:
     many = tmp_path / "many.json"
     many.write_text(json.dumps(dict.fromkeys(ids(500_000), "fail_to_pass")))
@@ -357,6 +360,7 @@ def test_the_command_line_refuses_a_case_set_or_rows_over_the_bounds(tmp_path: P
     assert not os.path.exists(logs)
 
 
+@pytest.mark.slow
 def test_rows_files_are_bounded_in_lines_values_and_size(tmp_path: Path) -> None:
     from truereward import read
 
@@ -384,6 +388,7 @@ def test_rows_files_are_bounded_in_lines_values_and_size(tmp_path: Path) -> None
     )
 
 
+@pytest.mark.slow
 def test_a_long_case_in_a_case_file_ends_the_read(tmp_path: Path) -> None:
     import io
 

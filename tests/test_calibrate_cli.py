@@ -62,6 +62,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 @given(labelled_batches(max_cases=6))
 def test_a_log_round_trips(batch):
     cases, answers = batch

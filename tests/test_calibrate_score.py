@@ -158,6 +158,7 @@ def test_region_questions_cannot_be_scored():
         score([Question.region("where")], [], [], [], 0.0)
 
 
+@pytest.mark.slow
 @given(labelled_batches())
 def test_score_invariants(batch):
     cases, answers = batch
@@ -213,6 +214,7 @@ def test_threshold_calls_no_provider():
     assert at_min_confidence(report, 1.0).decisions == ({"relevant": None}, {"relevant": None})
 
 
+@pytest.mark.slow
 @given(labelled_batches(), confidences, confidences)
 def test_thresholds_compose_as_their_maximum_and_only_add_abstentions(batch, first, second):
     cases, answers = batch

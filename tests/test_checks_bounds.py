@@ -212,6 +212,7 @@ def bomb_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", [1, 2])
 @pytest.mark.parametrize("format", FORMATS)
 @pytest.mark.parametrize("bomb", list(BOMBS))
@@ -341,6 +342,7 @@ def test_the_case_budget_bounds_every_search_of_the_case_together():
     assert "10 s per regex search, 0.5 s per case" in outcome.error
 
 
+@pytest.mark.slow
 def test_the_command_line_takes_the_bounds(tmp_path):
     path = tmp_path / "thirty.jsonl"
     path.write_text(json.dumps({"id": "thirty", **THIRTY}) + "\n")
@@ -436,6 +438,7 @@ def test_a_refusal_is_cached_and_a_long_pattern_is_cut_in_messages():
     assert "... (121 characters)" in first
 
 
+@pytest.mark.slow
 def test_the_cache_is_bounded_by_expanded_items():
     regex_kind._CACHE.clear()
     for n in range(12):
@@ -445,6 +448,7 @@ def test_the_cache_is_bounded_by_expanded_items():
     regex_kind._CACHE.clear()
 
 
+@pytest.mark.slow
 def test_compiled_patterns_stay_within_the_cache_s_memory():
     # 30 distinct patterns at the size bound, about 27 MB each compiled: kept
     # by nobody but the bounded cache (the regex package would keep 500).
@@ -469,6 +473,7 @@ def test_compiled_patterns_stay_within_the_cache_s_memory():
 # Workers that raise or die.
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("format", ["json", "junit", "ctrf"])
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_memory_error_in_a_worker_is_that_cases_error(tmp_path, format, jobs):
@@ -492,6 +497,7 @@ def test_a_memory_error_in_a_worker_is_that_cases_error(tmp_path, format, jobs):
     assert_scored_elsewhere(cases, format, jobs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("format", ["json", "junit", "ctrf"])
 def test_a_worker_that_dies_loses_only_the_case_that_killed_it(tmp_path, format):
     hostile = [
@@ -526,6 +532,7 @@ def test_a_worker_that_dies_loses_only_the_case_that_killed_it(tmp_path, format)
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_a_bug_in_a_check_is_its_cases_internal_error_and_the_report_is_whole(tmp_path):
     hostile = [{"id": "buggy", "actual": "", "checks": [{"type": "bug"}]}]
     path, total = hostile_file(tmp_path / "bug.jsonl", hostile)

@@ -100,6 +100,7 @@ values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(
     st.lists(values, max_size=8),
     st.integers(1, 40),

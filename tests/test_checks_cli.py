@@ -36,6 +36,7 @@ FAIL = {"id": "f", "actual": "a", "expected": "b"}
 BAD = {"id": "x", "checks": [{"type": "exact", "min": None}]}
 
 
+@pytest.mark.slow
 def test_exit_codes(tmp_path):
     assert run("score", jsonl(tmp_path / "p.jsonl", [PASS])).returncode == 0
     done = run("score", jsonl(tmp_path / "f.jsonl", [PASS, FAIL]))
@@ -48,6 +49,7 @@ def test_exit_codes(tmp_path):
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_fail_under(tmp_path):
     path = jsonl(tmp_path / "f.jsonl", [PASS, FAIL])
     assert run("score", path, "--fail-under", "0.5").returncode == 0
@@ -57,6 +59,7 @@ def test_fail_under(tmp_path):
     assert run("score", bad, "--fail-under", "0").returncode == 2
 
 
+@pytest.mark.slow
 def test_bad_arguments_and_files(tmp_path):
     done = run("score", str(tmp_path / "absent.jsonl"))
     assert done.returncode == 2 and "absent.jsonl: cannot read" in done.stderr
@@ -67,6 +70,7 @@ def test_bad_arguments_and_files(tmp_path):
     assert done.returncode == 2 and "cannot write" in done.stderr
 
 
+@pytest.mark.slow
 def test_standard_input_and_formats(tmp_path):
     text = json.dumps([PASS, FAIL])
     done = run("score", "-", "--format", "markdown", stdin=text)
@@ -98,6 +102,7 @@ def test_unicode_in_markdown_output(tmp_path):
     assert "| café \ufffd | fail |".encode() in done.stdout
 
 
+@pytest.mark.slow
 def test_compare_exit_codes(tmp_path):
     for name, cases in (
         ("base", [PASS, FAIL]),
@@ -188,6 +193,7 @@ def peak_bytes(count: int) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_memory_does_not_grow_with_the_number_of_cases(monkeypatch):
     monkeypatch.setattr(casefile, "CHUNK", 16 * 1024)
     small, large = peak_bytes(1_000), peak_bytes(10_000)
@@ -195,6 +201,7 @@ def test_memory_does_not_grow_with_the_number_of_cases(monkeypatch):
     assert large < small * 1.5, (small, large)
 
 
+@pytest.mark.slow
 def test_command_line_with_workers_writes_each_case_once(tmp_path):
     path = tmp_path / "big.jsonl"
     path.write_bytes(many_cases(6000))

@@ -22,6 +22,7 @@ def fail_on_seven(value: int) -> int:
     return value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["fork", "forkserver", "spawn", None])
 def test_results_come_in_order_from_other_processes(method):
     if method is not None and method not in multiprocessing.get_all_start_methods():

@@ -8,6 +8,7 @@ import json
 import math
 from fractions import Fraction
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -84,6 +85,7 @@ def assert_sound(outcome) -> None:
     json.dumps(outcome.to_json(file="f", line=1), allow_nan=False)
 
 
+@pytest.mark.slow
 @given(case_like)
 def test_no_case_crashes_the_scorer(case):
     assert_sound(score_case(case, 0, OPTIONS))
@@ -101,6 +103,7 @@ def test_no_line_crashes_the_scorer(line):
     assert_sound(scored.outcome)
 
 
+@pytest.mark.slow
 @given(case_like)
 def test_every_format_renders_any_outcome(case):
     scored = score_raw(RawCase(3, 0, json.dumps(case)), OPTIONS)

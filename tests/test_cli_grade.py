@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.reportgen import run_pytest, write_suite
 from truereward.cli import main
 from truereward.verify import verify_published
 
 
+@pytest.mark.slow
 def test_grade_a_junit_report_for_a_swebench_instance(tmp_path, capsys):
     project = write_suite(tmp_path / "project")
     run_pytest(project, "--junitxml", str(tmp_path / "junit.xml"))

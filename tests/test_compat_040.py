@@ -87,6 +87,7 @@ def legacy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Legacy]:
     process.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_rows_written_by_040_load_unchanged(legacy):
     cases = [
         {"id": "tests/test_a.py::test_one", "kind": "fail_to_pass", "verdict": "pass"},
@@ -135,6 +136,7 @@ legacy_rows = st.lists(
 )
 
 
+@pytest.mark.slow
 @given(legacy_rows)
 def test_fold_agrees_with_040_on_valid_rows(legacy, rows):
     theirs = legacy.ask({"op": "fold", "rows": rows})

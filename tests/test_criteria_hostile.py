@@ -359,6 +359,7 @@ def test_a_database_linked_from_outside_is_not_opened(
 # --- XLSX and images --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_zip_bomb_workbook_is_not_opened(app: Path) -> None:
     with (
         zipfile.ZipFile(app / "bomb.xlsx", "w", compression=zipfile.ZIP_DEFLATED) as archive,
@@ -403,6 +404,7 @@ def test_a_workbook_with_an_entity_bomb_fails(app: Path) -> None:
     assert not passed(row) and "not an xlsx workbook" in row.why
 
 
+@pytest.mark.slow
 def test_image_bombs(app: Path) -> None:
     from PIL import Image
 

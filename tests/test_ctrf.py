@@ -129,6 +129,7 @@ def test_reruns_are_the_attempts_before_the_final_one(row):
     assert report["results"]["summary"]["flaky"] == 1
 
 
+@pytest.mark.slow
 @given(gen.row_lists, gen.case_sets)
 def test_every_report_validates_and_is_never_greener_than_the_grade(rows, case_set):
     document = grade_document(rows, case_set=case_set)
@@ -155,6 +156,7 @@ def test_every_report_validates_and_is_never_greener_than_the_grade(rows, case_s
     assert report["extra"]["truereward"]["grade_sha256"] == document.digest
 
 
+@pytest.mark.slow
 @given(gen.row_lists, st.floats(0, 1), st.sampled_from(["gated-binary/1", "mean-score/1"]))
 @example([{"id": "a", "kind": "fail_to_pass", "verdict": "pass"}], 3e-05, "mean-score/1")
 def test_the_views_one_float_is_the_reward_so_its_bytes_are_the_standard_librarys(

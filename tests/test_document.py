@@ -135,6 +135,7 @@ def test_documents_satisfy_the_shipped_schema(rows, case_set):
     shipped("grade").validate(json.loads(document.to_bytes()))
 
 
+@pytest.mark.slow
 @given(gen.row_lists, gen.case_sets)
 def test_verify_agrees_with_every_built_document(rows, case_set):
     document = grade_document(rows, case_set=case_set)

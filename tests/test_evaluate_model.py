@@ -329,6 +329,7 @@ reports = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(reports)
 def test_every_valid_report_round_trips_through_strict_json(report):
     again = EvaluationReport.from_json(report.to_json())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -14,6 +15,7 @@ SCHEMES = st.sampled_from(["gated-binary/1", "fix-rate/1", "mean-score/1"])
 maybe_case_set = st.none() | gen.case_sets
 
 
+@pytest.mark.slow
 @given(gen.row_lists, maybe_case_set)
 def test_gated_binary_reward_is_one_zero_or_none(rows, case_set):
     result = fold(rows, case_set=case_set)
@@ -21,6 +23,7 @@ def test_gated_binary_reward_is_one_zero_or_none(rows, case_set):
     assert result.reward is None or type(result.reward) is float
 
 
+@pytest.mark.slow
 @given(gen.row_lists, maybe_case_set, SCHEMES)
 def test_gradable_iff_no_refusal_and_reward_iff_gradable(rows, case_set, scheme):
     result = fold(rows, case_set=case_set, scheme=scheme)
@@ -30,6 +33,7 @@ def test_gradable_iff_no_refusal_and_reward_iff_gradable(rows, case_set, scheme)
         assert 0.0 <= result.reward <= 1.0 and math.isfinite(result.reward)
 
 
+@pytest.mark.slow
 @given(gen.row_lists, maybe_case_set, st.randoms(use_true_random=False))
 def test_permuting_rows_never_changes_document_bytes(rows, case_set, random):
     shuffled = list(rows)
@@ -39,6 +43,7 @@ def test_permuting_rows_never_changes_document_bytes(rows, case_set, random):
     assert first.to_bytes() == second.to_bytes()
 
 
+@pytest.mark.slow
 @given(gen.row_lists, maybe_case_set, st.randoms(use_true_random=False))
 def test_permuting_case_set_and_refusals_never_changes_bytes(rows, case_set, random):
     refusals = [{"code": "GRADER_TIMEOUT", "why": "a"}, {"code": "EVIDENCE_MISSING", "why": "b"}]
@@ -53,6 +58,7 @@ def test_permuting_case_set_and_refusals_never_changes_bytes(rows, case_set, ran
     assert first.to_bytes() == second.to_bytes()
 
 
+@pytest.mark.slow
 @given(gen.row_lists, maybe_case_set, gen.graded_rows(), SCHEMES)
 def test_adding_a_failing_graded_row_never_raises_the_reward(rows, case_set, extra, scheme):
     failing = {**extra, "verdict": "fail"}
@@ -62,6 +68,7 @@ def test_adding_a_failing_graded_row_never_raises_the_reward(rows, case_set, ext
         assert after <= before
 
 
+@pytest.mark.slow
 @given(gen.row_lists, maybe_case_set, gen.rows(verdicts=st.just("ungradable")), SCHEMES)
 def test_one_ungradable_row_always_removes_the_reward(rows, case_set, extra, scheme):
     result = fold([*rows, extra], case_set=case_set, scheme=scheme)
@@ -69,6 +76,7 @@ def test_one_ungradable_row_always_removes_the_reward(rows, case_set, extra, sch
     assert any(item.code == extra["code"] and item.case == extra["id"] for item in result.refusals)
 
 
+@pytest.mark.slow
 @given(gen.row_lists, maybe_case_set)
 def test_counts_add_up_and_rates_lie_in_range(rows, case_set):
     result = fold(rows, case_set=case_set)
@@ -84,6 +92,7 @@ def test_counts_add_up_and_rates_lie_in_range(rows, case_set):
     assert (result.fix_rate is None) == (counts.fail_to_pass.graded == 0)
 
 
+@pytest.mark.slow
 @given(gen.unique_row_lists)
 def test_without_refusal_sources_gated_binary_matches_its_definition(rows):
     result = fold(rows)
@@ -92,6 +101,7 @@ def test_without_refusal_sources_gated_binary_matches_its_definition(rows):
         assert result.reward == expected
 
 
+@pytest.mark.slow
 @given(gen.row_lists, maybe_case_set)
 def test_refusals_are_sorted(rows, case_set):
     result = fold(rows, case_set=case_set)

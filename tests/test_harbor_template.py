@@ -334,6 +334,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_harbor_loads_each_variant_in_its_mode(variant: str) -> None:
     root, _ = VARIANTS[variant]
@@ -369,12 +370,14 @@ def harbor_lint(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_harbor_lint_passes_both_variants() -> None:
     done = harbor_lint("--json", str(SAMPLE), str(SEPARATE))
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout) == []
 
 
+@pytest.mark.slow
 def test_harbor_lint_flags_the_shared_verifier_the_sample_accepts() -> None:
     # The shared variant passes because its task.toml ignores this one rule, knowingly
     # ([metadata.harbor.lint]); selected again, lint flags it, and nothing else.

@@ -99,6 +99,7 @@ def outside(tmp_path: Path) -> Path:
     return report
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reader", ["ctrf", "junit"])
 @pytest.mark.parametrize("kind", KINDS)
 def test_hostile_evidence_is_refused_fast(
@@ -181,6 +182,7 @@ def test_a_state_root_linked_out_of_the_run_is_refused(tmp_path: Path) -> None:
     assert "symlink" in grade["refusals"][0]["why"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["grade.json", "ctrf.json", "reward.json", "reward.txt"])
 @pytest.mark.parametrize("kind", KINDS)
 def test_hostile_files_under_our_names_neither_hang_nor_stop_publishing(

@@ -164,7 +164,11 @@ def refusal_text(document: GradeDocument) -> str:
     return "\n".join(f"{item.code} {item.case} {item.why}" for item in document.refusals)
 
 
-MODES = [pytest.param(0, id="one-process"), pytest.param(2, id="xdist")]
+#: A session in one process, and on two xdist workers (real processes: slow).
+MODES = [
+    pytest.param(0, id="one-process"),
+    pytest.param(2, id="xdist", marks=pytest.mark.slow),
+]
 
 
 @pytest.mark.parametrize("workers", MODES)
@@ -186,6 +190,7 @@ def normalized(document: GradeDocument) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow
 def test_one_process_and_xdist_publish_the_same_grade(project, tmp_path, run):
     answers(project, fix_cli="fail")
     run(project, logs=tmp_path / "one")
@@ -249,6 +254,7 @@ def test_stopping_early_with_x_is_refused(project, tmp_path, workers, run):
     assert "stopped early" in refusal_text(document)
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_case_is_refused(project, tmp_path, run):
     logs = tmp_path / "logs"
     answers(project, fix_cli="kill")
@@ -301,6 +307,7 @@ def test_an_extra_non_case_test_is_refused(project, tmp_path, workers, run):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", MODES)
 def test_a_reader_code_declared_only_through_an_entry_point(project, tmp_path, workers):
     plugin_dir = tmp_path / "site"
@@ -408,6 +415,7 @@ def test_a_relative_ini_logs_directory_is_taken_from_the_ini_file(project, run):
     assert not (elsewhere / "graded").exists()
 
 
+@pytest.mark.slow
 def test_the_plugin_is_not_active_unless_named(project, tmp_path):
     result = subprocess.run(
         [
@@ -429,6 +437,7 @@ def test_the_plugin_is_not_active_unless_named(project, tmp_path):
     assert "unrecognized arguments: --grade-logs" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_verifier_stopped_with_sigterm_publishes_a_refusal(project, tmp_path, run):
     # A harness stops a verifier that ran out of time with SIGTERM; the grade
     # an earlier session published there must not stand for this one.
@@ -504,6 +513,7 @@ def test_a_failing_subtest_fails_its_case_and_the_others_are_still_graded(
     }
 
 
+@pytest.mark.slow
 def test_subtests_and_parametrized_tests_give_the_same_grade(project, tmp_path, run):
     answers(project, fix_cli="fail", keep_api="ungradable:EVIDENCE_MISSING")
     run(project, logs=tmp_path / "parametrized")
@@ -663,6 +673,7 @@ def test_a_repetition_that_cannot_be_graded_leaves_the_case_ungradable(project, 
     assert [item.code for item in document.refusals] == ["EVIDENCE_MISSING"]
 
 
+@pytest.mark.slow
 def test_pytest_repeat_with_subtests_and_the_repeat_marker(project, tmp_path, run):
     module = repeated(SUBTESTS_MODULE).replace(
         "\ndef test_cases", "\n@pytest.mark.repeat(2)\ndef test_cases"

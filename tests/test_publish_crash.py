@@ -18,6 +18,8 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from truereward import GradeDocument, grade_document, publish
 from truereward.publishing.local import TEMP_PATTERN
 from truereward.strictjson import loads
@@ -84,6 +86,7 @@ def wait_for_publishes(done: int, count: int) -> float:
     return (time.monotonic() - started) / count if count else 0.0
 
 
+@pytest.mark.slow
 def test_kill_9_at_random_moments_never_leaves_a_torn_or_inconsistent_set(row, tmp_path):
     grades = documents(row)
     chance = random.Random(20261130)

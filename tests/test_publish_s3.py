@@ -206,6 +206,7 @@ def _publish_at(start: float, raw: bytes, url: str, options: dict[str, Any]) -> 
     return document.digest
 
 
+@pytest.mark.slow
 def test_threads_and_processes_racing_end_with_exactly_one_winner(
     row, s3_endpoint, s3_client, bucket
 ):
@@ -256,6 +257,7 @@ def test_threads_and_processes_racing_end_with_exactly_one_winner(
             assert grade["gradable"] in (True, False)
 
 
+@pytest.mark.slow
 def test_a_replacer_racing_the_publisher_it_replaces_ends_consistent(
     row, s3_endpoint, s3_client, bucket
 ):
@@ -331,6 +333,7 @@ def test_a_backend_without_conditional_writes_needs_an_explicit_opt_in(row):
 # --- the command line --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_publishes_to_s3_with_storage_options(row, s3_endpoint, s3_client, bucket, tmp_path):
     import subprocess
     import sys
@@ -364,6 +367,7 @@ def test_cli_publishes_to_s3_with_storage_options(row, s3_endpoint, s3_client, b
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_cli_takes_credentials_from_the_aws_environment(
     row, s3_endpoint, s3_client, bucket, tmp_path
 ):

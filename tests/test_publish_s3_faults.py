@@ -53,6 +53,7 @@ def assert_no_multipart_uploads(client: Any, bucket: str) -> None:
     assert not client.list_multipart_uploads(Bucket=bucket).get("Uploads")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_fault_at_any_request_of_a_fresh_publish(row, proxy, s3_client, bucket, fault):
     options = proxied_options(proxy)
@@ -73,6 +74,7 @@ def test_a_fault_at_any_request_of_a_fresh_publish(row, proxy, s3_client, bucket
     assert_no_multipart_uploads(s3_client, bucket)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_fault_at_any_request_of_a_replace(row, proxy, s3_client, bucket, fault):
     options = proxied_options(proxy)
@@ -94,6 +96,7 @@ def test_a_fault_at_any_request_of_a_replace(row, proxy, s3_client, bucket, faul
     assert_no_multipart_uploads(s3_client, bucket)
 
 
+@pytest.mark.slow
 def test_the_proxy_really_injects_faults(row, proxy, bucket):
     options = proxied_options(proxy)
     options["config_kwargs"]["retries"] = {"max_attempts": 1}

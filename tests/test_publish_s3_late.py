@@ -86,6 +86,7 @@ def land_late(proxy: FaultProxy, url: str, first: GradeDocument, newer: GradeDoc
     assert proxy.release() >= 1  # A's reward.txt lands now, after B's grade
 
 
+@pytest.mark.slow
 def test_a_late_reward_beside_a_refusal_is_found_and_repaired(
     proxy: FaultProxy, s3_endpoint: str, s3_client: Any, bucket: str
 ) -> None:
@@ -110,6 +111,7 @@ def test_a_late_reward_beside_a_refusal_is_found_and_repaired(
     assert keys == {"sweep/run-1/grade.json", "sweep/run-1/ctrf.json"}
 
 
+@pytest.mark.slow
 def test_a_late_reward_of_the_same_value_is_found_by_its_metadata(
     proxy: FaultProxy, s3_endpoint: str, s3_client: Any, bucket: str
 ) -> None:

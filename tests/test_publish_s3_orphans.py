@@ -465,6 +465,7 @@ def test_reward_objects_past_the_first_page_of_a_listing_are_cleared_too(
     assert again.decision is Decision.SAME and not again.changed
 
 
+@pytest.mark.slow
 def test_publishers_racing_over_reward_objects_left_without_a_grade_end_with_one_winner(
     row, s3_endpoint, s3_client, bucket
 ):

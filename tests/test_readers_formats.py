@@ -421,6 +421,7 @@ def test_a_directory_is_not_a_report(tmp_path):
     assert refusal("ctrf", str(tmp_path)).code == "EVIDENCE_MALFORMED"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reader", ["junit", "ctrf"])
 def test_huge_and_deep_evidence_is_refused_in_bounded_time_and_memory(tmp_path, reader):
     """A 60 MB file and a deeply nested document, read in a fresh process

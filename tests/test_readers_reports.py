@@ -64,6 +64,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {path.stem: path for path in root.glob("*.*")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("report", ["junit-xunit2", "junit-xunit1", "ctrf"])
 @pytest.mark.parametrize("kind", ["fail_to_pass", "pass_to_pass"])
 def test_every_outcome_maps_with_swebench_semantics(reports, report, kind):
@@ -75,6 +76,7 @@ def test_every_outcome_maps_with_swebench_semantics(reports, report, kind):
         assert rows[node_id].verdict == EXPECTED[outcome, kind], (node_id, rows[node_id].why)
 
 
+@pytest.mark.slow
 def test_junit_node_ids_match_across_root_directories(reports):
     case_set = dict.fromkeys(OUTCOMES, "fail_to_pass")
     rows = {row.id: row for row in read("junit", str(reports["junit-other-root"]), case_set)}
@@ -82,6 +84,7 @@ def test_junit_node_ids_match_across_root_directories(reports):
     assert rows["tests/test_suite.py::TestMath::test_param[2]"].verdict == "fail"
 
 
+@pytest.mark.slow
 def test_an_absent_test_fails_for_both_kinds(reports):
     case_set = {
         "tests/test_suite.py::test_nowhere": "fail_to_pass",
@@ -96,6 +99,7 @@ def test_an_absent_test_fails_for_both_kinds(reports):
         assert "absent" in rows["tests/test_suite.py::test_elsewhere"].why
 
 
+@pytest.mark.slow
 def test_legacy_ctrf_reads_and_refuses_merged_parametrised_cases(reports):
     data = json.loads(reports["ctrf-legacy"].read_text())
     assert "reportFormat" not in data  # it really is the legacy shape
@@ -115,6 +119,7 @@ def test_legacy_ctrf_reads_and_refuses_merged_parametrised_cases(reports):
     assert not fold(list(rows.values()), case_set=case_set).gradable
 
 
+@pytest.mark.slow
 def test_legacy_ctrf_xfails_without_the_xfail_tag_are_passes(reports):
     """pytest-json-ctrf 0.3.5 writes an xfail as ``skipped``, tagged
     ``xfail`` only for a bare ``@pytest.mark.xfail``; its ``trace`` is the
@@ -142,6 +147,7 @@ def test_legacy_ctrf_xfails_without_the_xfail_tag_are_passes(reports):
     assert rows["tests/test_suite.py::test_skip"].verdict == "pass"
 
 
+@pytest.mark.slow
 def test_reading_records_evidence_digests(reports):
     reading = read_with_evidence(
         "junit", str(reports["junit-xunit2"]), {"tests/test_suite.py::test_pass": "fail_to_pass"}
@@ -176,6 +182,7 @@ def test_absent_evidence_has_no_digest(tmp_path):
     assert document.evidence == ()
 
 
+@pytest.mark.slow
 def test_a_whole_pytest_run_folds_to_the_expected_reward(reports):
     case_set = {
         "tests/test_suite.py::test_pass": "fail_to_pass",

@@ -349,6 +349,7 @@ def same_rows(reader: str, path: str, spec: TaskSpec) -> None:
     assert filtered == outcome(whole_rows, reader, path, spec)
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(
     st.lists(
@@ -372,6 +373,7 @@ def test_junit_rows_are_the_same_with_only_the_matchable_entries_kept(
     same_rows("junit", path, TaskSpec.of(dict(declared)))
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(
     st.lists(

@@ -38,6 +38,7 @@ json_values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(json_values, st.sampled_from([2, None]))
 @example({"a": 1e-07, "b": 1e-05, "c": 0.0001, "d": "e-5 0.00001"}, 2)
 @example([5e-324, -0.0, 1e16, 1e-4, 9.9e-05, 123456789.0], None)
@@ -61,6 +62,7 @@ def floats_in(value: Any) -> list[float]:
     return [value] if type(value) is float else []
 
 
+@pytest.mark.slow
 @given(json_values, st.sampled_from([2, None]))
 @example({"a": 1e-07, "b": [1e-05, 0.0]}, 2)
 @example([9.999999999999999e-05, -0.0001, 1e16], None)

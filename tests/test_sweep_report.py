@@ -652,6 +652,7 @@ def png_pixels(data: bytes) -> tuple[int, int, set[bytes]]:
     return width, height, colours
 
 
+@pytest.mark.slow
 def test_the_report_in_chromium_agrees_with_the_json(tmp_path, capsys):
     runs, cand, base = publish_graded_sweeps(tmp_path)
     out = tmp_path / "report.html"

@@ -310,6 +310,7 @@ def test_deltas_are_absent_when_a_side_has_no_gradable_run():
     assert "a side has no gradable run" in render_comparison(comparison)
 
 
+@pytest.mark.slow
 @given(
     st.dictionaries(
         st.sampled_from([f"r{i}" for i in range(12)]),

@@ -45,6 +45,7 @@ def clone_of(root: Path, where: Path) -> Path:
     return where
 
 
+@pytest.mark.slow
 def test_this_clone_installed_with_the_dev_extra_is_current() -> None:
     # The suite runs in the venv infra/test.sh made: the dev extra, editable from ROOT.
     assert current(ROOT, "dev") == 0
@@ -66,6 +67,7 @@ def test_requirements_are_checked_with_versions_extras_and_markers(script: Modul
     assert checker.satisfied(Requirement('no-such-distribution-here; python_version < "3"'))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit", ["version", "entry point", "lock", "installer's lock"])
 def test_a_clone_whose_files_moved_on_is_not_current(
     script: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: str

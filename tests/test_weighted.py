@@ -100,6 +100,7 @@ def weighted_mean(cases: list[dict[str, Any]], scale: float = 1.0) -> float:
 # --- properties ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(scored_cases(), st.floats(0.001, 1000.0, allow_nan=False))
 def test_scaling_every_weight_changes_no_weighted_mean(cases: list[dict[str, Any]], scale: float):
     scaled = [{**case, "weight": case["weight"] * scale} for case in cases]
@@ -135,6 +136,7 @@ def test_threshold_is_the_weighted_mean_reaching_it(cases: list[dict[str, Any]],
     )
 
 
+@pytest.mark.slow
 @given(scored_cases(), st.data())
 def test_weighted_sum_takes_negative_weights(cases: list[dict[str, Any]], data: Any) -> None:
     signs = data.draw(st.lists(st.sampled_from([1, -1]), min_size=len(cases), max_size=len(cases)))

@@ -190,6 +190,7 @@ def test_whatever_grade_a_run_forges_the_published_reward_is_the_honest_one(
     assert reward_txt.read_text() == f"{honest.reward}\n"
 
 
+@pytest.mark.slow
 def test_the_flow_graded_in_place_publishes_the_honest_rewards(
     prefect_client_settings: str, tmp_path: Path
 ) -> None:
@@ -271,6 +272,7 @@ def test_truereward_fold_replaces_a_forged_grade_and_keeps_it(tmp_path: Path) ->
     assert (logs / "grade.previous.json").read_bytes() == forged.to_bytes()
 
 
+@pytest.mark.slow
 def test_the_plugin_never_takes_a_forged_grade(tmp_path: Path) -> None:
     """The plugin grades afresh: the forged grade is set aside before any
     test runs and the session publishes the honest 0.0."""

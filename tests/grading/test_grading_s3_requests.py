@@ -63,6 +63,7 @@ def sweep(tmp_path: Path, s3_client: Any, bucket: str, monkeypatch: pytest.Monke
     return bucket
 
 
+@pytest.mark.slow
 def test_a_fresh_a_kept_and_a_regraded_run_cost_what_docs_say(
     sweep: str, counted: LatencyProxy
 ) -> None:
@@ -98,6 +99,7 @@ def test_a_fresh_a_kept_and_a_regraded_run_cost_what_docs_say(
     assert counts == {"GET": 3 * RUNS, "DELETE": 3 * RUNS, "PUT": 4 * RUNS}
 
 
+@pytest.mark.slow
 def test_the_flow_costs_the_same_a_run(
     sweep: str, counted: LatencyProxy, prefect_client_settings: str
 ) -> None:

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests.conftest import ROOT
@@ -171,6 +172,7 @@ def test_the_sample_sweep_has_every_kind_of_run_and_grades_as_designed(tmp_path:
 ZOMBIES = INFRA / "automations" / "crash-unresponsive-flow-runs.yaml"
 
 
+@pytest.mark.slow
 def test_the_zombie_automation_waits_for_every_event_our_flow_runs_end_with() -> None:
     # Prefect's own example expects Completed/Failed/Cancelled/Crashed; our
     # flow runs end in states named otherwise, and their events carry the
@@ -198,6 +200,7 @@ def test_the_zombie_automation_waits_for_every_event_our_flow_runs_end_with() ->
     assert action["type"] == "change-flow-run-state" and action["state"] == "CRASHED"
 
 
+@pytest.mark.slow
 def test_the_zombie_automation_is_created_by_prefects_cli_on_a_real_server(
     prefect_client_settings: str, tmp_path: Path
 ) -> None:

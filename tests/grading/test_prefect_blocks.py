@@ -45,6 +45,7 @@ def keys(s3_client: Any, bucket: str, prefix: str) -> set[str]:
     return {item["Key"] for item in listed}
 
 
+@pytest.mark.slow
 def test_a_target_block_takes_its_credentials_from_an_aws_credentials_block(
     credentials: tuple[Any, str], s3_client: Any, bucket: str, tmp_path: Path
 ) -> None:
@@ -69,6 +70,7 @@ def test_a_target_block_takes_its_credentials_from_an_aws_credentials_block(
     assert reward == b"1.0\n"
 
 
+@pytest.mark.slow
 def test_an_s3_bucket_block_is_a_target_with_its_folder_and_credentials(
     credentials: tuple[Any, str], s3_client: Any, bucket: str, tmp_path: Path
 ) -> None:
@@ -84,6 +86,7 @@ def test_an_s3_bucket_block_is_a_target_with_its_folder_and_credentials(
     assert json.loads(stored)["reward"] == 1.0
 
 
+@pytest.mark.slow
 def test_a_block_that_is_not_a_target_is_refused_before_grading(
     credentials: tuple[Any, str], tmp_path: Path
 ) -> None:
@@ -96,6 +99,7 @@ def test_a_block_that_is_not_a_target_is_refused_before_grading(
     assert not (sweep / "a" / "logs" / "verifier" / "grade.json").exists()  # nothing graded
 
 
+@pytest.mark.slow
 def test_prefect_block_register_shows_our_block_type_in_prefects_conventions(
     prefect_client_settings: str, tmp_path: Path
 ) -> None:

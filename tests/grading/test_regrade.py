@@ -218,6 +218,7 @@ def consistent(target: str, options: dict[str, Any]) -> GradeDocument:
     return document
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["local", "s3"])
 def test_regrade_racing_another_publisher_has_one_winner(
     where: str, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch

@@ -32,6 +32,7 @@ def job(run: str) -> RunJob:
     return RunJob(run=run, url=f"/sweeps/nightly/{run}", settings=SETTINGS)
 
 
+@pytest.mark.slow
 @given(run_ids, shard_counts)
 def test_a_run_lands_in_one_shard_in_range_by_its_id_alone(run: str, shards: int) -> None:
     index = shard_of(run, shards)
@@ -42,6 +43,7 @@ def test_a_run_lands_in_one_shard_in_range_by_its_id_alone(run: str, shards: int
     assert index == int.from_bytes(digest[:8], "big") % shards
 
 
+@pytest.mark.slow
 @given(st.lists(run_ids, unique=True, max_size=60), st.lists(run_ids, max_size=20), shard_counts)
 def test_split_is_a_partition_that_other_runs_do_not_move(
     runs: list[str], others: list[str], shards: int
