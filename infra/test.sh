@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: install what the tests need into ./.venv (and Debian's
 # chromium for the browser test, infra/chromium.sh), then run them all on two
-# workers. Extra arguments go to pytest.
+# workers. Extra arguments go to pytest: `bash infra/test.sh -m "not slow"` is the
+# quick tier for the edit-test loop (README), the whole suite without it.
 set -euo pipefail
 TRUEREWARD_EXTRAS=dev source "$(dirname "$0")/venv.sh"
 # Without a browser the browser test fails (with this message above it); the
