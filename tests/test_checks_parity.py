@@ -25,6 +25,9 @@ from tests.aef_reference import Reference, install
 from tests.checks_corpus import CRASHES, IMPROVED, SAME
 from truereward.checks import score_case, score_suite
 
+#: Every test here compares with ai-eval-forge, installed by pip and run in a process of its own.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def aef(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Reference]:
@@ -58,7 +61,6 @@ def assert_same_suite(theirs: dict[str, Any], outcomes: list[Any], summary: dict
     assert summary == expected
 
 
-@pytest.mark.slow
 def test_corpus_agrees_per_case_per_check_and_on_the_summary(aef):
     theirs = aef.suite(SAME)
     outcomes, summary = ours_suite(SAME)
@@ -78,7 +80,6 @@ def test_corpus_agrees_per_case_per_check_and_on_the_summary(aef):
     assert summary["totalCostUsd"] > 0 and summary["averageLatencyMs"] > 0
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("item", IMPROVED, ids=[item["case"]["id"] for item in IMPROVED])
 def test_improvements_differ_as_documented(aef, item):
     theirs = aef.case(item["case"])["ok"]["checks"][0]
@@ -144,7 +145,6 @@ def test_command_line_agrees(aef, tmp_path, array):
     assert set(their_report["cases"][0]["meta"]) == set(our_report["cases"][0]["meta"])
 
 
-@pytest.mark.slow
 def test_command_line_exit_codes_agree(aef, tmp_path):
     passing = write_cases(tmp_path / "pass.jsonl", [SAME[0]], array=False)
     empty = tmp_path / "empty.jsonl"
@@ -174,7 +174,6 @@ def test_a_crash_aborts_aef_but_not_us(aef, tmp_path):
     assert f"{path}:4: case unknown-type: " in ours.stderr
 
 
-@pytest.mark.slow
 def test_compare_agrees(aef, tmp_path):
     baseline = write_cases(tmp_path / "base.jsonl", SAME, array=False)
     # The current run: some outputs changed, one case removed, one added.
@@ -264,7 +263,6 @@ random_case = st.builds(
 )
 
 
-@pytest.mark.slow
 @settings(max_examples=150)
 @given(st.lists(random_case, min_size=1, max_size=4))
 def test_random_ascii_cases_agree(aef, cases):

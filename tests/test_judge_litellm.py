@@ -22,6 +22,9 @@ import pytest
 from truereward import TaskSpec, Ungradable, fold, read
 from truereward.codes import lookup
 
+#: Every test here goes through LiteLLM, whose import alone takes seconds.
+pytestmark = pytest.mark.slow
+
 #: What the stub answers a request: (HTTP status, body bytes, seconds to wait first).
 Reply = tuple[int, bytes, float]
 
@@ -156,7 +159,6 @@ def spec(url: str, criteria: list[dict[str, Any]] = CRITERIA, **options: Any) ->
     return TaskSpec.of({"cases": criteria, "options": {"provider": provider, **options}})
 
 
-@pytest.mark.slow
 def test_binary_likert_numeric_and_rubric_criteria_are_decided(
     stub: StubJudge, answer: str
 ) -> None:
@@ -186,7 +188,6 @@ def test_binary_likert_numeric_and_rubric_criteria_are_decided(
     assert stub.headers_seen[0]["authorization"] == "Bearer sk-stub"
 
 
-@pytest.mark.slow
 def test_samples_are_combined_by_majority(stub: StubJudge, answer: str) -> None:
     stub.respond = answering(
         {**GOOD, "cites": True},
@@ -370,7 +371,6 @@ def test_bad_sampling_options_refuse_the_evidence(
     assert caught.value.code == "CASE_INVALID" and said in caught.value.why
 
 
-@pytest.mark.slow
 def test_litellm_stays_out_of_truereward_until_a_litellm_judge_is_asked() -> None:
     script = (
         "import sys, truereward, truereward.judging, truereward.readers.judge, "
