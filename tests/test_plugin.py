@@ -1,4 +1,5 @@
-"""The pytest plugin, run as real pytest sessions (one process and -n 2):
+"""The pytest plugin, run as real pytest sessions (one process and -n 2),
+in this process through pytester unless a test needs a process of its own:
 it publishes the grade of the whole case set, or a refusal naming what
 happened, never a reward over a subset or a broken session."""
 
