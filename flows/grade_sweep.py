@@ -101,11 +101,10 @@ async def _run_shards(request: SweepRequest, shards: dict[int, Any], logger: Any
 
     The shards' flow runs are created one at a time and waited for together.
     Created at once, they collide on the write lock of a SQLite database
-    (Prefect's default): the server answers ``503``, each client backs off
-    2, 4, 8 s..., and while the first shards grade their own task runs keep
-    the lock busy. In ``infra/bench/grade_sweep.py`` (4,000 runs, 4 shards,
-    two workers) the last shard's flow run was created 30 s after the
-    first, and both workers had been idle for 13 s of it."""
+    (Prefect's default): the server answers ``503``, each client backs off,
+    and while the first shards grade their own task runs keep the lock busy,
+    so the last shard started late while the workers sat idle
+    (``infra/bench/grade_sweep.py``; docs/scale.md, "Where the time goes")."""
     room = asyncio.Semaphore(request.shards_in_flight or len(shards) or 1)
     creating = asyncio.Lock()
 

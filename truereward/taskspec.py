@@ -44,9 +44,9 @@ from .strictjson import MAX_DEPTH, StrictJSONError, check_depth, loads
 
 __all__ = ["MAX_SPEC_BYTES", "CaseSpec", "TaskSpec", "TaskSpecError"]
 
-#: The largest task spec read: a maximal case set takes a third of it (ids
-#: of 8 MiB in all), and parsing this much TOML, the slowest format, takes
-#: seconds (docs/hostile.md, "Bounds").
+#: The largest task spec read: a maximal case set (10,000 ids of up to 512
+#: characters) takes a third of it, and parsing this much TOML, the slowest
+#: format, takes seconds (docs/hostile.md, "Bounds").
 MAX_SPEC_BYTES = 16 << 20
 
 

@@ -52,9 +52,9 @@ __all__ = [
 ]
 
 #: The largest rows file: room for a maximal case set's rows (10,000 rows
-#: of 512-character ids with a 600-character why and an observation take
-#: 18 MB), and its text held in memory stays within the graders' budget
-#: whatever characters it holds.
+#: of 512-character ids, each with a 600-character why and an observation),
+#: and its text held in memory stays within the graders' budget whatever
+#: characters it holds.
 MAX_ROWS_BYTES = 24 << 20
 #: The longest line of a rows file: one row.
 MAX_LINE_BYTES = 1 << 20

@@ -59,7 +59,7 @@ MAX_EXPANDED = 100_000
 #: the Basic Multilingual Plane (``[\u0100-\uffff]`` spans 65,280).
 MAX_SET_SPAN = 1_000_000
 #: Compiled patterns kept per process, at most, and their expanded items
-#: together, at most (about 270 bytes of memory each).
+#: together, at most (what an item costs in memory: docs/checks.md, "Bounds").
 CACHE_ENTRIES = 512
 CACHE_ITEMS = 500_000
 
@@ -271,7 +271,7 @@ def compiled(pattern: str, flags: int) -> regex.Pattern[str]:
     if problem is not None:
         raise problem(why)
     # Not in the regex package's own cache too: it keeps 500 patterns whatever
-    # their size (500 of 27 MB each would be 13 GB); ours is bounded by size.
+    # their size, so its memory has no bound; ours is bounded by size.
     made = regex.compile(
         brackets_as_re_reads_them(pattern), flags | int(regex.VERSION0), cache_pattern=False
     )
