@@ -118,7 +118,6 @@ PENDING_DOCSTRINGS: dict[str, int] = {
     "truereward/judging/questions.py": 19,
     "truereward/judging/samples.py": 18,
     "truereward/lazy.py": 14,
-    "truereward/plugin.py": 97,
     "truereward/prefect/__init__.py": 18,
     "truereward/prefect/artifacts.py": 21,
     "truereward/prefect/aws.py": 16,
