@@ -133,7 +133,6 @@ PENDING_DOCSTRINGS: dict[str, int] = {
     "truereward/readers/evidence.py": 30,
     "truereward/readers/faults.py": 28,
     "truereward/readers/figure.py": 30,
-    "truereward/readers/judge.py": 67,
     "truereward/readers/rewardkit_probe.py": 32,
     "truereward/readers/rows.py": 23,
     "truereward/readers/state.py": 40,
