@@ -5,8 +5,7 @@ One parameter, ``request`` (:class:`truereward.grading.shards.SweepRequest`);
 it lists the sweep once, splits its runs stably by run id into shards, runs
 one ``grade-run`` flow run per shard through ``run_deployment`` (at most
 ``shards_in_flight`` at once), then summarises the sweep from the published
-grades. docs/scale.md, "On several process workers: grade-sweep", and
-docs/prefect.md say how to deploy it, its states and its artifacts::
+grades. docs/scale.md, "On several process workers", says how to run it::
 
     prefect deployment run 'grade-sweep/local' --watch \\
         -p request='{"sweep": "samples/sweep", "target": "out/graded", "shards": 4}'
