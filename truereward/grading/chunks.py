@@ -1,18 +1,12 @@
 """Runs in chunks: the unit a task run grades.
 
-Orchestrating a task run costs milliseconds (an API round trip, state
-changes), and more on Prefect's default SQLite database under concurrency;
-grading a run of twenty cases costs about as much. So a sweep is graded in
-chunks of runs, one task run per step per chunk; a sweep no larger than the
-number of chunks in flight is graded one run per chunk, so each run has task
-runs of its own named after it.
-
-A chunk, and what each step makes of it, is a :class:`Payload`: a plain
-class, not a dataclass. Prefect walks every task parameter and result that
-is a collection, a dataclass or a pydantic model, down to each row of each
-run, looking for futures to resolve and inputs to record; a plain object it
-takes as it is. That walk was a quarter of a Dask worker's samples and a
-sixth of the flow process's (``infra/bench/dask_cluster.py --profile``).
+Orchestrating a task run costs about as much as grading a run of twenty
+cases, so a sweep is graded in chunks, one task run per step per chunk (a
+sweep no larger than the chunks in flight: one run per chunk). A chunk and
+what each step makes of it are :class:`Payload` objects, plain classes
+Prefect takes as they are instead of walking every row looking for futures.
+docs/prefect.md, "Scale" and "How grade-run schedules its chunks", and
+docs/scale.md give the reasons and the figures.
 """
 
 from __future__ import annotations
