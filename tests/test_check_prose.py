@@ -126,3 +126,12 @@ def test_allowlist_entries_no_longer_needed_fail(checker: ModuleType, tmp_path: 
         "truereward/mod.py:1: no longer needs its PENDING_DOCSTRINGS entry",
         "truereward/mod.py:1: an ALLOWED entry no longer used: '1 MB'",
     ]
+
+
+def test_a_commands_help_text_is_exempt_from_the_length(
+    checker: ModuleType, tmp_path: Path
+) -> None:
+    long = '"""Cmd.\n\n' + "usage line\n" * 20 + '"""\n'
+    help_text = long + "import argparse\nP = argparse.ArgumentParser(description=__doc__)\n"
+    assert problems(checker, tree(tmp_path / "a", help_text)) == []
+    assert len(problems(checker, tree(tmp_path / "b", long))) == 1
