@@ -28,7 +28,9 @@ MAX_MODULE_DOCSTRING = 12
 
 #: Modules whose docstring is still longer than the rule allows, each with
 #: the length it may not exceed. An entry that is no longer needed fails the
-#: check, so this list only shrinks. (Empty when the cleanup is done.)
+#: check, so this list only shrinks. What stands: ``truereward/evaluate/``,
+#: whose future issue 30 ("Decide evaluate") settles on another branch (its
+#: modules built on or removed); docs/evaluate.md holds its rules already.
 PENDING_DOCSTRINGS: dict[str, int] = {
     "truereward/evaluate/__init__.py": 22,
     "truereward/evaluate/composite.py": 24,
@@ -248,17 +250,40 @@ _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _DOC_NAME = re.compile(r"docs/[\w-]+\.md")
 
 
+def anchors(path: Path) -> set[str]:
+    """The anchors GitHub gives the headings of a markdown file: lower case,
+    punctuation dropped, spaces as hyphens, ``-1``, ``-2``... on repeats."""
+    seen: dict[str, int] = {}
+    fenced = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        if fenced or not line.startswith("#"):
+            continue
+        title = line.lstrip("#").strip().lower()
+        slug = re.sub(r"[^\w\- ]", "", title).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        if count:
+            seen[f"{slug}-{count}"] = 1
+    return set(seen)
+
+
 def broken_links(root: Path, path: Path) -> Iterator[Problem]:
-    """Relative links of a markdown file that point at no file."""
+    """Relative links of a markdown file that point at no file, or at no
+    heading of a markdown file."""
     text = path.read_text(encoding="utf-8")
     name = path.relative_to(root).as_posix()
     for match in _LINK.finditer(text):
-        target = match.group(1).split("#", 1)[0]
-        if not target or "://" in target or target.startswith("mailto:"):
+        target, _, anchor = match.group(1).partition("#")
+        if "://" in target or target.startswith("mailto:"):
             continue
-        if not (path.parent / target).exists():
-            line = text.count("\n", 0, match.start()) + 1
+        line = text.count("\n", 0, match.start()) + 1
+        linked = path.parent / target if target else path
+        if not linked.exists():
             yield Problem(name, line, f"a link to {target}, which is not there")
+        elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+            yield Problem(name, line, f"a link to {match.group(1)}, a heading not there")
 
 
 def check(

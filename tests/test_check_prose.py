@@ -98,12 +98,21 @@ def test_a_long_module_docstring_fails_and_one_of_the_limit_passes(
 
 
 def test_a_link_to_no_file_fails(checker: ModuleType, tmp_path: Path) -> None:
-    readme = "# r\n\nSee [design](docs/design.md#layers) and\n[plugin](docs/plugin.md).\n"
+    readme = "# r\n\nSee [design](docs/design.md#design) and\n[plugin](docs/plugin.md).\n"
     module = '"""Mod: docs/design.md explains it; docs/gone.md does not exist."""\n'
     found = problems(checker, tree(tmp_path, module, readme=readme))
     assert found == [
         "truereward/mod.py:1: names docs/gone.md, not there",
         "README.md:4: a link to docs/plugin.md, which is not there",
+    ]
+
+
+def test_a_link_to_no_heading_fails(checker: ModuleType, tmp_path: Path) -> None:
+    readme = "# r\n\n[ok](docs/design.md#the-layers-1) [bad](docs/design.md#gone) [self](#r)\n"
+    root = tree(tmp_path, '"""Mod."""\n', readme=readme)
+    (root / "docs" / "design.md").write_text("# Design\n\n## The layers\n\n## The layers\n")
+    assert problems(checker, root) == [
+        "README.md:3: a link to docs/design.md#gone, a heading not there"
     ]
 
 
