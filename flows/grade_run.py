@@ -1,46 +1,12 @@
 """The ``grade-run`` flow: grade every run of a sweep and publish each grade.
 
-One parameter, ``request`` (:class:`truereward.grading.GradeRequest`). For
-each run: read, fold, publish (the tasks of :mod:`truereward.prefect.tasks`),
-in chunks, ``concurrency`` chunks at a time. A run refused only for
-grader-blamed faults that may pass is read again as Prefect retries of its
-``read`` task run, with backoff, up to ``max_attempts``; each attempt is
-recorded in its document and logged with the run, its codes and why. A
-run-blamed refusal is published at once. A run whose target already holds a
-grade is not graded again (its stored grade is published again, which
-repairs an interrupted publish), so running the flow twice on a sweep
-changes nothing; ``regrade`` names the runs with a grade that are graded
-again once a fault is fixed (``grader-refusals``: every run still refused
-for the grader's reasons), each replacing exactly the grade it found.
+One parameter, ``request`` (:class:`truereward.grading.GradeRequest`); each
+run is read, folded and published in chunks, with retries for the grader's
+transient faults. docs/prefect.md describes the request, the states, the
+artifacts and losing the API. Deployed, or here on the ephemeral API::
 
-The flow run is named after the sweep (``grade-run-<sweep>``). It writes an
-HTML sweep report (``sweep-report.html`` in the target, or where ``report``
-says) and ends with artifacts (the per-run
-table, the summary, the runs still refused for the grader's reasons with the
-command that grades them again, a link to the report), returns
-the :class:`~truereward.grading.GradeRunResult`, and finishes Completed in a
-state named ``Graded`` (every run gradable) or ``Graded with refusals``;
-Failed (``Publish failed``) when some grade could not be published, with a
-:class:`~truereward.grading.PublishFailed` error whose ``result`` is the
-GradeRunResult (called as a function, the flow raises it); Failed (``Not
-started: <why>``, the whole reason as its message) when the sweep cannot be
-graded at all (it does not exist, a target block cannot be loaded).
-
-A flow run that loses its Prefect API (no answer for
-``TRUEREWARD_API_GRACE_SECONDS``, 20 by default) stops grading, lets the
-publishes in progress finish, says on stderr what it published, which runs
-it did not grade and the command that grades them, and ends its process
-with status 75 (:mod:`truereward.prefect.lifeline`), well under a minute
-after the API's last answer.
-
-Deploy and run against a Prefect server (see docs/prefect.md)::
-
-    prefect deploy --prefect-file infra/prefect.yaml --name local
-    prefect deployment run 'grade-run/local' \\
-        -p request='{"sweep": "samples/sweep", "target": "out/graded"}' --watch
-
-Or here, on Prefect's ephemeral API, printing the table::
-
+    prefect deployment run 'grade-run/local' --watch \\
+        -p request='{"sweep": "samples/sweep", "target": "out/graded"}'
     python flows/grade_run.py samples/sweep --target out/demo
     python flows/grade_run.py samples/sweep --target out/demo --regrade grader-refusals
 """

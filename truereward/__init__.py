@@ -1,15 +1,12 @@
 """truereward: the reward of a graded run, or the reason there is none.
 
 A reader turns a run's evidence into :class:`CaseResult` rows; :func:`fold`
-turns the rows into a reward under a named scheme, or into refusals with
-codes (:mod:`truereward.codes`); :func:`grade_document` builds ``grade.json``;
-:func:`publish` writes it with ``ctrf.json``, ``reward.json`` and
-``reward.txt``, atomically. A run that could not be graded has no reward: it
-is never scored 0 and never scored 1.
-
-Importing this package is cheap: the names below are loaded on first use, so
-``import truereward`` pulls in neither pydantic models nor fsspec, s3fs or
-prefect.
+turns them into a reward under a named scheme, or into refusals with codes;
+:func:`grade_document` builds ``grade.json``; :func:`publish` writes it and
+the files beside it, atomically. A run that could not be graded is never
+scored 0 and never 1. Names load on first use, so ``import truereward``
+pulls in neither pydantic models nor fsspec, s3fs or prefect.
+docs/design.md is the design; README.md the tour.
 """
 
 from __future__ import annotations

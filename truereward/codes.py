@@ -1,26 +1,13 @@
 """Refusal codes: why a run, or a case, has no reward, and who failed.
 
-A grade has three outcomes, not two: a case passed, it failed, or nothing was
-measured. The third is never folded into a failure. It carries a **code** from
-a closed list; consumers key on the code and never parse the sentence beside
-it (``why``). Every code says who failed (:class:`Blame`): ``run`` when the
-graded run itself is at fault (its evidence is missing or malformed), or
-``grader`` when the grading machinery, the task definition or the
-infrastructure is. Every code also says whether a retry by default may help
-(``retry``): only grader-blamed codes can be retried, and only transient ones
-(an unreadable store, a timeout) are retried by default.
-
-Readers add codes of their own with :func:`declare`, or through the
-entry-point group ``truereward.codes`` (an entry point names a mapping in the
-same shape as :func:`declare` takes, or a callable returning one), so that
-every process (an xdist controller, a Prefect worker) knows a reader's codes
-without importing the reader. Entry points are read lazily, the first time a
-code is not found among the ones already known.
-
-Run checks are questions about the whole run rather than one case (did the
-same submission give the same result twice?). A case answers a check in its
-row's ``checks``; the run holds a check only when every answer holds. Each
-check fails with one code (:data:`RUN_CHECKS`).
+A case passes, fails, or was not measured; the third carries a code from a
+closed list (consumers key on it, never on ``why``), its blame
+(:class:`Blame`: ``run`` or ``grader``) and whether a retry may help
+(``retry``: grader-blamed transient codes only). Readers add codes with
+:func:`declare` or through the entry-point group ``truereward.codes``, read
+lazily, so every process knows them without importing the reader. Run
+checks (:data:`RUN_CHECKS`) are questions about the whole run, each failing
+with one code. README.md, "Refusal codes", lists them; docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,29 +1,13 @@
 """The grade document (``grade.json``): one run's fold, its rows and where it
 came from.
 
-:func:`grade_document` folds the rows and returns a :class:`GradeDocument`, a
-versioned, strict pydantic model. Its bytes (:meth:`GradeDocument.to_bytes`)
-are deterministic: sorted keys, ``detail`` sorted by id, refusals sorted,
-strict JSON (never NaN). The same rows in any order give the same bytes, and
-:attr:`GradeDocument.digest` (sha256 of those bytes) names the grade, which is
-how a publisher replaces exactly the grade it means to (``replaces=``).
-
-The document keeps everything needed to fold it again (``detail``, ``scheme``
-and ``inputs``: the case set, the refusals and run-check answers given from
-outside the rows), so ``truereward verify`` can check the stored figures
-rather than trust them.
-
-No timestamps are added implicitly: a document depends only on its inputs,
-so grading the same evidence twice gives the same grade (and republishing it
-is a no-op). Timestamps go in ``run`` when the caller has them.
-
-No document larger than what ``truereward verify`` reads
-(:data:`MAX_DOCUMENT_BYTES`) is published: each row is bounded before it is
-folded (:func:`truereward.bounded.bounded_row`: long text cut, long lists of
-observations and reruns shortened, never a verdict changed), and a document
-the rows would still make larger is replaced, where the graders publish, by
-a ``CASE_INVALID`` refusal saying how large it would have been
-(:func:`publishable`; :func:`truereward.publish` refuses it outright).
+:func:`grade_document` folds the rows into a :class:`GradeDocument`, a
+versioned, strict model whose canonical bytes
+(:meth:`GradeDocument.to_bytes`) and their sha256
+(:attr:`GradeDocument.digest`) name the grade; it keeps what folding it
+again needs, adds no timestamp of its own, and is never larger than what
+``truereward verify`` reads (:func:`publishable`). docs/design.md, "From
+evidence to published reward" and "Immutable records", describes it.
 """
 
 from __future__ import annotations

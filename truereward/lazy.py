@@ -1,16 +1,14 @@
 """Names of a package loaded on first use.
 
-Packages keep ``import truereward`` (and their own import) light by naming
-their public objects in a table and importing a submodule only when one of
-its names is first looked up. :func:`lazy_names` builds the module-level
-``__getattr__`` and ``__dir__`` that do it::
+:func:`lazy_names` builds a package's module-level ``__getattr__`` and
+``__dir__`` from a table, so a submodule is imported only when one of its
+names is first looked up (``import truereward`` stays light)::
 
     _LAZY = {"EvaluationReport": "report", "fold": ("folding", "fold")}
     __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
 
-A table value is the submodule (relative to the package) holding the name,
-or ``(submodule, attribute)`` when the name differs there. The value is
-cached in the package namespace, so the lookup runs once per name.
+A value is the submodule holding the name, or ``(submodule, attribute)``;
+it is cached in the package namespace, so each lookup runs once.
 """
 
 from __future__ import annotations

@@ -2,29 +2,10 @@
 found through one entry-point group.
 
 A :class:`Registry` holds what was registered in this process and finds the
-rest through its entry-point group: the built-ins are listed in
-``pyproject.toml`` exactly like a third-party package's, so the group is the
-only list of them. Two ways an entry point maps to items:
-
-- **one item per entry point** (``expand=None``): the entry point's name is
-  the item's name, and it is loaded only when that name is asked for (a
-  reader that needs an HTTP client is not imported to grade a JUnit file);
-- **many items per entry point** (``expand`` given): each entry point loads
-  a batch (a package's declaration of its refusal codes), so every entry
-  point is loaded the first time a name is not found; one that cannot be
-  loaded is reported as a warning and skipped (its names stay unknown, and
-  anything using them is refused loudly).
-
-A one-item registry may also take a ``fallback``: for a name that is not
-registered and not an entry point, it gives the entry-point value
-(``package.module:ATTRIBUTE``) to load instead, or ``None`` (the name is
-unknown). That is how a reader is named by its import path without being
-installed; the item loaded is kept (it is loaded once), but such names are
-not among :meth:`Registry.names`, which lists only what was registered and
-the entry points.
-
-A name never changes meaning: registering the same item again (equal) is a
-no-op, another item under a taken name is a ``ValueError``.
+rest through its entry-point group (one item per entry point, loaded when
+asked for, or a batch per entry point with ``expand``; a ``fallback`` for
+names given as import paths). A name never changes meaning. docs/design.md,
+"One of each", gives the rules.
 """
 
 from __future__ import annotations

@@ -1,16 +1,13 @@
 """Where grades are published: a URL and the options to reach it.
 
 :class:`Target` is the plain configuration the core takes (the Prefect block
-of a deployment wraps it): ``url`` is a local path, a ``file://`` URL or any
-fsspec URL (``s3://bucket/prefix``, ``memory://...``, ``gcs://...``), and
-``storage_options`` are passed to the fsspec filesystem. Option values that
-are secrets (``key``, ``secret``, ``token``, ``password``, anything named
-like ``*_key``, ``*secret*``, ``*token*``, ``*password*``, ``*credential*``,
-at any depth) are held as ``SecretStr``: they never appear in a repr, a log
-line or ``model_dump(mode="json")``; :meth:`Target.options` reveals them for
-the filesystem. Credentials may also come from the usual environment
-(``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_ENDPOINT_URL``...),
-which s3fs reads itself.
+wraps it): ``url`` is a local path, a ``file://`` URL or any fsspec URL, and
+``storage_options`` go to the fsspec filesystem. Secret-looking option
+values (``key``, ``secret``, ``token``, ``*_key``, ``*password*``,
+``*credential*``..., at any depth) are held as ``SecretStr``, never in a
+repr, a log or a JSON dump; :meth:`Target.options` reveals them for the
+filesystem. Credentials may also come from the environment, which s3fs
+reads itself. docs/scale.md, "On object storage".
 """
 
 from __future__ import annotations

@@ -187,7 +187,7 @@ def test_chunks_and_the_graded_state(prefect_client_settings: str, tmp_path: Pat
     # Tags carry the sweep (a tag concurrency limit on sweep:all-good bounds
     # its task runs across flow runs), one set for every task run: a tag
     # naming the run made each one-run chunk ask for its slots anew, a
-    # SQLite write that collided and waited 2 s (pipeline.py's docstring).
+    # SQLite write that collided and waited 2 s (docs/prefect.md, "Tags and limits").
     # The run is in the name.
     for name, run in runs.items():
         assert set(run.tags) == {"truereward", "sweep:all-good"}, (name, run.tags)

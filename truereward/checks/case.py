@@ -1,33 +1,11 @@
 """Scoring one case: a pure function from a case object to its outcome.
 
-A case is an object with ``id``, ``actual`` (or ``output``), ``expected`` (or
-``reference``), ``checks``, ``sources``, ``input``, ``tags``, ``costUsd``,
-``latencyMs`` and ``meta`` (which may hold ``costUsd`` and ``latencyMs``).
-Fields are read as ai-eval-forge reads them:
-
-- ``id``: when empty or absent, ``case-<index>`` (the case's 0-based position
-  in its file). Not a string: its JSON text, with a warning.
-- ``actual``: present (even ``null``, which is the text ``null``) or else
-  ``output`` or else ``""``; a value that is not a string is its JSON text.
-  ``expected`` / ``reference`` likewise.
-- ``tags``: a list; empty or absent: ``[]``; a single string is one tag
-  (ai-eval-forge copies the string as it is); another value is one tag, with
-  a warning.
-- ``costUsd`` / ``latencyMs``: the case's own, else ``meta``'s, else 0; a
-  number, a numeric string or a boolean (with a warning when not a number).
-
-A case passes when every required check passes; when every check is
-optional, when every check passes. Its score is the mean of its checks'
-reported scores, rounded to four decimals (ai-eval-forge's formula).
-
-What ai-eval-forge crashes on (a case that is not an object, ``checks`` that
-is not a list, an unknown check type, a regex that does not compile, ``min:
-null``, ``meta`` that is not an object...) makes this case an error
-(:attr:`CaseOutcome.error`): it is reported, not scored, and the other cases
-are scored as usual.
-
-:func:`score_case` does no I/O and keeps no state between calls: a reader
-can call it to turn an answer into a row.
+:func:`score_case` reads a case's fields as ai-eval-forge does (``id``,
+``actual``/``output``, ``expected``/``reference``, ``checks``, ``tags``,
+``costUsd``, ``latencyMs``, ``meta``...), passes it when its required checks
+pass, and scores it by the mean of its checks; what ai-eval-forge crashes on
+makes this case an error, reported and not scored. No I/O, no state.
+docs/checks.md, "Case files", gives each field's rule.
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """Reading a case's ``checks``: what every check shares, and the registry.
 
-Every check takes ``type``, ``required`` and ``min``, read the way
-ai-eval-forge reads them, so that a file it scores means the same here:
-
-- ``type``: a registered check type. Absent or empty (``""``, ``null``):
-  ``token_f1``, with a warning, because ``min`` then defaults to 1, not to the
-  0.65 of the default check. Any other unknown name is an error.
-- ``required``: only ``false`` makes a check optional; any other value, even
-  ``0`` or ``"false"``, keeps it required (with a warning when it is not a
-  boolean).
-- ``min``: default 1. A number, or a string that Python's ``float()`` reads
-  (``"0.5"``), or a boolean (1 or 0), each with a warning when it is not a
-  number; ``null``, other strings and non-finite values are errors. Outside
-  [0, 1] it is kept (above 1 the check can never pass; below 0 it always
-  does) with a warning.
-
-A case without checks (absent, ``null``, ``[]``...) gets :data:`DEFAULT_CHECK`.
+Every check takes ``type``, ``required`` and ``min``, read as ai-eval-forge
+reads them so that a file means the same here: an absent or empty ``type``
+is ``token_f1`` with ``min`` 1 (warned), another unknown name an error; only
+``false`` makes a check optional; ``min`` (default 1) is a number, a
+numeric string or a boolean (warned when not a number), other values
+errors, and outside [0, 1] it is kept with a warning. A case without checks
+gets :data:`DEFAULT_CHECK`. docs/checks.md, "Migration from ai-eval-forge".
 """
 
 from __future__ import annotations

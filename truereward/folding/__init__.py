@@ -1,20 +1,13 @@
 """The fold: the rows of one run, one reward or the reasons there is none.
 
-``fold(rows, *, case_set=None, checks=(), refusals=(), scheme=None, scoring=None)``
-validates the rows, applies the shared refusal rules
-(:mod:`truereward.folding.rules`) and, when nothing refuses the run, asks the
-named scheme (:mod:`truereward.folding.registry`) for the reward. A task's
-declared scoring (:mod:`truereward.scoring`: weights, required cases, a
-threshold, named dimensions; a task spec given as the case set brings its
-own) is read by the weighing schemes and gives the dimensions their values
-(:mod:`truereward.folding.weighing`). It is pure: the same inputs in any
-order give the same :class:`Fold`.
-
-The scheme: the one named; when none is, the primary dimension's scheme of
-a task with dimensions, else the task's own scheme, else
-:data:`DEFAULT_SCHEME`. A task with dimensions folded under another scheme
-than its primary dimension's is refused (``CASE_INVALID``): its reward is
-that dimension's value.
+:func:`fold` validates the rows, applies the shared refusal rules
+(:mod:`.rules`) and, when nothing refuses, asks the scheme for the reward; a
+task's declared scoring is read by the weighing schemes and gives named
+dimensions their values (:mod:`.weighing`). Pure: the same inputs in any
+order give the same :class:`Fold`. The scheme is the one named, else the
+primary dimension's, else the task's, else :data:`DEFAULT_SCHEME`; another
+scheme than the primary dimension's is ``CASE_INVALID``. docs/design.md,
+README.md ("The rules of the fold") and docs/scoring.md.
 """
 
 from __future__ import annotations

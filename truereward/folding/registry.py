@@ -1,17 +1,13 @@
 """The registry of reward schemes.
 
 A scheme is a name and a pure function from the tally of a gradable run to
-its reward. The name is written into every document, and a scheme's
-behaviour never changes under the same name: a change is a new name
-(``/2``). The shared refusal rules (:mod:`truereward.folding.rules`) apply to
-every scheme; a scheme only says what the reward of a gradable run is.
-
-Schemes are found through the entry-point group ``truereward.schemes``
-(:class:`truereward.registry.Registry`): the entry point's name is the
-scheme's name and it names a :class:`Scheme` object. The built-ins live one
-per module in :mod:`truereward.folding.schemes` and are listed in
-``pyproject.toml`` like any other package's; a scheme is loaded when its
-name is first asked for. A program may also :func:`register` one.
+its reward; the shared refusal rules (:mod:`truereward.folding.rules`) apply
+to every scheme. The name is written into every document, so a scheme's
+behaviour never changes under it (a change is a new name, ``/2``). Schemes
+are found through the entry-point group ``truereward.schemes`` (built-ins
+one per module of :mod:`truereward.folding.schemes`, listed in
+``pyproject.toml``), loaded when first asked for; :func:`register` adds one.
+docs/scoring.md lists the schemes.
 """
 
 from __future__ import annotations

@@ -2,15 +2,12 @@
 
 :func:`grade_request` reads, folds and publishes every run of a
 :class:`~truereward.grading.request.GradeRequest` in this process, one run
-after another on a local disk (up to ``io_concurrency`` runs at once, when
-the sweep or the target is on an object store), with the same rules as the
-``grade-run`` flow: runs with a
-grade already published are not graded again, a refusal that is all
-retryable grader-blame is read again (waiting ``retry_delay_seconds``,
-doubled each time) up to ``max_attempts``, and every attempt is recorded;
-``regrade`` selects the runs with a grade that are graded again
-(:mod:`truereward.grading.triage`).
-It ignores ``concurrency``, ``chunk_size`` and ``task_runner``.
+after another (up to ``io_concurrency`` at once on an object store), with
+the ``grade-run`` flow's rules: a standing grade is kept unless ``regrade``
+selects it, a refusal that is all retryable grader-blame is read again
+(``retry_delay_seconds``, doubled each time) up to ``max_attempts``, and
+every attempt is recorded. It ignores ``concurrency``, ``chunk_size`` and
+``task_runner``. docs/scale.md, "On one machine".
 """
 
 from __future__ import annotations

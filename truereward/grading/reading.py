@@ -1,34 +1,11 @@
 """Reading one run: its task spec, its evidence, its rows, once per attempt.
 
-:func:`read_run` is one attempt at reading a run (:class:`RunReading`): the
-rows its reader gave, or the refusal it raised, with the digests of what
-was read and when. Every problem becomes a refusal, never an exception:
-
-- the task spec (``case_set`` inside the run) is missing, too large or not
-  a valid spec: ``CASE_INVALID`` (the task definition's fault, the
-  grader's; not retried); it cannot be read (I/O): ``EVIDENCE_UNREADABLE``
-  (retried);
-- neither the request nor the task spec names a reader, or the spec names an
-  unknown one: ``CASE_INVALID``;
-- whatever the reader raises (:func:`truereward.readers.read_with_evidence`);
-- anything else that goes wrong while reading one run (an exception nothing
-  above expected): ``CASE_NOT_GRADED`` (the grader's, retried), naming it, so
-  that one run can never take the other runs of its chunk down with it.
-
-The digests of the evidence read are recorded with paths relative to the
-run directory (``logs/verifier/ctrf.json``), so a run's grade is the same
-whether its sweep lies in a local directory or in a bucket.
-
-A run whose grade is kept (:mod:`truereward.grading.triage` decided so when
-the sweep was planned) is not read at all: :func:`kept` is its reading, the
-standing document.
-
-:meth:`RunReading.refusals` folds the reading (a pure function of it) to
-tell whether it is worth reading again: only when every refusal is a
-grader-blamed code that may pass (:func:`worth_retrying`). When the reader
-refused, the reading is folded without the case set: the reader's refusal
-is the whole reason, and "every declared case is missing" would only
-restate it (and is not a fault that passes).
+:func:`read_run` is one attempt (:class:`RunReading`: the rows, or the
+refusal, with the digests of what was read); every problem is a refusal,
+never an exception. :func:`kept` is the reading of a run whose standing
+grade is kept, and :meth:`RunReading.refusals` folds a reading to tell
+whether it is worth reading again. docs/prefect.md, "What happens to each
+run" and "Retries, routed by blame", gives the rules.
 """
 
 from __future__ import annotations

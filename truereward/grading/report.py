@@ -1,38 +1,12 @@
 """What grading a sweep came to: the summary, what publishing did, a table.
 
-:class:`GradeRunReport` takes each run's :class:`~truereward.grading.steps.PublishedRun`
-as it comes and builds a :class:`GradeRunResult`:
-
-- ``summary``: the sweep summary of :mod:`truereward.sweeps` (the same code
-  ``truereward sweep summary`` runs over the published files) over every
-  run's grade: runs, gradable runs, the reward distribution over
-  **gradable runs only** (its mean is absent, never 0, when none is),
-  refusals by code and blame, attempts over each run's whole history. A
-  grade that was made but could not be published is counted by what it
-  is (and under ``failed``); a run for which no grade could be made (its
-  task failed) is *unreadable*.
-- this flow run: ``graded`` runs (``regraded`` of them over a standing
-  grade, ``distrusted`` of those over a grade in the run's own directory
-  that was not trusted), ``retried`` runs (read more than once in this flow
-  run);
-  ``already_graded`` runs whose standing grade was kept, ``retried_earlier``
-  of them retried by the flow run that graded them. The headline says
-  "retried" for this flow run's retries only.
-- ``published``: runs per publish decision (``created``, ``replaced``,
-  ``unchanged``, ``repaired``, ``conflict``, ``failed``); ``failed``: runs
-  whose grade was not published (a conflict, a failure, or no grade made);
-- ``failures``: those runs, and why;
-- ``runs``: one line per run for the table artifact;
-- ``not_graded``: every entry of the sweep that was not graded, with why
-  (a symlink, a hidden entry, a name that cannot be a run id);
-- ``retry_lines``: the first :data:`RETRY_LINES` retried or grader-refused
-  runs attempt by attempt (:mod:`truereward.sweeps.retries`), for the HTML
-  sweep report, and ``retry_tally`` the counts over all of them.
-
-Memory stays bounded whatever the sweep's size: the summary's tallies are
-bounded by the codes and attempt counts, and the table and the failures keep
-at most :data:`TABLE_LIMIT` and :data:`FAILURE_LIMIT` lines (runs that were
-refused, retried or not published first; counts cover every run).
+:class:`GradeRunReport` takes each run's
+:class:`~truereward.grading.steps.PublishedRun` as it comes and builds a
+:class:`GradeRunResult`: the sweep summary over every run's grade, this
+flow run's counts, what publishing did, the failures, a table, the entries
+not graded and the retried runs. Its memory is bounded whatever the sweep's
+size (:data:`TABLE_LIMIT`, :data:`FAILURE_LIMIT`). docs/prefect.md, "States,
+artifacts and the result", describes each field.
 """
 
 from __future__ import annotations

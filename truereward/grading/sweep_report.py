@@ -1,18 +1,12 @@
 """The HTML sweep report of a grading: where it goes, and writing it.
 
-After a sweep is graded, the ``grade-run`` flow writes one self-contained
-HTML page (:func:`truereward.sweeps.html.render_report`) made from the
-same :class:`~truereward.grading.GradeRunResult` as its headline and
-artifacts: the reward distribution over gradable runs, refusals by code and
-blame, attempts, the retried and still-refused runs with their reasons, and
-the commands that grade the still-refused ones again.
-
-It goes to ``GradeRequest.report`` when given, else ``sweep-report.html``
-in the target (the directory or prefix the runs publish under), else, for a
-sweep graded in place, at the top of the sweep; a list of runs graded in
-place gets no page unless ``report`` names one. A local path is written
-whole or not at all, and not at all when it already holds the same page (so
-running the flow again changes nothing); a URL with one fsspec write.
+The ``grade-run`` flow renders one page
+(:func:`truereward.sweeps.html.render_report`) from the same
+:class:`~truereward.grading.GradeRunResult` as its headline and artifacts,
+to ``GradeRequest.report``, else ``sweep-report.html`` in the target, else
+(graded in place) at the top of the sweep; a list of runs graded in place
+gets none unless named. A local page is written whole, and not at all when
+it is unchanged. docs/prefect.md ("report") and docs/sweeps.md, "Report".
 """
 
 from __future__ import annotations

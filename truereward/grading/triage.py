@@ -1,49 +1,12 @@
 """Whether a run is graded: the grade that stands at its target, and the
 regrade policy.
 
-Decided once per run, when the sweep is planned, before anything is read:
-
-- no grade stands at the run's target: the run is graded;
-- a grade stands and the policy does not select it: it is **kept**. Nothing
-  is read; the grade is published again, which writes nothing when its files
-  are complete and repairs them when an earlier publish was interrupted. So
-  grading a sweep twice changes nothing;
-- a grade stands and the policy selects it: the run is graded again
-  (a **regrade**). Its new grade replaces exactly the grade that stood
-  (``replaces`` = that grade's digest: a grade that changed meanwhile is a
-  conflict, reported and never overwritten), and its document lists the
-  attempts the old grade recorded, then the old grade itself as an attempt,
-  then this flow run's attempts, oldest first, numbered on from them.
-
-The policies (``GradeRequest.regrade``), by what the standing grade is:
-
-============================  ===========================================
-``none`` (default)            nothing is graded again
-``grader-refusals``           refused, and every refusal is the grader's
-                              (the store, the judge, the task definition):
-                              the ops action after an outage
-``refusals``                  refused, whoever is to blame
-``all``                       every run
-============================  ===========================================
-
-A run-blamed refusal is never graded again under ``grader-refusals``: what
-the run left will not change. A ``grade.json`` at the target that is not a
-readable grade document is not a standing grade: the run is graded, and
-publishing over the foreign file is refused as a conflict.
-
-**A grade in the run's own directory is never kept on its word.** With
-the default target (each run's own ``logs/verifier/``), the graded agent
-could have written a ``grade.json`` there before the verifier ran, forged
-with this library's own API. Such a grade, gradable or not, is
-**confirmed**: the run is graded again and the standing grade is kept only
-when the new grade agrees with it (:func:`truereward.trust.disagreement`;
-decided when the run is folded, :func:`~truereward.grading.steps.fold_reading`).
-When they disagree, the new grade replaces it (naming its digest) and the
-old one is set aside as ``grade.previous.json``, its history not carried
-on. A ``grade.json`` there that is not a grade document at all is replaced
-and set aside the same way. The regrade policy still decides whether a
-confirmed grade's attempts are carried into a new grade. A target outside
-the runs is written by graders only: its grades are kept as they are.
+Decided once per run, when the sweep is planned: no grade, graded; a grade
+the policy does not select, kept (published again, which repairs an
+interrupted publish); one it selects, regraded, replacing exactly that
+grade and carrying its attempts. A grade in the run's own directory is
+confirmed by grading again, never kept on its word. docs/prefect.md, "A
+grade that already stands", gives the policies and the rules.
 """
 
 from __future__ import annotations

@@ -1,23 +1,13 @@
 """The flow's name and artifacts.
 
-Three artifacts per flow run, made from the one
-:class:`~truereward.grading.GradeRunResult`:
-
-- ``…-runs``: a table, one row per run (reward or refusal codes, blame,
-  attempts, the codes of its earlier attempts, what publishing did);
-- ``…-summary``: the headline, what publishing did, the sweep summary;
-- ``…-regrade``: the runs that stand refused for the grader's reasons, with
-  their codes and why, and the exact commands that grade them again once
-  the fault is fixed (``regrade: grader-refusals``);
-- ``…-report``: a link to the HTML sweep report the flow wrote
-  (:mod:`truereward.grading.sweep_report`), when it wrote one.
-
-Keys are ``grade-run-<sweep>-<digest>-<part>`` in the characters Prefect
-allows: ``<sweep>`` is the sweep's name (``runs`` for a list of runs) and
-``<digest>`` eight hex digits of the sweep's URL (or the runs) and the
-target, so the flow runs of one sweep and one target are versions of one
-key, and two targets of one sweep, or two folders named alike, never share
-one.
+From one :class:`~truereward.grading.GradeRunResult`: ``…-runs`` (a row
+per run), ``…-summary`` (the headline, publishing, the sweep summary),
+``…-regrade`` (the runs refused for the grader's reasons, with the commands
+that grade them again) and ``…-report`` (a link to the HTML report). Keys
+are ``grade-run-<sweep>-<digest>-<part>``, the digest of the sweep's
+location and the target, so one sweep and target is one key's versions and
+two targets never share one. docs/prefect.md, "States, artifacts and the
+result".
 """
 
 from __future__ import annotations

@@ -1,48 +1,13 @@
 """A flow run's lifeline to its Prefect API: a flow run that has lost its
 API ends its process within a bounded time, saying so.
 
-Prefect's client retries every API call whose connection fails or times
-out (``PREFECT_CLIENT_MAX_RETRIES``, 5 by default, waiting 2, 4, 8, 16, 32
-seconds), each task run asks the API for its tags' concurrency slots, and
-at exit the process sends every event and log it still holds, each event
-trying to reconnect for seconds. A flow run whose server was killed went on
-for minutes that way and ended with its last state ``Running``.
-
-:class:`Lifeline` watches the API with Prefect's own health check
-(``api_healthcheck``, ``GET /health``: it answers while the server's process
-serves, whatever its database is doing), asked every
-:data:`PROBE_INTERVAL_SECONDS` from a daemon thread by a client of its own
-that does not retry and gives up after :data:`PROBE_TIMEOUT_SECONDS`. When
-no probe has been answered for the grace period (``TRUEREWARD_API_GRACE_SECONDS``,
-:data:`DEFAULT_GRACE_SECONDS` by default; ``0`` turns the lifeline off), the
-API is **lost**:
-
-1. the flow run's :class:`~truereward.grading.halt.Halt` is stopped: no
-   task run is submitted and no run's publish begins; a publish that has
-   begun finishes its run's whole file set (:data:`DRAIN_SECONDS` at most);
-2. the flow says what it published and which runs it did not grade, and
-   how to resume (:meth:`Lifeline.end`), on stderr;
-3. the process ends with status :data:`EXIT_API_LOST` (75, ``EX_TEMPFAIL``:
-   try again later) at once, without Prefect's exit (which would wait on
-   the API it lost for each event and log it holds).
-
-Should the flow not end the process itself within :data:`DRAIN_SECONDS` +
-:data:`ACCOUNT_SECONDS` of the loss (it was waiting on the API outside the
-pipeline: loading a block, creating artifacts, reporting its final state),
-the lifeline ends it, with what it knows (:attr:`Lifeline.farewell`). A
-flow that publishes nothing itself (``grade-sweep``, which waits for its
-shards) is given no time: its lifeline ends it at once.
-
-So the process ends at most grace + :data:`PROBE_INTERVAL_SECONDS` +
-:data:`PROBE_TIMEOUT_SECONDS` + :data:`DRAIN_SECONDS` +
-:data:`ACCOUNT_SECONDS` seconds after the API's last answer
-(:func:`exit_bound`): 47 s with the default grace.
-
-A lifeline belongs to one flow run (:func:`halt_for` finds its halt by
-the flow run's id, from a task run) and is stopped once the flow run's
-final state is recorded (the flow's state hooks call :func:`stop_lifeline`):
-a process that goes on after its flow run (a notebook, a test) is never
-ended by it.
+:class:`Lifeline` asks Prefect's health check every
+:data:`PROBE_INTERVAL_SECONDS` from a thread of its own; once none has been
+answered for the grace period, it stops the flow run's
+:class:`~truereward.grading.halt.Halt`, lets the publishes in progress
+finish, says what was published, and ends the process with
+:data:`EXIT_API_LOST` within :func:`exit_bound` of the API's last answer.
+docs/prefect.md, "When the Prefect server goes away", gives the protocol.
 """
 
 from __future__ import annotations

@@ -1,17 +1,13 @@
-"""What a ``grade-run`` (or ``grade-sweep``) flow run says when it has lost
-its Prefect API.
-
-The flow run's last words, on stderr (the server cannot take them): why it
-stops, how many runs it published and which it did not grade, whether a
-publish was cut, what the server will show, and the commands that resume.
-Running the same request again grades only what is missing: a grade that
-stands at its target is kept, not graded again (a regrade policy grades
-its own selection again, as it would have).
+"""What a ``grade-run`` (or ``grade-sweep``) flow run says on stderr when it
+has lost its Prefect API: why it stops, what it published and did not grade,
+whether a publish was cut, what the server will show, and the commands that
+resume (the same request again grades only what is missing).
 
 :func:`render_lost` is pure; the flow fills a :class:`LostReport` from its
 pipeline's :class:`~truereward.prefect.pipeline.Halted`, or, when the
-process must end while the flow waits on the API outside its pipeline,
-from what it knows then (:attr:`LostReport.stage`).
+process must end while the flow waits on the API outside its pipeline, from
+what it knows then (:attr:`LostReport.stage`). docs/prefect.md, "When the
+Prefect server goes away", shows the message.
 """
 
 from __future__ import annotations

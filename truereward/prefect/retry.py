@@ -1,16 +1,12 @@
 """When a task run of ours is tried again: transient failures only.
 
-Two exceptions ask for a retry, and :func:`retry_transient` (the tasks'
-``retry_condition_fn``) retries nothing else:
-
-- :class:`GraderFault`: the ``read`` task read runs whose refusals are all
-  grader-blamed and may pass (an unreadable store, a crashed reader); they
-  are read again on the next attempt, and only they.
-- :class:`PublishRetry`: the ``publish`` task could not publish some runs
-  for a reason that may pass (an I/O or store failure); they are published
-  again, and only they.
-
-A bug, a conflict with another grade, a run-blamed refusal: never retried.
+:func:`retry_transient` (the tasks' ``retry_condition_fn``) retries two
+exceptions and nothing else: :class:`GraderFault` (the ``read`` task read
+runs whose refusals are all the grader's and may pass; only they are read
+again) and :class:`PublishRetry` (the ``publish`` task could not publish
+some runs for a reason that may pass; only they are published again). A
+bug, a conflict, a run-blamed refusal: never retried. docs/prefect.md,
+"Retries, routed by blame".
 """
 
 from __future__ import annotations

@@ -1,25 +1,11 @@
-"""Publishing a grade: its four files, atomically and conditionally.
+"""Publishing a grade: its files, atomically and conditionally.
 
-``publish(document, target, *, replaces=None, storage_options=None)`` writes
-``grade.json``, ``ctrf.json`` and, when the grade is gradable, ``reward.json``
-and ``reward.txt`` (last) to ``target``: a local path or ``file://`` URL
-(:mod:`.local`), an ``s3://`` URL (:mod:`.s3`, conditional PUTs through
-s3fs) or another fsspec URL (:mod:`.fsspec_store`), all with the same
-semantics (:mod:`.objects` for object stores).
-
-- **Idempotent**: publishing the same grade again succeeds and writes nothing
-  (it only repairs files an interrupted earlier publish left unfinished).
-- **Conditional**: publishing a different grade over an existing one raises
-  :class:`PublishConflict` and touches no published file, unless
-  ``replaces`` is the sha256 (hex) of the published ``grade.json``
-  (:attr:`GradeDocument.digest`): that is how a retried, now-gradable grade
-  replaces an ungradable one, and how two racing publishers end with exactly
-  one winner.
-- **No stale reward**: before a new ``grade.json`` is put in place, any
-  ``reward.txt``/``reward.json`` at the target (an older grade's, or left
-  there with no grade at all) and the CTRF view under the new grade's name
-  for it are removed, so no grade ever stands beside a reward, or a view,
-  of another grade, not even when the publish is interrupted.
+:func:`publish` writes ``grade.json``, its CTRF view and, when the grade is
+gradable, the reward files to a local path (:mod:`.local`), ``s3://``
+(:mod:`.s3`) or another fsspec URL (:mod:`.fsspec_store`), with the same
+semantics everywhere (:mod:`.objects` for stores): idempotent, conditional
+(a different grade replaces only the one ``replaces`` names), and never a
+reward beside another grade. docs/design.md, "The publishing protocol".
 """
 
 from __future__ import annotations

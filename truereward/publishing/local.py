@@ -1,38 +1,11 @@
 """Publishing into a local directory: atomic, durable, conditional.
 
-Every file is whole or absent, never torn, even under ``kill -9`` or a power
-cut:
-
-- each body goes to a temporary file in the target directory (created with
-  mode ``0666`` so the umask applies: ``0644`` under umask 022), is written
-  and ``fsync``-ed, then moved into place with ``os.replace`` (or linked with
-  ``os.link`` when creating ``grade.json``, which fails if another writer got
-  there first); the directory is ``fsync``-ed so the rename is durable;
-- publishers of one directory take an exclusive ``flock`` on the directory
-  itself (no lock file), so the read-compare-write of a replace is atomic
-  against other truereward publishers, across processes; the lock dies with
-  its process;
-- temporary files of ours (``.truereward.*.tmp``) left by a killed publisher
-  are removed under that lock;
-- anything planted under one of our names that is not a regular file or a
-  symlink (a directory named ``reward.txt``, a FIFO named ``grade.json``)
-  is renamed aside (``.set-aside.<name>.<hex>``), never opened, never
-  deleted, so it cannot make publishing fail or hang;
-- the target directory must not be a symlink (:class:`PublishError`);
-- existing symlinks among our names are replaced, never written through
-  (files are opened with ``O_NOFOLLOW``).
-
-The order of operations keeps the set consistent at every instant:
-the reward files (``reward.txt``, ``reward.json``, ``reward-details.json``)
-and the CTRF view are removed before a new
-``grade.json`` is put in place (so no reward, and no report of an older
-grade, can stand beside a grade it does not belong to),
-then ``grade.json``, the CTRF view (``ctrf.json``, or ``grade-ctrf.json``
-when ``ctrf.json`` is the evidence) and ``reward.json`` (each fsynced, then
-one fsync of the directory), and ``reward.txt`` last (fsynced, and the
-directory again): a fresh gradable grade costs four file fsyncs and two
-directory fsyncs. The conflict check comes before any of it: a conflicting publish
-touches nothing.
+Every file is whole or absent (a temporary file, ``fsync``, ``os.replace``
+or ``os.link``, the directory ``fsync``-ed), publishers of one directory
+hold its ``flock``, nothing planted under our names is opened or written
+through, and the order (reward files cleared first, ``reward.txt`` last)
+keeps the set consistent at every instant. docs/design.md, "The publishing
+protocol", says each rule and why.
 """
 
 from __future__ import annotations

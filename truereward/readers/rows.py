@@ -1,25 +1,12 @@
 """The ``rows`` reader: evidence that is already CaseResult rows (JSONL).
 
-For graders that produce rows themselves (a verifier script, another tool)
-and leave them in the run as one JSON object per line. Every line must be a
-valid row (blank lines are skipped); any bad line makes the evidence
-``EVIDENCE_MALFORMED``, naming the line and field, because a file with one
-unreadable row is not a report of the whole case set. A file with no row is
-malformed too: nothing shows the cases ran. Whether the rows cover the case
-set is the fold's business (``CASES_MISSING``, ``CASE_INVALID``).
-
-The rows come from the run, so what they may hold is bounded, and a file
-past a bound is malformed too: at most :data:`MAX_ROWS_BYTES` bytes and
-:data:`~truereward.cases.MAX_CASES` rows, each line at most
-:data:`MAX_LINE_BYTES` bytes, and at most
-:data:`MAX_VALUES` JSON values (objects, arrays and scalars) in all, since
-memory follows the values, not the bytes (a megabyte of tiny observations
-is a hundred thousand objects). Each row's text and lists are then bounded
-as a grade document keeps them (:func:`truereward.bounded.bounded_row`), as
-it is read. The file is read as bytes and parsed a line at a time.
-
-:func:`parse_rows` reads a whole file's bytes; ``truereward fold`` reads its
-rows file with it too, so a bad row is worded the same wherever it is met.
+For graders that write rows themselves, one JSON object a line (blank lines
+skipped). Any bad line, or no row at all, makes the evidence
+``EVIDENCE_MALFORMED``, naming the line and field; coverage of the case set
+is the fold's business. Bounded (:data:`MAX_ROWS_BYTES`, the case count,
+:data:`MAX_LINE_BYTES`, :data:`MAX_VALUES` JSON values, each row as a grade
+keeps it); :func:`parse_rows` is shared with ``truereward fold``, so a bad
+row is worded the same wherever it is met. docs/hostile.md, "Bounds".
 """
 
 from __future__ import annotations
@@ -52,9 +39,9 @@ __all__ = [
 ]
 
 #: The largest rows file: room for a maximal case set's rows (10,000 rows
-#: of 512-character ids with a 600-character why and an observation take
-#: 18 MB), and its text held in memory stays within the graders' budget
-#: whatever characters it holds.
+#: of 512-character ids, each with a 600-character why and an observation),
+#: and its text held in memory stays within the graders' budget whatever
+#: characters it holds.
 MAX_ROWS_BYTES = 24 << 20
 #: The longest line of a rows file: one row.
 MAX_LINE_BYTES = 1 << 20

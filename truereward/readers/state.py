@@ -1,42 +1,10 @@
 """The ``state`` reader: the end state a run left, against expectations.
 
-The evidence is a directory (the run's workspace, or a recorded copy of
-it). Each declared case names what it expects in its options:
-
-.. code-block:: json
-
-    {"id": "config-written", "kind": "fail_to_pass", "options": {
-        "path": "out/config.json",
-        "json": [{"pointer": "/server/port", "equals": 8080},
-                 {"pointer": "/debug", "exists": false}]}}
-
-- ``path`` (required): a file relative to the evidence directory (no ``..``,
-  not absolute, and for a local directory not reached through a symlink
-  that leads out of it: the path is resolved, and a file outside the
-  evidence directory is never read; a symlink that stays inside is fine);
-- ``exists`` (default true): whether the file must exist; with false the
-  case passes exactly when it is absent;
-- ``text``: the file's whole text must equal it (a final newline is
-  ignored on both sides);
-- ``contains``: a string or list of strings that must all occur in the text;
-- ``sha256``: the file's bytes must have this digest;
-- ``json``: a list of JSON Pointer (RFC 6901) checks on the file parsed as
-  strict JSON, each ``{"pointer", "equals"}`` (deep equality; ``1`` equals
-  ``1.0``, ``true`` never equals ``1``) or ``{"pointer", "exists": bool}``.
-
-Every expectation must hold for the case to pass; the row's why lists the
-first one that did not. A missing expected file, a file that is not UTF-8
-text where text is checked, or not JSON where JSON is checked, is a failure
-of that case: the run did not leave the expected state. Options that are
-not valid (unknown keys, a bad pointer, a path that escapes the directory)
-make that case ungradable with ``CASE_INVALID``: the task is broken, not the
-run. A path that resolves outside the directory through a symlink fails
-its case, whatever it expects (``exists: false`` included), naming the
-path and where it leads: what lies outside the run's state is never read,
-and the run planted the link, so it is the run's failure, never a
-grader-blamed refusal that a run could use to dodge a failing case. An evidence
-directory that does not exist at all is ``EVIDENCE_MISSING``; a file where
-the directory should be is ``EVIDENCE_MALFORMED``.
+The evidence is a directory; each declared case names a file (``path``)
+and what it expects of it (``exists``, ``text``, ``contains``, ``sha256``,
+JSON Pointer checks). A missing or wrong file fails its case; invalid
+options are ``CASE_INVALID``; a path that leads out through a symlink fails
+its case, never read. docs/readers.md, "state", gives the rules.
 """
 
 from __future__ import annotations

@@ -1,26 +1,10 @@
 """Hand-written SVG bar charts for the HTML sweep report.
 
-Why no charting library: the report is one self-contained file, read
-offline, with every number it shows readable back from the page. A bar
-chart is a few ``<rect>`` and ``<text>`` elements; writing them here costs
-a hundred lines and no dependency, keeps the output byte-for-byte stable
-(no generated ids, no timestamps, no embedded script or font), and keeps
-the escaping of every label (refusal codes come from grades) in one place
-we control. A plotting library would bring a large install, JavaScript or
-raster images, and markup whose numbers carry no ``data-metric``.
-
-:func:`bar_chart` draws horizontal bars, one per :class:`Bar`, on a linear
-scale from ``low`` to ``high`` with a zero line: a bar runs from 0 to its
-value, so a negative value (a scheme whose rewards can be negative) points
-left. Each bar's label and value are ``<text>`` elements; the value's
-carries the bar's ``data-metric`` (and ``data-value``, the exact number),
-the same names the tables beside the chart use, so a reader of the page
-finds every number under one name wherever it is drawn.
-
-Everything that comes from outside (labels, metric names, the shown value
-text, the title) is escaped with :func:`html.escape` (quotes included), so
-the SVG is safe inline in an HTML document. The functions are pure: data
-in, markup out.
+:func:`bar_chart` draws horizontal bars (one per :class:`Bar`) on a linear
+scale with a zero line, each value a ``<text>`` carrying its
+``data-metric`` and ``data-value``; everything from outside is escaped.
+Pure: data in, markup out. Why no charting library (a self-contained page,
+stable bytes, every number named): docs/sweeps.md, "Report".
 """
 
 from __future__ import annotations

@@ -1,52 +1,13 @@
 """The sweep report as one self-contained HTML page (``truereward sweep report``).
 
 :func:`render_report` is pure: a :class:`~truereward.sweeps.SweepSummary`,
-the listed :class:`~truereward.sweeps.retries.RetriedRun` lines, optionally
-their :class:`~truereward.sweeps.retries.RetriesTally` and a
-:class:`~truereward.sweeps.SweepComparison`, in; a ``str`` of HTML out. It
-reads no file, so a caller that already holds a summary and the retried
-runs (the ``grade-run`` flow) renders the same page as the command line.
-
-The page shows, in order: the counts (runs, gradable, ungradable,
-unreadable, still refused for the grader's reasons); the reward
-distribution over **gradable runs only** (count, mean, min, p10, p50, p90,
-max) with a chart; refusals by code and blame (table and chart) and the
-totals per blame; attempts (total, retried, recovered, and a histogram of
-runs by number of attempts); the retried and still-refused runs attempt by
-attempt (the first ``limit``, then "and K more") with the commands that
-grade the still-refused ones again; the first unreadable grades and why;
-and, given a comparison, the baseline beside the candidate, the deltas,
-the counts per heading, the regressions, fixes and newly (un)gradable runs.
-
-Rules the page keeps:
-
-- **Self-contained**: inline CSS, inline SVG (:mod:`truereward.sweeps.charts`,
-  hand-written: no dependency), no script, no external font, image or
-  link; a Content-Security-Policy of ``default-src 'none'`` (inline styles
-  only) says so to the browser as well.
-- **Absent is not 0**: a value that does not exist (the mean of no reward,
-  the reward of a refused run, a delta with a side without gradable runs)
-  is shown as ``—`` and has no ``data-value``; a run without a reward is
-  never drawn as a bar of 0. (The prose says "zero": a digit on the page is
-  always a number with a name.)
-- **Every number is named**: each number shown is an element with a
-  ``data-metric`` attribute (and ``data-value``, the exact value; the text
-  is rounded to 4 decimals). A name is a dotted path into the JSON of the
-  command that computes the number: ``runs``, ``reward.mean``,
-  ``refusals.<CODE>.<blame>.runs``, ``blame.<blame>.refusals``,
-  ``attempts.by_count.<n>.runs``, ``schemes.<scheme>`` (``sweep summary
-  --format json``, its ``summary``); ``retries.<footer key>`` and
-  ``retries.runs.<i>.reward`` (``sweep retries --format json``);
-  ``comparison.regressions`` (a list's name is its length),
-  ``comparison.reward_delta`` (a delta's name is its mean),
-  ``comparison.regressions.<i>.delta`` (``sweep compare --format json``,
-  its ``comparison``). ``<list>.more`` is how many items of that list the
-  page does not show. ``docs/sweeps.md`` lists them all.
-- **Everything from a grade is escaped**: run ids, codes, blame, reasons,
-  schemes and the sweep's URL go through :func:`html.escape` (quotes too),
-  in text and in attributes alike. Reasons (text from a grade, which may
-  hold digits that are not the page's numbers) are marked ``class="why"``;
-  run ids, codes and locations are in ``<code>``.
+the retried runs, optionally their tally and a
+:class:`~truereward.sweeps.SweepComparison` in, a ``str`` of HTML out, so
+the ``grade-run`` flow renders the same page as the command line. The page
+is self-contained (inline CSS and SVG, no script), shows an absent value as
+``—`` (never 0), names every number (``data-metric``) and escapes
+everything that comes from a grade. docs/sweeps.md, "Report",
+gives what the page shows and the rules it keeps.
 """
 
 from __future__ import annotations

@@ -1,23 +1,12 @@
 """Retried runs and runs refused for the grader's reasons: what ops look at.
 
-:func:`retried_runs` streams a sweep's records and yields one
-:class:`RetriedRun` for every run that was **retried** (graded more than
-once, over every flow run that graded it) or that **stands refused for the
-grader's reasons** (ungradable, and every refusal is the grader's: the
-runs ``regrade: grader-refusals`` grades again). Each lists every attempt,
-oldest first, the last being the grade that stands: its number, whether it
-was gradable, its codes, blame and why.
-
-Filters (:class:`RetryFilter`): ``code`` (some attempt was refused with
-it), ``blame`` (some attempt was refused with that blame), ``still_refused``
-(only runs that stand refused for the grader's reasons).
-
-:class:`RetriesTally` counts as it goes (runs read, listed, retried, healed,
-still refused, unreadable), so a caller can print a footer after streaming
-the lines: memory holds one record at a time, whatever the sweep's size.
-:class:`RetriesListing` takes records one at a time instead (for a caller
-that reads the sweep for something else in the same pass, as ``sweep
-report`` does) and keeps the first lines and the tally.
+:func:`retried_runs` streams a sweep's records and yields a
+:class:`RetriedRun`, every attempt oldest first, for each run retried (over
+every flow run) or standing refused for the grader's reasons, filtered by
+:class:`RetryFilter` (``code``, ``blame``, ``still_refused``).
+:class:`RetriesTally` counts as it goes for a footer, and
+:class:`RetriesListing` takes records one at a time (keeping the first
+lines and the tally); memory holds one record. docs/sweeps.md, "Retries".
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """Where a sweep's grades are: a directory or an fsspec URL.
 
-A sweep is a directory (or an object-store prefix) whose immediate
-subdirectories are its runs (real directories: a symlinked entry is not a
-run, and :meth:`SweepSource.scan` says so), each holding the run's published
-``grade.json``: ``<sweep>/<run id>/grade.json``, the layout the publisher
-writes under a target. A sweep graded in place (the ``grade-run`` flow's
-default target, each run's own ``logs/verifier/``) is read too: a run
-without ``grade.json`` is looked for at ``<run id>/logs/verifier/grade.json``
-(:attr:`SweepSource.in_place` then says so). The run's id is its directory
-name. Entries whose names start with
-``.`` are skipped, and so are plain files beside the run directories.
-
-Local paths (and ``file://`` URLs) are read with the standard library; other
-URLs (``s3://``, ``gcs://``, ``memory://`` ...) with fsspec, imported only
-then (the ``fsspec`` extra; ``s3`` for S3). Runs are listed once, sorted by
-name, and read one at a time: memory holds the list of names and one
-document, never the sweep.
+A sweep's immediate subdirectories are its runs (a symlinked entry is not
+one: :meth:`SweepSource.scan` says so; dot-entries and plain files are
+skipped), each with ``<run id>/grade.json``, or, graded in place,
+``<run id>/logs/verifier/grade.json`` (:attr:`SweepSource.in_place`). Local
+paths are read with the standard library, other URLs with fsspec (imported
+only then). Runs are listed once, sorted, and read one at a time: memory
+holds the names and one document. docs/sweeps.md.
 """
 
 from __future__ import annotations

@@ -1,29 +1,10 @@
 """The summary of one sweep: rewards, refusals, attempts.
 
-- ``runs`` = ``gradable`` + ``ungradable`` + ``unreadable``.
-- ``reward``: the :class:`~truereward.evaluate.Distribution` of rewards over
-  **gradable runs only** (absent, count 0, when no run is gradable). An
-  ungradable or unreadable run has no reward; it is never counted as 0.
-- ``refusals``: per (code, blame), how many refusals and how many runs carry
-  it; ``blame``: per blame, how many refusals and runs.
-- ``attempts``: how many runs took how many attempts, the total, how many
-  were retried, and how many of those ended gradable.
-- ``schemes``: documents per reward scheme (rewards of different schemes
-  are not the same quantity: look here before reading the distribution).
-- ``unreadable_runs``: the first 20 unreadable runs (by run id) with the
-  reason; ``unreadable`` counts them all.
-- ``retried_runs``: the first 20 retried runs by run id (``attempts.retried``
-  counts them all); ``grader_refused``: the runs that stand refused with every
-  refusal the grader's (the ones ``regrade: grader-refusals`` grades
-  again), and ``grader_refused_runs`` the first 20 of them by run id. The
-  runs named do not depend on the order runs arrive in.
-
-:func:`summarize` is a pure function over an iterable of records (or grade
-documents), in one pass. Memory does not grow with the number of runs: the
-tallies are bounded by the codes, schemes and attempt counts, and the
-reward distribution by the number of distinct reward values (two under
-``gated-binary/1``). :class:`SummaryBuilder` is the same, one record at a
-time (for a flow that summarises as runs are graded).
+:func:`summarize` is a pure function over records (or grade documents), in
+one pass, and :class:`SummaryBuilder` the same one record at a time; the
+reward distribution is over gradable runs only (never a 0 for a refused
+run), and memory does not grow with the number of runs. docs/sweeps.md,
+"Summary", gives every field.
 """
 
 from __future__ import annotations
