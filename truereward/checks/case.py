@@ -36,6 +36,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from ..exceptions import TruerewardError
 from .context import CaseContext, ScoringOptions, clock
 from .model import CaseMeta, CaseOutcome, CheckResult
 from .numbers import judge, round4
@@ -48,7 +49,7 @@ __all__ = ["DEFAULT_OPTIONS", "case_id", "score_case"]
 DEFAULT_OPTIONS = ScoringOptions()
 
 
-class BadCase(ValueError):
+class BadCase(TruerewardError, ValueError):
     """A case field that cannot be read."""
 
 

@@ -30,6 +30,8 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
+from ..exceptions import TruerewardError
+
 __all__ = [
     "CHUNK",
     "MAX_CASE_BYTES",
@@ -301,7 +303,7 @@ class _ArrayReader:
         return error.pos >= len(self.buffer) - _MARGIN
 
 
-class _Broken(Exception):
+class _Broken(TruerewardError):
     """The array cannot be read further."""
 
 

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..exceptions import UnknownName
 from .context import clock
 from .numbers import Ratio, decimal_ratio
 from .registry import BadCheck, CheckType, GaveUp, Warn, check_names, get_check
@@ -138,7 +139,7 @@ def parse_checks(
         said: list[str] = []
         try:
             specs.append(parse_check(check, case, said.append))
-        except BadCheck as error:
+        except (BadCheck, UnknownName) as error:  # a check type that cannot be loaded
             problems.append(f"{_where(position, check)}: {error}")
         for message in said:
             warn(f"{_where(position, check)}: {message}")

@@ -15,6 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .. import safefile
+from ..exceptions import TruerewardError
 from ..strictjson import loads
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ EXIT_PUBLISH_FAILED = 4
 EXIT_INTERNAL = 70
 
 
-class CliError(Exception):
+class CliError(TruerewardError):
     """An error the command reports in one message, with an exit status."""
 
     def __init__(self, message: str, status: int = EXIT_BAD_INPUT) -> None:

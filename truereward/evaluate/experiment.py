@@ -32,6 +32,7 @@ from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import Generic, TypeVar
 
+from ..exceptions import TruerewardError
 from .comparison import Comparison, compare_summaries
 from .dataset import Case, Dataset
 from .errors import NotEvaluated
@@ -52,7 +53,7 @@ class ErrorPolicy(StrEnum):
     FAIL_FAST = "fail_fast"
 
 
-class _Stop(Exception):
+class _Stop(TruerewardError):
     """A fail_fast case failed: stop the run (internal)."""
 
 

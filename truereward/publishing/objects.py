@@ -101,6 +101,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Protocol
 
 from ..document import GradeDocument
+from ..exceptions import TruerewardError
 from ..files import GRADE, NAMES, REWARD_FILES, render
 from .decide import Decision, sha256_hex
 from .errors import PublishConflict, PublishError
@@ -123,7 +124,7 @@ _MD5 = re.compile(r"^[0-9a-f]{32}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
-class PreconditionFailed(Exception):
+class PreconditionFailed(TruerewardError):
     """A conditional write or delete was refused by the store."""
 
 
@@ -246,7 +247,7 @@ def _repair(
 LOOKS = 3
 
 
-class _LookAgain(Exception):
+class _LookAgain(TruerewardError):
     """The store refused what the listing implied: list again (step 1)."""
 
 

@@ -48,6 +48,7 @@ from typing import Any
 
 from ..cases import CaseResult, Observation
 from ..codes import Ungradable
+from ..exceptions import TruerewardError
 from ..jsonvalues import MISSING as _MISSING
 from ..jsonvalues import json_equal, json_pointer
 from ..strictjson import StrictJSONError, loads
@@ -60,7 +61,7 @@ __all__ = ["READER", "StateReader", "json_equal", "json_pointer"]
 _KEYS = {"path", "exists", "text", "contains", "sha256", "json"}
 
 
-class InvalidExpectation(ValueError):
+class InvalidExpectation(TruerewardError, ValueError):
     """The case's options are not a valid expectation."""
 
 

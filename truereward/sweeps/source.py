@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from .. import safefile, urls
+from ..exceptions import TruerewardError
 from .parse import parse_grade
 from .record import RunRecord
 
@@ -46,7 +47,7 @@ IN_PLACE = "logs/verifier"
 MAX_GRADE_BYTES = safefile.LIMIT
 
 
-class SweepNotFound(Exception):
+class SweepNotFound(TruerewardError):
     """The sweep location does not exist, is not a directory, or cannot be
     listed. The message names it."""
 
