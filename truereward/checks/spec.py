@@ -20,14 +20,13 @@ A case without checks (absent, ``null``, ``[]``...) gets :data:`DEFAULT_CHECK`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..exceptions import UnknownName
 from .context import clock
-from .numbers import Ratio, decimal_ratio
+from .numbers import Ratio, decimal_ratio, lenient_float
 from .registry import BadCheck, CheckType, GaveUp, Warn, check_names, get_check
 
 __all__ = ["DEFAULT_CHECK", "BadCheck", "CheckSpec", "parse_checks"]
@@ -49,28 +48,7 @@ class CheckSpec:
 
 
 def _min(check: Mapping[str, Any], warn: Warn) -> float:
-    raw = check.get("min", 1.0)
-    kind = type(raw)
-    if (kind is float or kind is int) and 0 <= raw <= 1:
-        return float(raw)
-    if isinstance(raw, bool):
-        warn(f"min {raw!r} is a boolean; read as {float(raw)}")
-        value = float(raw)
-    elif isinstance(raw, int | float):
-        try:
-            value = float(raw)
-        except OverflowError:
-            raise BadCheck(f"min: {raw} is too large") from None
-    elif isinstance(raw, str):
-        try:
-            value = float(raw)
-        except ValueError:
-            raise BadCheck(f"min: a number, got {raw!r}") from None
-        warn(f"min {raw!r} is a string; read as {value!r}")
-    else:
-        raise BadCheck(f"min: a number, got {raw!r}")
-    if not math.isfinite(value):
-        raise BadCheck(f"min: a finite number, got {raw!r}")
+    value = lenient_float(check.get("min", 1.0), "min", warn, BadCheck)
     if value > 1:
         warn(f"min {value!r} is above 1: the check can never pass")
     elif value < 0:
