@@ -11,8 +11,11 @@ at most that many bytes too. Each refusal is exit 2 naming the file and why.
 
 from __future__ import annotations
 
+import argparse
+import math
 import sys
-from typing import TYPE_CHECKING, Any, BinaryIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from .. import safefile
 from ..exceptions import TruerewardError
@@ -31,10 +34,13 @@ __all__ = [
     "CliError",
     "load_case_set",
     "load_rows",
+    "number",
     "read_bytes",
     "read_stream",
     "refused_file",
 ]
+
+N = TypeVar("N", int, float)
 
 #: Success.
 EXIT_OK = 0
@@ -57,6 +63,38 @@ class CliError(TruerewardError):
     def __init__(self, message: str, status: int = EXIT_BAD_INPUT) -> None:
         super().__init__(message)
         self.status = status
+
+
+def number(
+    kind: type[N], *, least: N | None = None, most: N | None = None, positive: bool = False
+) -> Callable[[str], N]:
+    """The argparse ``type`` of every numeric option: the text as a finite
+    ``kind`` (``int`` or ``float``) from ``least`` to ``most``, above 0 when
+    ``positive``; otherwise ``ArgumentTypeError`` saying what is expected and
+    what was given."""
+    if positive:
+        bounds = " > 0"
+    elif least is not None:
+        bounds = f" from {least:g} to {most:g}" if most is not None else f" >= {least:g}"
+    else:
+        bounds = "" if most is None else f" <= {most:g}"
+    expected = ("a whole number" if kind is int else "a finite number") + bounds
+
+    def parse(text: str) -> N:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{expected}, got {text!r}") from None
+        if (
+            not math.isfinite(value)
+            or (least is not None and value < least)
+            or (most is not None and value > most)
+            or (positive and value <= 0)
+        ):
+            raise argparse.ArgumentTypeError(f"{expected}, got {text!r}")
+        return value
+
+    return parse
 
 
 def read_bytes(path: str, *, limit: int = safefile.LIMIT) -> bytes:
