@@ -83,16 +83,14 @@ its declared totals say.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..bounded import MAX_ITEMS
-from ..cases import CaseResult, RerunVerdict
+from ..cases import RerunVerdict
 from ..codes import Ungradable
 from ..safefile import CHUNK
-from ..taskspec import TaskSpec
-from .evidence import Evidence, Readable
+from .evidence import Readable
 from .matching import (
     KEEP_ALL,
     EntryBudget,
@@ -101,14 +99,13 @@ from .matching import (
     key_filter,
     pytest_node_id_parts,
     suffix_related,
-    trimmed_fallback,
 )
-from .outcomes import MAX_NAME, Outcome, TestOutcome, rows_for
+from .outcomes import MAX_NAME, Outcome, TestOutcome
+from .reportreader import ReportReader
 
 __all__ = [
     "MAX_MARKUP",
     "READER",
-    "JUnitReader",
     "JUnitReport",
     "parse_junit",
     "pytest_node_id_parts",
@@ -526,26 +523,5 @@ def matcher(index: EntryIndex) -> Matcher:
     return match
 
 
-class JUnitReader:
-    """JUnit XML reports."""
-
-    name = "junit"
-    default_evidence = "logs/verifier/junit.xml"
-
-    def read(
-        self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
-    ) -> list[CaseResult]:
-        where = evidence.describe()
-        with evidence.open() as stream:
-            report = read_junit(stream, where, [case.id for case in spec.cases])
-        return rows_for(
-            spec,
-            report.entries,
-            trimmed_fallback(matcher, report.entries),
-            source=where,
-            passed_reruns=True,  # pytest-rerunfailures writes a rerun as a bare <testcase>
-            unnamed=report.nameless,
-        )
-
-
-READER = JUnitReader()
+# pytest-rerunfailures writes a rerun as a bare <testcase>: passed_reruns.
+READER = ReportReader("junit", "logs/verifier/junit.xml", read_junit, matcher, passed_reruns=True)
