@@ -202,8 +202,7 @@ def _spares_evidence(document: GradeDocument, url: str, local: str | None) -> No
             mine for mine in ours if any(safefile.same_file(mine, path) for path in read)
         )
     else:
-        base = url.rstrip("/")
-        mapped = {f"{base}/{name}" for name in names}
+        mapped = {urls.join(url, name) for name in names}
         clash = sorted({item.path for item in document.evidence} & mapped)
     if clash:
         raise PublishError(

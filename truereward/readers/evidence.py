@@ -165,7 +165,7 @@ class Evidence:
         if self.root is None:
             return where
         root = urls.path_or_url(self.root)
-        base = root.rstrip("/") + "/"
+        base = urls.join(root, "")
         return where[len(base) :] if where.startswith(base) else where
 
     def _shown(self, relative: str | None) -> str:

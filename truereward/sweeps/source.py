@@ -83,7 +83,7 @@ class SweepSource:
             self._fs, self._root = url_to_fs(self.url, **self._storage_options)
         except (ValueError, ImportError, OSError) as error:
             raise SweepNotFound(f"{self.url}: {error}") from None
-        self._root = self._root.rstrip("/")
+        self._root = urls.join(self._root)
 
     def run_names(self) -> list[str]:
         """The run ids (subdirectory names), sorted. :class:`SweepNotFound`
@@ -164,7 +164,7 @@ class SweepSource:
         from ..fetch import fetch
 
         try:
-            size, data = fetch(self._fs, f"{self._root}/{relative}", MAX_GRADE_BYTES)
+            size, data = fetch(self._fs, urls.join(self._root, relative), MAX_GRADE_BYTES)
         except IsADirectoryError:
             raise FileNotFoundError(relative) from None
         if data is None:
