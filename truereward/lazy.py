@@ -15,6 +15,7 @@ cached in the package namespace, so the lookup runs once per name.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from importlib import import_module
 from typing import Any
@@ -26,10 +27,21 @@ def lazy_names(
     package: str,
     table: Mapping[str, str | tuple[str, str]],
     namespace: dict[str, Any],
+    renamed: Mapping[str, str] | None = None,
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``(__getattr__, __dir__)`` for ``package`` over ``table``."""
+    """``(__getattr__, __dir__)`` for ``package`` over ``table``. ``renamed``
+    maps an old public name to its new one: the old name still gives the
+    object, with a ``DeprecationWarning`` each time, and is not listed."""
 
     def __getattr__(name: str) -> Any:
+        if renamed and name in renamed:
+            new = renamed[name]
+            warnings.warn(
+                f"{package}.{name} is deprecated; use {package}.{new}",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return __getattr__(new) if new not in namespace else namespace[new]
         try:
             where = table[name]
         except KeyError:

@@ -38,7 +38,7 @@ from typing import Any
 from ..exceptions import TruerewardError
 from .context import CaseContext, ScoringOptions, clock
 from .model import CaseMeta, CaseOutcome, CheckResult
-from .numbers import judge, lenient_float, round4
+from .numbers import lenient_float, reaches_min, round4
 from .registry import BadCheck, GaveUp
 from .spec import CheckSpec, parse_checks
 from .text import stringify
@@ -113,7 +113,7 @@ def run_checks(specs: list[CheckSpec], context: CaseContext) -> tuple[CheckResul
             measured = spec.kind.measure(spec.params, context)
         except GaveUp as gave_up:
             raise GaveUp(f"checks[{position}] ({spec.kind.name}): gave up: {gave_up}") from None
-        passed, reported = judge(measured.value, measured.exact, spec.min_exact)
+        passed, reported = reaches_min(measured.value, measured.exact, spec.min_exact)
         results.append(
             CheckResult(
                 spec.kind.name,

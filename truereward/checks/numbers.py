@@ -26,8 +26,8 @@ __all__ = [
     "Ratio",
     "RunningSum",
     "decimal_ratio",
-    "judge",
     "lenient_float",
+    "reaches_min",
     "report_units",
     "round4",
     "round_places",
@@ -98,7 +98,7 @@ def decimal_ratio(value: float) -> Ratio:
     return exact.numerator, exact.denominator
 
 
-def judge(value: float, exact: Ratio, minimum: Ratio) -> tuple[bool, float]:
+def reaches_min(value: float, exact: Ratio, minimum: Ratio) -> tuple[bool, float]:
     """A check's verdict and reported score, from its score as a float
     (``value``) and as an exact ratio, and its threshold as an exact ratio.
 

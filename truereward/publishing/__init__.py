@@ -32,8 +32,9 @@ from typing import TYPE_CHECKING, Any
 
 from .. import safefile, urls
 from ..document import MAX_DOCUMENT_BYTES, GradeDocument
+from ..lazy import lazy_names
 from ..target import Target
-from .decide import Decision
+from .decide import PublishDecision
 from .errors import BadStorageOptions, PublishConflict, PublishError
 from .result import PublishResult
 
@@ -42,8 +43,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BadStorageOptions",
-    "Decision",
     "PublishConflict",
+    "PublishDecision",
     "PublishError",
     "PublishResult",
     "Target",
@@ -51,6 +52,9 @@ __all__ = [
     "open_store",
     "publish",
 ]
+
+# Renamed so that each name means one thing across the package.
+__getattr__ = lazy_names(__name__, {}, globals(), {"Decision": "PublishDecision"})[0]
 
 _DIGEST = re.compile(r"^\"?([0-9a-fA-F]{64}|[0-9a-fA-F]{32})\"?$")
 
@@ -151,7 +155,7 @@ def publish(
     store = open_store(resolved)
     kept = _keep(store, replaces) if keep_replaced and replaces is not None else None
     result = publish_objects(document, store, replaces=replaces, listing=listing, settle=settle)
-    if kept is not None and result.decision is Decision.REPLACE:
+    if kept is not None and result.decision is PublishDecision.REPLACE:
         return dataclasses.replace(result, kept=kept)
     return result
 
