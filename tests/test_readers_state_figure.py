@@ -291,16 +291,17 @@ def test_a_json_array_of_figures_needs_a_figure(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "options",
+    ("options", "field"),
     [
-        {"figure": "x", "direction": "up", "threshold": 1},
-        {"figure": "x", "direction": "lower_is_better", "threshold": "1"},
-        {"figure": "x", "direction": "lower_is_better", "threshold": True},
-        {"figure": "x", "direction": "lower_is_better"},
-        {"figure": 3, "direction": "lower_is_better", "threshold": 1},
-        {"figure": "x", "direction": "lower_is_better", "threshold": 1, "unit": "ms"},
+        ({"figure": "x", "direction": "up", "threshold": 1}, "direction: "),
+        ({"figure": "x", "direction": "lower_is_better", "threshold": "1"}, "threshold: "),
+        ({"figure": "x", "direction": "lower_is_better", "threshold": True}, "threshold: "),
+        ({"figure": "x", "direction": "lower_is_better"}, "threshold: "),
+        ({"figure": 3, "direction": "lower_is_better", "threshold": 1}, "figure: "),
+        ({"figure": "x", "direction": "lower_is_better", "threshold": 1, "unit": "ms"}, "unit: "),
     ],
 )
-def test_invalid_figure_options_are_case_invalid(figures, options):
+def test_invalid_figure_options_are_case_invalid(figures, options, field):
     (row,) = read("figure", figures, spec(("c", "fail_to_pass", options)))
     assert row.code == "CASE_INVALID"
+    assert field in row.why

@@ -35,13 +35,11 @@ def lazy_names(
 
     def __getattr__(name: str) -> Any:
         if renamed and name in renamed:
-            new = renamed[name]
-            warnings.warn(
-                f"{package}.{name} is deprecated; use {package}.{new}",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            return __getattr__(new) if new not in namespace else namespace[new]
+            message = f"{package}.{name} is deprecated; use {package}.{renamed[name]}"
+            warnings.warn(message, DeprecationWarning, stacklevel=2)
+            name = renamed[name]
+            if name in namespace:
+                return namespace[name]
         try:
             where = table[name]
         except KeyError:

@@ -72,25 +72,19 @@ def number(
     ``kind`` (``int`` or ``float``) from ``least`` to ``most``, above 0 when
     ``positive``; otherwise ``ArgumentTypeError`` saying what is expected and
     what was given."""
-    if positive:
-        bounds = " > 0"
-    elif least is not None:
-        bounds = f" from {least:g} to {most:g}" if most is not None else f" >= {least:g}"
-    else:
-        bounds = "" if most is None else f" <= {most:g}"
+    bounds = " > 0" if positive else f" >= {least:g}" if least is not None else ""
+    if least is not None and most is not None:
+        bounds = f" from {least:g} to {most:g}"
     expected = ("a whole number" if kind is int else "a finite number") + bounds
 
     def parse(text: str) -> N:
         try:
             value = kind(text)
+            if not math.isfinite(value) or (positive and value <= 0):
+                raise ValueError
         except ValueError:
             raise argparse.ArgumentTypeError(f"{expected}, got {text!r}") from None
-        if (
-            not math.isfinite(value)
-            or (least is not None and value < least)
-            or (most is not None and value > most)
-            or (positive and value <= 0)
-        ):
+        if (least is not None and value < least) or (most is not None and value > most):
             raise argparse.ArgumentTypeError(f"{expected}, got {text!r}")
         return value
 

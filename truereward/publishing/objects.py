@@ -174,11 +174,8 @@ def _decide(
     """The decision, the ETag to replace, and the published grade's sha256
     when it had to be read."""
     if listed is None:
-        return (
-            (PublishDecision.CREATE if replaces is None else PublishDecision.CONFLICT),
-            None,
-            None,
-        )
+        decision = PublishDecision.CREATE if replaces is None else PublishDecision.CONFLICT
+        return decision, None, None
     if listed == md5_hex(ours):
         return PublishDecision.SAME, listed, None
     wanted = None if replaces is None else replaces.lower().strip('"')
@@ -241,11 +238,7 @@ def _repair(
             store.put(name, bodies[name], digest)
             written.append(name)
     return PublishResult(
-        store.location,
-        sha256_hex(bodies[GRADE]),
-        PublishDecision.SAME,
-        tuple(written),
-        tuple(removed),
+        store.location, digest, PublishDecision.SAME, tuple(written), tuple(removed)
     )
 
 

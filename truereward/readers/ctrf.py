@@ -105,7 +105,7 @@ from .matching import (
     names_a_file,
 )
 from .outcomes import MAX_NAME, Outcome, TestOutcome, strip_parameters
-from .reportreader import ReportReader
+from .reportreader import ParsedReport, ReportReader
 
 __all__ = ["READER", "CtrfReport", "parse_ctrf", "read_ctrf", "wanted_keys"]
 
@@ -119,17 +119,12 @@ _SKIP_TUPLE = re.compile(rf"\({_QUOTED}, \d+, {_QUOTED}\)", re.DOTALL)
 
 
 @dataclass(frozen=True)
-class CtrfReport:
-    """A parsed CTRF report: its entries (those a declared case can match,
-    when the parse was given the case ids), whether it is a legacy shape, the
-    tool that wrote it, how many tests it lists and how many of them have
-    no name."""
+class CtrfReport(ParsedReport):
+    """A parsed CTRF report (:class:`ParsedReport`), with whether it is a
+    legacy shape and the tool that wrote it."""
 
-    entries: list[TestOutcome]
-    legacy: bool
-    tool: str
-    tests: int = 0
-    nameless: int = 0
+    legacy: bool = False
+    tool: str = ""
 
 
 def _malformed(where: str, why: str) -> Ungradable:

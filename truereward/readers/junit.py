@@ -84,7 +84,6 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from ..bounded import MAX_ITEMS
 from ..cases import RerunVerdict
@@ -101,12 +100,11 @@ from .matching import (
     suffix_related,
 )
 from .outcomes import MAX_NAME, Outcome, TestOutcome
-from .reportreader import ReportReader
+from .reportreader import ParsedReport, ReportReader
 
 __all__ = [
     "MAX_MARKUP",
     "READER",
-    "JUnitReport",
     "parse_junit",
     "pytest_node_id_parts",
     "read_junit",
@@ -126,18 +124,6 @@ _RERUNS_KEPT = MAX_ITEMS - 1
 #: The longest tag (with its attributes), comment or processing instruction
 #: read: the parser holds one whole before it reports it.
 MAX_MARKUP = 4 << 20
-
-
-@dataclass(frozen=True)
-class JUnitReport:
-    """A parsed JUnit report: one entry per named ``<testcase>`` (those a
-    declared case can match, when the parse was given the case ids);
-    ``tests`` counts every ``<testcase>``, ``nameless`` those without a
-    name."""
-
-    entries: list[TestOutcome]
-    tests: int = 0
-    nameless: int = 0
 
 
 def _malformed(where: str, why: str) -> Ungradable:
@@ -397,7 +383,7 @@ def read_junit(
     stream: Readable,
     where: str = "junit report",
     case_ids: Sequence[str] | None = None,
-) -> JUnitReport:
+) -> ParsedReport:
     """Parse JUnit XML as it is read from ``stream``, keeping the cases
     that one of ``case_ids`` can match (every named case without them;
     the first :data:`~truereward.readers.matching.KEEP_ALL` in any case);
@@ -472,10 +458,10 @@ def read_junit(
             "declared case and nothing shows which tests ran",
         )
     entries = [entry for entry in target.entries if entry is not None]
-    return JUnitReport(entries=entries, tests=target.tests, nameless=target.nameless)
+    return ParsedReport(entries=entries, tests=target.tests, nameless=target.nameless)
 
 
-def parse_junit(data: bytes, where: str = "junit report") -> JUnitReport:
+def parse_junit(data: bytes, where: str = "junit report") -> ParsedReport:
     """Parse JUnit XML bytes, every named case kept (:func:`read_junit`)."""
     return read_junit(io.BytesIO(data), where)
 

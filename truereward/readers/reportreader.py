@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from ..cases import CaseResult
 from ..taskspec import TaskSpec
@@ -13,15 +13,18 @@ from .evidence import Evidence, Readable
 from .matching import EntryIndex, Matcher, trimmed_fallback
 from .outcomes import TestOutcome, rows_for
 
-__all__ = ["ReportReader"]
+__all__ = ["ParsedReport", "ReportReader"]
 
 
-class _Parsed(Protocol):
-    @property
-    def entries(self) -> list[TestOutcome]: ...
+@dataclass(frozen=True)
+class ParsedReport:
+    """A parsed test report: its entries (those a declared case can match,
+    when the parse was given the case ids), how many tests it lists and how
+    many of them have no name."""
 
-    @property
-    def nameless(self) -> int: ...
+    entries: list[TestOutcome]
+    tests: int = 0
+    nameless: int = 0
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,7 @@ class ReportReader:
 
     name: str
     default_evidence: str
-    parse: Callable[[Readable, str, Sequence[str] | None], _Parsed]
+    parse: Callable[[Readable, str, Sequence[str] | None], ParsedReport]
     matcher: Callable[[EntryIndex], Matcher]
     passed_reruns: bool = False
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -60,6 +60,9 @@ from .evidence import Evidence
 from .outcomes import case_invalid
 
 __all__ = ["READER", "StateReader", "json_equal", "json_pointer"]
+
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class InvalidExpectation(TruerewardError, ValueError):
@@ -112,11 +115,11 @@ class _Expectation(BaseModel):
         return [contains] if isinstance(contains, str) else contains
 
 
-def _check_options(options: Mapping[str, Any]) -> None:
-    """``InvalidExpectation`` naming the field when ``options`` is not an
-    expectation."""
+def checked(shape: type[M], options: Mapping[str, Any]) -> M:
+    """A case's ``options`` read as the model ``shape``;
+    ``InvalidExpectation`` naming the field when they are not one."""
     try:
-        _Expectation.model_validate(options)
+        return shape.model_validate(options)
     except ValidationError as error:
         raise InvalidExpectation(describe(error, limit=3)) from None
 
@@ -195,7 +198,7 @@ class StateReader:
 
     def _row(self, evidence: Evidence, case: CaseSpec) -> CaseResult:
         try:
-            _check_options(case.options)
+            checked(_Expectation, case.options)
         except InvalidExpectation as error:
             return case_invalid(case, f"options: {error}")
         path = str(case.options["path"])
