@@ -3,10 +3,9 @@ record a finished task run's state holds in memory."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from prefect.client.schemas.objects import State
+from prefect.client.schemas.objects import State
 
 try:
     from prefect._internal.result_records import ResultRecord as _Record
