@@ -352,7 +352,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from pydantic import ValidationError
 
-    from truereward.errors import describe
+    from truereward.validation import describe
 
     try:
         request = _request(args)

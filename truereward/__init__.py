@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .codes import Blame, Ungradable
     from .ctrfreport import ctrf
     from .document import GradeDocument, RunInfo, grade_document
+    from .exceptions import TruerewardError
     from .folding import Fold, fold
     from .publishing import PublishConflict, PublishError, PublishResult, publish
     from .readers import grade_evidence, read
@@ -40,6 +41,7 @@ _LAZY = {
     "GradeDocument": ("document", "GradeDocument"),
     "RunInfo": ("document", "RunInfo"),
     "grade_document": ("document", "grade_document"),
+    "TruerewardError": ("exceptions", "TruerewardError"),
     "Fold": ("folding", "Fold"),
     "fold": ("folding", "fold"),
     "PublishConflict": ("publishing", "PublishConflict"),
@@ -81,6 +83,7 @@ __all__ = [
     "RunInfo",
     "Target",
     "TaskSpec",
+    "TruerewardError",
     "Ungradable",
     "__version__",
     "ctrf",

@@ -244,8 +244,7 @@ class CaseResult(BaseModel):
         if verdict == UNGRADABLE:
             if not code:
                 raise ValueError("an ungradable case needs a refusal code")
-            if not codes.known(code):
-                raise ValueError(str(codes.UnknownCode(code)))
+            codes.lookup(code)  # UnknownName, a ValueError naming the known codes
         elif code:
             raise ValueError(
                 f"only an ungradable case carries a code (verdict is {verdict!r}, code is {code!r})"

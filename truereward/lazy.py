@@ -13,6 +13,7 @@ it is cached in the package namespace, so each lookup runs once.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from importlib import import_module
 from typing import Any
@@ -24,10 +25,19 @@ def lazy_names(
     package: str,
     table: Mapping[str, str | tuple[str, str]],
     namespace: dict[str, Any],
+    renamed: Mapping[str, str] | None = None,
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``(__getattr__, __dir__)`` for ``package`` over ``table``."""
+    """``(__getattr__, __dir__)`` for ``package`` over ``table``. ``renamed``
+    maps an old public name to its new one: the old name still gives the
+    object, with a ``DeprecationWarning`` each time, and is not listed."""
 
     def __getattr__(name: str) -> Any:
+        if renamed and name in renamed:
+            message = f"{package}.{name} is deprecated; use {package}.{renamed[name]}"
+            warnings.warn(message, DeprecationWarning, stacklevel=2)
+            name = renamed[name]
+            if name in namespace:
+                return namespace[name]
         try:
             where = table[name]
         except KeyError:

@@ -13,6 +13,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from . import codes
+from .exceptions import UnknownName
 
 __all__ = ["Refusal", "from_ungradable", "refusal", "sort_key"]
 
@@ -33,12 +34,12 @@ class Refusal(BaseModel):
         declaration; False for a code this process does not know)."""
         try:
             return codes.lookup(self.code).retry
-        except codes.UnknownCode:
+        except UnknownName:
             return False
 
 
 def refusal(code: str, why: str, case: str | None = None) -> Refusal:
-    """A refusal under ``code`` (:class:`~truereward.codes.UnknownCode` if no
+    """A refusal under ``code`` (:class:`~truereward.exceptions.UnknownName` if no
     one declared it), with the code's blame."""
     info = codes.lookup(code)
     return Refusal.model_validate({"code": code, "blame": info.blame, "why": why, "case": case})

@@ -18,6 +18,8 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from .exceptions import TruerewardError
+
 __all__ = [
     "CHUNK",
     "LIMIT",
@@ -44,7 +46,7 @@ _KINDS = (
 )
 
 
-class NotAFile(OSError):
+class NotAFile(TruerewardError, OSError):
     """The path is not a regular file: ``kind`` says what it is (``a
     symlink``, ``a directory``, ``a FIFO``, ``a character device``...)."""
 
@@ -53,7 +55,7 @@ class NotAFile(OSError):
         self.kind = kind
 
 
-class TooLarge(OSError):
+class TooLarge(TruerewardError, OSError):
     """The file is larger than the limit it was read under."""
 
     def __init__(self, path: str, size: int, limit: int) -> None:

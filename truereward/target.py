@@ -12,7 +12,6 @@ reads itself. docs/scale.md, "On object storage".
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
@@ -112,6 +111,4 @@ class Target(BaseModel):
         single path segment (a run id, a sweep name): ``ValueError`` if not."""
         for segment in segments:
             check_segment(segment)
-        base = self.url.rstrip("/") if self.url.rstrip("/") else self.url
-        joined = "/".join([base, *segments]) if base else os.path.join(*segments)
-        return self.model_copy(update={"url": joined})
+        return self.model_copy(update={"url": urls.join(self.url, *segments)})

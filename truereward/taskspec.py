@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, model_validator
 
 from .cases import CaseId, Kind, case_set_problem
+from .exceptions import TruerewardError
 from .scoring import Scoring, ScoringSpec, resolve
 from .strictjson import MAX_DEPTH, StrictJSONError, check_depth, loads
 
@@ -30,7 +31,7 @@ __all__ = ["MAX_SPEC_BYTES", "CaseSpec", "TaskSpec", "TaskSpecError"]
 MAX_SPEC_BYTES = 16 << 20
 
 
-class TaskSpecError(ValueError):
+class TaskSpecError(TruerewardError, ValueError):
     """A task spec that cannot be loaded; the message names the file and field."""
 
 
@@ -116,7 +117,7 @@ class TaskSpec(BaseModel):
         instance. :class:`TaskSpecError` naming the field otherwise."""
         from pydantic import ValidationError
 
-        from .errors import describe
+        from .validation import describe
 
         if isinstance(value, TaskSpec):
             return value

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .ctrfreport import ctrf
 from .document import GradeDocument
+from .exceptions import TruerewardError
 from .files import (
     CTRF,
     GRADE,
@@ -87,7 +88,7 @@ class RewardWithoutGrade(Unreadable):
         )
 
 
-class NotOurs(Exception):
+class NotOurs(TruerewardError):
     """Something stands under one of our names that is not a file we could
     have written (a directory, a FIFO, a symlink, an unreadable file)."""
 

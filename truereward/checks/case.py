@@ -10,13 +10,13 @@ docs/checks.md, "Case files", gives each field's rule.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
+from ..exceptions import TruerewardError
 from .context import CaseContext, ScoringOptions, clock
 from .model import CaseMeta, CaseOutcome, CheckResult
-from .numbers import judge, round4
+from .numbers import lenient_float, reaches_min, round4
 from .registry import BadCheck, GaveUp
 from .spec import CheckSpec, parse_checks
 from .text import stringify
@@ -26,7 +26,7 @@ __all__ = ["DEFAULT_OPTIONS", "case_id", "score_case"]
 DEFAULT_OPTIONS = ScoringOptions()
 
 
-class BadCase(ValueError):
+class BadCase(TruerewardError, ValueError):
     """A case field that cannot be read."""
 
 
@@ -50,32 +50,7 @@ def _text(case: Mapping[str, Any], name: str, alias: str) -> str:
 
 
 def _number(case: Mapping[str, Any], meta: Mapping[str, Any], name: str, warn: Any) -> float:
-    raw = case[name] if name in case else meta.get(name, 0)
-    kind = type(raw)
-    if kind is float:
-        if math.isfinite(raw):
-            fast: float = raw
-            return fast
-        raise BadCase(f"{name}: a finite number, got {raw!r}")
-    if isinstance(raw, bool):
-        warn(f"{name} {raw!r} is a boolean; read as {float(raw)}")
-        value = float(raw)
-    elif isinstance(raw, int | float):  # int, or a float subclass
-        try:
-            value = float(raw)
-        except OverflowError:
-            raise BadCase(f"{name}: {raw} is too large") from None
-    elif isinstance(raw, str):
-        try:
-            value = float(raw)
-        except ValueError:
-            raise BadCase(f"{name}: a number, got {raw!r}") from None
-        warn(f"{name} {raw!r} is a string; read as {value!r}")
-    else:
-        raise BadCase(f"{name}: a number, got {raw!r}")
-    if not math.isfinite(value):
-        raise BadCase(f"{name}: a finite number, got {raw!r}")
-    return value
+    return lenient_float(case[name] if name in case else meta.get(name, 0), name, warn, BadCase)
 
 
 def _tags(case: Mapping[str, Any], warn: Any) -> tuple[Any, ...]:
@@ -116,7 +91,7 @@ def run_checks(specs: list[CheckSpec], context: CaseContext) -> tuple[CheckResul
             measured = spec.kind.measure(spec.params, context)
         except GaveUp as gave_up:
             raise GaveUp(f"checks[{position}] ({spec.kind.name}): gave up: {gave_up}") from None
-        passed, reported = judge(measured.value, measured.exact, spec.min_exact)
+        passed, reported = reaches_min(measured.value, measured.exact, spec.min_exact)
         results.append(
             CheckResult(
                 spec.kind.name,

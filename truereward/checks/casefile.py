@@ -18,6 +18,8 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
+from ..exceptions import TruerewardError
+
 __all__ = [
     "CHUNK",
     "MAX_CASE_BYTES",
@@ -289,7 +291,7 @@ class _ArrayReader:
         return error.pos >= len(self.buffer) - _MARGIN
 
 
-class _Broken(Exception):
+class _Broken(TruerewardError):
     """The array cannot be read further."""
 
 

@@ -18,8 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..errors import describe
+from ..exceptions import TruerewardError
 from ..strictjson import StrictJSONError, loads
+from ..validation import describe
 
 __all__ = [
     "BadResults",
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 
-class BadResults(ValueError):
+class BadResults(TruerewardError, ValueError):
     """A result file that cannot be compared; the message names the file,
     the case and the field."""
 

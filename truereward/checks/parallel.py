@@ -24,6 +24,8 @@ from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
+from ..exceptions import TruerewardError
+
 __all__ = ["OrderedMap", "WorkerDied", "available_cores", "process_context", "start_method"]
 
 T = TypeVar("T")
@@ -62,7 +64,7 @@ def process_context(method: str | None = None) -> Any:
     return _context(method or start_method())
 
 
-class WorkerDied(Exception):
+class WorkerDied(TruerewardError):
     """A worker process ended without handing back its result (killed by a
     signal, the out-of-memory killer's included, or exited). ``exitcode``
     is the process's (negative: the signal), None when unknown."""

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..exceptions import TruerewardError
 from ..registry import Registry, named
 from .context import CaseContext
 from .model import Measurement
@@ -38,11 +39,11 @@ __all__ = [
 Warn = Callable[[str], None]
 
 
-class BadCheck(ValueError):
+class BadCheck(TruerewardError, ValueError):
     """A check that cannot be run. The message names the parameter."""
 
 
-class GaveUp(Exception):
+class GaveUp(TruerewardError):
     """A check that could not decide within the grader's bounds (a regular
     expression that ran out of time on this output). Raised by ``measure``;
     the case is then not scored (an error of the case, score ``None``,
@@ -70,7 +71,6 @@ _TYPES: Registry[CheckType] = Registry(
     "check type",
     ENTRY_POINT_GROUP,
     check=named("check type", CheckType),
-    missing=lambda _, message: BadCheck(message),
 )
 
 

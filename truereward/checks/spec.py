@@ -11,13 +11,13 @@ gets :data:`DEFAULT_CHECK`. docs/checks.md, "Migration from ai-eval-forge".
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..exceptions import UnknownName
 from .context import clock
-from .numbers import Ratio, decimal_ratio
+from .numbers import Ratio, decimal_ratio, lenient_float
 from .registry import BadCheck, CheckType, GaveUp, Warn, check_names, get_check
 
 __all__ = ["DEFAULT_CHECK", "BadCheck", "CheckSpec", "parse_checks"]
@@ -39,28 +39,7 @@ class CheckSpec:
 
 
 def _min(check: Mapping[str, Any], warn: Warn) -> float:
-    raw = check.get("min", 1.0)
-    kind = type(raw)
-    if (kind is float or kind is int) and 0 <= raw <= 1:
-        return float(raw)
-    if isinstance(raw, bool):
-        warn(f"min {raw!r} is a boolean; read as {float(raw)}")
-        value = float(raw)
-    elif isinstance(raw, int | float):
-        try:
-            value = float(raw)
-        except OverflowError:
-            raise BadCheck(f"min: {raw} is too large") from None
-    elif isinstance(raw, str):
-        try:
-            value = float(raw)
-        except ValueError:
-            raise BadCheck(f"min: a number, got {raw!r}") from None
-        warn(f"min {raw!r} is a string; read as {value!r}")
-    else:
-        raise BadCheck(f"min: a number, got {raw!r}")
-    if not math.isfinite(value):
-        raise BadCheck(f"min: a finite number, got {raw!r}")
+    value = lenient_float(check.get("min", 1.0), "min", warn, BadCheck)
     if value > 1:
         warn(f"min {value!r} is above 1: the check can never pass")
     elif value < 0:
@@ -129,7 +108,7 @@ def parse_checks(
         said: list[str] = []
         try:
             specs.append(parse_check(check, case, said.append))
-        except BadCheck as error:
+        except (BadCheck, UnknownName) as error:  # a check type that cannot be loaded
             problems.append(f"{_where(position, check)}: {error}")
         for message in said:
             warn(f"{_where(position, check)}: {message}")

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..strictjson import StrictJSONError, loads
-from .common import EXIT_FAILED, EXIT_OK, CliError
+from .common import EXIT_FAILED, EXIT_OK, CliError, number
 
 if TYPE_CHECKING:
     from ..sweeps.record import RunRecord
@@ -101,7 +101,7 @@ def register(subparsers: Any) -> None:
     )
     report.add_argument(
         "--limit",
-        type=_positive,
+        type=number(int, least=1),
         default=50,
         metavar="N",
         help="rows of each list shown at most; the rest are counted (default: 50)",
@@ -154,16 +154,6 @@ def _reading_options(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="an fsspec storage option (VALUE is JSON when it parses, else a string)",
     )
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
-    return value
 
 
 def storage_options(pairs: list[str]) -> dict[str, Any]:

@@ -92,7 +92,7 @@ class Trajectory(BaseModel):
 def parse(data: bytes, where: str) -> Trajectory:
     """The trajectory in ``data`` (named ``where`` in the refusal), or
     ``TRAJECTORY_MALFORMED``."""
-    from ..errors import describe
+    from ..validation import describe
 
     try:
         document = loads(data)

@@ -19,11 +19,12 @@ from pydantic import ValidationError
 
 from ..cases import CaseResult
 from ..codes import Ungradable
-from ..errors import describe
+from ..exceptions import UnknownName
 from ..taskspec import CaseSpec
+from ..validation import describe
 from .context import Context
 from .kind import Failure, Needs, Outcome
-from .registry import UnknownCriterion, get_criterion
+from .registry import get_criterion
 
 __all__ = ["MAX_WHY", "grade_case"]
 
@@ -63,7 +64,7 @@ def grade_case(case: CaseSpec, context: Context, *, reads: frozenset[Needs]) -> 
         )
     try:
         kind = get_criterion(name)
-    except UnknownCriterion as error:
+    except UnknownName as error:
         return _refused(case, started, "CASE_INVALID", f"options.criterion: {error}")
     if kind.needs not in reads:
         return _refused(

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..exceptions import TruerewardError
+
 if TYPE_CHECKING:
     from .context import Context
 
@@ -42,7 +44,7 @@ class GradedOptions(Options):
     min: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
 
 
-class Failure(Exception):
+class Failure(TruerewardError):
     """The run's failure: the case fails (score 0.0) and the message is its why."""
 
 

@@ -22,7 +22,6 @@ from .rules import Tally
 __all__ = [
     "ENTRY_POINT_GROUP",
     "Scheme",
-    "UnknownScheme",
     "Weighed",
     "get_scheme",
     "register",
@@ -74,10 +73,6 @@ class Scheme:
     needs_required: bool = False
 
 
-class UnknownScheme(ValueError):
-    """A scheme name nobody registered. The message lists the known ones."""
-
-
 _a_scheme = named("scheme", Scheme)
 
 
@@ -90,9 +85,7 @@ def _checked(name: str, value: Any) -> Scheme:
     return scheme
 
 
-_SCHEMES: Registry[Scheme] = Registry(
-    "scheme", ENTRY_POINT_GROUP, check=_checked, missing=lambda _, message: UnknownScheme(message)
-)
+_SCHEMES: Registry[Scheme] = Registry("scheme", ENTRY_POINT_GROUP, check=_checked)
 
 
 def register(scheme: Scheme) -> Scheme:
@@ -103,7 +96,8 @@ def register(scheme: Scheme) -> Scheme:
 
 
 def get_scheme(name: str) -> Scheme:
-    """The scheme registered under ``name``; :class:`UnknownScheme` otherwise."""
+    """The scheme registered under ``name``;
+    :class:`~truereward.exceptions.UnknownName` otherwise."""
     return _SCHEMES.get(name)
 
 

@@ -14,11 +14,12 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 
 from ..cases import PASS, CaseResult
+from ..exceptions import UnknownName
 from ..frozen import EMPTY
 from ..refusal import Refusal, refusal
 from ..score_codes import SCORE_OUT_OF_RANGE
 from ..scoring import Dimension, Scoring
-from .registry import Scheme, UnknownScheme, Weighed, get_scheme
+from .registry import Scheme, Weighed, get_scheme
 from .rules import Tally, tally
 
 __all__ = [
@@ -197,7 +198,7 @@ def _order(dimensions: Sequence[Dimension]) -> list[Dimension]:
 def _lookup(name: str) -> Scheme | None:
     try:
         return get_scheme(name)
-    except UnknownScheme:
+    except UnknownName:
         return None
 
 

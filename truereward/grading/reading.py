@@ -142,7 +142,8 @@ def reader_and_evidence(job: RunJob, spec: TaskSpec) -> tuple[Reader, str]:
     the request's, else the task spec's, else the reader's default.
     :class:`~truereward.codes.Ungradable` (``CASE_INVALID``) when no reader
     is named or the name is unknown."""
-    from ..readers import UnknownReader, get_reader
+    from ..exceptions import UnknownName
+    from ..readers import get_reader
 
     settings = job.settings
     name = settings.reader or spec.reader
@@ -152,7 +153,7 @@ def reader_and_evidence(job: RunJob, spec: TaskSpec) -> tuple[Reader, str]:
         )
     try:
         reader = get_reader(name)
-    except UnknownReader as error:
+    except UnknownName as error:
         raise Ungradable("CASE_INVALID", str(error)) from None
     return reader, settings.evidence or spec.evidence or reader.default_evidence
 

@@ -16,6 +16,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..exceptions import TruerewardError
 from ..sweeps.record import RunRecord, RunState
 from ..sweeps.retries import RetriedRun, RetriesListing, RetriesTally
 from ..sweeps.summary import SummaryBuilder, SweepSummary
@@ -171,7 +172,7 @@ class GradeRunResult(BaseModel):
         return "; ".join(parts)
 
 
-class PublishFailed(Exception):
+class PublishFailed(TruerewardError):
     """Some grade of the sweep could not be published. ``result`` is the
     :class:`GradeRunResult` all the same (what was published, what failed):
     a failed Prefect flow run carries an exception, so the summary rides on

@@ -199,11 +199,12 @@ class GradeRequest(BaseModel):
         if self.scheme is not None and self.scheme not in scheme_names():
             raise ValueError(f"scheme: unknown scheme {self.scheme!r}")
         if self.reader is not None:
-            from ..readers import UnknownReader, get_reader
+            from ..exceptions import UnknownName
+            from ..readers import get_reader
 
             try:
                 get_reader(self.reader)
-            except UnknownReader as error:
+            except UnknownName as error:
                 raise ValueError(f"reader: {error}") from None
         secrets = secret_option_paths(self.storage_options)
         if secrets:

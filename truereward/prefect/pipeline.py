@@ -30,6 +30,7 @@ from ..grading.halt import Halt
 from ..grading.report import GradeRunReport
 from ..grading.steps import PublishedRun
 from ..sweeps.record import RunRecord
+from .records import result_of
 from .tasks import ChunkPublished
 
 __all__ = ["HALT_POLL_SECONDS", "Halted", "grade_chunks"]
@@ -56,10 +57,7 @@ def _outcome(future: PrefectFuture[Any], *, value: bool) -> tuple[bool, Any]:
         return False, _never_finished(future, state.type.value)
     if not value:
         return state.is_completed(), None
-    data: Any = state.data
-    if type(data).__name__ == "ResultRecord":
-        return state.is_completed(), data.result
-    return state.is_completed(), state.result(raise_on_failure=False)
+    return state.is_completed(), result_of(state)
 
 
 def _never_finished(future: PrefectFuture[Any], state: str) -> RuntimeError:

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..exceptions import TruerewardError
+
 __all__ = ["GraderFault", "PublishRetry", "retry_transient"]
 
 
-class GraderFault(Exception):
+class GraderFault(TruerewardError):
     """Runs of a chunk were refused for grader faults that may pass.
     ``runs`` are their ids, ``reasons`` (one per run, when given) the codes
     and why of each, as the message shows them."""
@@ -32,7 +34,7 @@ class GraderFault(Exception):
         return (type(self), (self.runs, self.reasons))
 
 
-class PublishRetry(Exception):
+class PublishRetry(TruerewardError):
     """Runs of a chunk could not be published, for reasons that may pass."""
 
     def __init__(self, failures: list[tuple[str, str]]) -> None:

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from .. import safefile, urls
 from ..document import MAX_DOCUMENT_BYTES, GradeDocument
+from ..lazy import lazy_names
 from ..target import Target
-from .decide import Decision
+from .decide import PublishDecision
 from .errors import BadStorageOptions, PublishConflict, PublishError
 from .result import PublishResult
 
@@ -28,8 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BadStorageOptions",
-    "Decision",
     "PublishConflict",
+    "PublishDecision",
     "PublishError",
     "PublishResult",
     "Target",
@@ -37,6 +38,9 @@ __all__ = [
     "open_store",
     "publish",
 ]
+
+# Renamed so that each name means one thing across the package.
+__getattr__ = lazy_names(__name__, {}, globals(), {"Decision": "PublishDecision"})[0]
 
 _DIGEST = re.compile(r"^\"?([0-9a-fA-F]{64}|[0-9a-fA-F]{32})\"?$")
 
@@ -137,7 +141,7 @@ def publish(
     store = open_store(resolved)
     kept = _keep(store, replaces) if keep_replaced and replaces is not None else None
     result = publish_objects(document, store, replaces=replaces, listing=listing, settle=settle)
-    if kept is not None and result.decision is Decision.REPLACE:
+    if kept is not None and result.decision is PublishDecision.REPLACE:
         return dataclasses.replace(result, kept=kept)
     return result
 
@@ -188,8 +192,7 @@ def _spares_evidence(document: GradeDocument, url: str, local: str | None) -> No
             mine for mine in ours if any(safefile.same_file(mine, path) for path in read)
         )
     else:
-        base = url.rstrip("/")
-        mapped = {f"{base}/{name}" for name in names}
+        mapped = {urls.join(url, name) for name in names}
         clash = sorted({item.path for item in document.evidence} & mapped)
     if clash:
         raise PublishError(

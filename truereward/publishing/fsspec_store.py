@@ -50,7 +50,7 @@ class FsspecStore:
             self.fs, self.root = fsspec.core.url_to_fs(url, **options)
         except (ImportError, ValueError) as error:
             raise PublishError(f"{url}: {error}") from error
-        self.location = url.rstrip("/")
+        self.location = urls.join(url)
 
     def _path(self, name: str) -> str:
         return urls.join(self.root, name)

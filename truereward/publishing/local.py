@@ -23,7 +23,7 @@ from pathlib import Path
 from .. import safefile
 from ..document import GradeDocument
 from ..files import GRADE, NAMES, PREVIOUS_GRADE, REWARD_FILES, REWARD_TXT, render
-from .decide import Decision, decide, sha256_hex
+from .decide import PublishDecision, decide, sha256_hex
 from .errors import PublishConflict, PublishError
 from .result import PublishResult
 
@@ -263,16 +263,16 @@ def publish_local(
             present = _tidy(dir_fd, (*NAMES, PREVIOUS_GRADE) if keep_replaced else NAMES)
             existing = _read(dir_fd, GRADE) if GRADE in present else None
             decision = decide(existing if isinstance(existing, bytes) else None, ours, replaces)
-            if decision is Decision.CREATE and existing is _ABSENT:
-                decision = Decision.REPLACE  # a symlink squats the name: replace it
-            if decision is Decision.CONFLICT:
+            if decision is PublishDecision.CREATE and existing is _ABSENT:
+                decision = PublishDecision.REPLACE  # a symlink squats the name: replace it
+            if decision is PublishDecision.CONFLICT:
                 raise PublishConflict(
                     path,
                     existing=sha256_hex(existing) if isinstance(existing, bytes) else None,
                     attempted=digest,
                     replaces=replaces,
                 )
-            if decision is Decision.SAME:
+            if decision is PublishDecision.SAME:
                 written, removed = _repair(dir_fd, bodies, present, token)
                 return PublishResult(path, digest, decision, tuple(written), tuple(removed))
 
@@ -280,7 +280,11 @@ def publish_local(
             # go first: a publish killed after grade.json then shows an
             # incomplete set, never an older grade's files beside a new grade.
             kept = None
-            if keep_replaced and decision is Decision.REPLACE and isinstance(existing, bytes):
+            if (
+                keep_replaced
+                and decision is PublishDecision.REPLACE
+                and isinstance(existing, bytes)
+            ):
                 _replace(dir_fd, PREVIOUS_GRADE, existing, token)
                 kept = PREVIOUS_GRADE
             view = document.publication.ctrf
@@ -289,7 +293,7 @@ def publish_local(
             ]
             if removed or kept:
                 _fsync_dir(dir_fd)
-            if decision is Decision.CREATE:
+            if decision is PublishDecision.CREATE:
                 if not _create(dir_fd, GRADE, ours, token):
                     # Someone outside our lock created it meanwhile.
                     raced = _read(dir_fd, GRADE)

@@ -18,8 +18,9 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Protocol
 
 from ..document import GradeDocument
+from ..exceptions import TruerewardError
 from ..files import GRADE, NAMES, REWARD_FILES, render
-from .decide import Decision, sha256_hex
+from .decide import PublishDecision, sha256_hex
 from .errors import PublishConflict, PublishError
 from .result import PublishResult
 
@@ -40,7 +41,7 @@ _MD5 = re.compile(r"^[0-9a-f]{32}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
-class PreconditionFailed(Exception):
+class PreconditionFailed(TruerewardError):
     """A conditional write or delete was refused by the store."""
 
 
@@ -86,25 +87,26 @@ def md5_hex(data: bytes) -> str:
 
 def _decide(
     store: Store, listed: str | None, ours: bytes, replaces: str | None
-) -> tuple[Decision, str | None, str | None]:
+) -> tuple[PublishDecision, str | None, str | None]:
     """The decision, the ETag to replace, and the published grade's sha256
     when it had to be read."""
     if listed is None:
-        return (Decision.CREATE if replaces is None else Decision.CONFLICT), None, None
+        decision = PublishDecision.CREATE if replaces is None else PublishDecision.CONFLICT
+        return decision, None, None
     if listed == md5_hex(ours):
-        return Decision.SAME, listed, None
+        return PublishDecision.SAME, listed, None
     wanted = None if replaces is None else replaces.lower().strip('"')
     if wanted is not None and _MD5.match(wanted) and wanted == listed:
-        return Decision.REPLACE, listed, None
+        return PublishDecision.REPLACE, listed, None
     existing = store.read(GRADE)
     if existing is None:  # deleted since the listing
-        return Decision.CONFLICT, None, None
+        return PublishDecision.CONFLICT, None, None
     if existing == ours:  # an ETag that is not an MD5 (multipart, KMS)
-        return Decision.SAME, listed, sha256_hex(existing)
+        return PublishDecision.SAME, listed, sha256_hex(existing)
     digest = sha256_hex(existing)
     if wanted is not None and wanted == digest:
-        return Decision.REPLACE, listed, digest
-    return Decision.CONFLICT, listed, digest
+        return PublishDecision.REPLACE, listed, digest
+    return PublishDecision.CONFLICT, listed, digest
 
 
 def _owned(listed: Mapping[str, str], bodies: dict[str, bytes]) -> dict[str, str]:
@@ -153,7 +155,7 @@ def _repair(
             store.put(name, bodies[name], digest)
             written.append(name)
     return PublishResult(
-        store.location, sha256_hex(bodies[GRADE]), Decision.SAME, tuple(written), tuple(removed)
+        store.location, digest, PublishDecision.SAME, tuple(written), tuple(removed)
     )
 
 
@@ -163,7 +165,7 @@ def _repair(
 LOOKS = 3
 
 
-class _LookAgain(Exception):
+class _LookAgain(TruerewardError):
     """The store refused what the listing implied: list again (step 1)."""
 
 
@@ -239,11 +241,11 @@ def _publish_listed(
         )
 
     decision, etag, existing_digest = _decide(store, listed.get(GRADE), ours, replaces)
-    if decision is Decision.CONFLICT:
+    if decision is PublishDecision.CONFLICT:
         if supplied and existing_digest is None:
             raise _LookAgain  # decided on the caller's listing alone: look ourselves
         raise conflict(existing_digest or listed.get(GRADE))
-    if decision is Decision.SAME:
+    if decision is PublishDecision.SAME:
         # A caller's listing comes from a pass over many runs, which checks
         # each set by its ETags; the metadata is left to `truereward verify`.
         stale = set() if supplied else stale_metadata(store, bodies, listed)
@@ -253,13 +255,13 @@ def _publish_listed(
             if not last:
                 raise _LookAgain from None
             _settle(store, bodies)  # another writer is at work: make the set agree
-            return PublishResult(store.location, digest, Decision.SAME, (), tuple(removed))
+            return PublishResult(store.location, digest, PublishDecision.SAME, (), tuple(removed))
         if repaired.written or repaired.removed:
             _settle(store, bodies)
         return PublishResult(
             store.location,
             digest,
-            Decision.SAME,
+            PublishDecision.SAME,
             repaired.written,
             (*removed, *repaired.removed),
         )
@@ -278,7 +280,7 @@ def _publish_listed(
             raise _LookAgain from None
         raise conflict(existing_digest or listed.get(GRADE)) from None
     try:
-        if decision is Decision.CREATE:
+        if decision is PublishDecision.CREATE:
             store.create(GRADE, ours)
         else:
             assert etag is not None
@@ -296,7 +298,7 @@ def _publish_listed(
         return PublishResult(
             store.location, digest, decision, written, tuple(removed), settled=False
         )
-    _settle(store, bodies, created=decision is Decision.CREATE)
+    _settle(store, bodies, created=decision is PublishDecision.CREATE)
     return PublishResult(store.location, digest, decision, written, tuple(removed))
 
 

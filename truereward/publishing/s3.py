@@ -90,7 +90,7 @@ class S3Store:
         if not self.bucket:
             raise PublishError(f"{url}: an S3 target needs a bucket")
         self.prefix = f"{prefix}/" if prefix else ""
-        self.location = f"s3://{self.bucket}/{prefix}".rstrip("/")
+        self.location = urls.join(f"s3://{self.bucket}/{prefix}")
         try:
             self.fs = s3fs.S3FileSystem(**options)
             # s3fs builds its client at the first request; building it now (no

@@ -32,7 +32,6 @@ __all__ = [
     "ReaderOptions",
     "Reading",
     "Scored",
-    "UnknownReader",
     "case_set_for",
     "get_reader",
     "grade_evidence",
@@ -60,10 +59,6 @@ class Reader(Protocol):
         """Rows for the declared cases (with the scoring the evidence
         declares, as :class:`Scored`), or raise Ungradable."""
         ...
-
-
-class UnknownReader(LookupError):
-    """No reader of that name. The message lists the known ones."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +121,6 @@ _READERS: Registry[Reader] = Registry(
     ENTRY_POINT_GROUP,
     check=_checked,
     fallback=_import_path,
-    missing=lambda _, message: UnknownReader(message),
 )
 
 
@@ -138,7 +132,7 @@ def reader_names() -> list[str]:
 
 def get_reader(name: str) -> Reader:
     """The reader registered as ``name`` (or importable as
-    ``package.module:ATTRIBUTE``); :class:`UnknownReader` listing the known
+    ``package.module:ATTRIBUTE``); :class:`~truereward.exceptions.UnknownName` listing the known
     names otherwise, or saying why it cannot be loaded."""
     return _READERS.get(name)
 
@@ -166,7 +160,7 @@ def read_with_evidence(
     Raises :class:`~truereward.codes.Ungradable`: the reader's own refusals,
     ``CASE_INVALID`` for a case set that is not valid, and
     ``CASE_NOT_GRADED`` when the reader crashed or answered with something
-    other than a list of rows. :class:`UnknownReader` for an unknown name.
+    other than a list of rows. :class:`~truereward.exceptions.UnknownName` for an unknown name.
     """
     from ..cases import CaseResult
     from ..taskspec import TaskSpec, TaskSpecError
@@ -244,7 +238,7 @@ def grade_evidence(
     digests of the files read before the refusal (a malformed report was
     read whole) are in the document all the same; a missing file has none.
     ``scheme`` as for :func:`truereward.fold` (``None``: the task's).
-    :class:`UnknownReader` and an unknown scheme raise.
+    :class:`~truereward.exceptions.UnknownName` and an unknown scheme raise.
     """
     from ..document import grade_document
     from ..taskspec import TaskSpec

@@ -12,17 +12,16 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..bounded import MAX_ITEMS
-from ..cases import CaseResult, RerunVerdict
+from ..cases import RerunVerdict
 from ..codes import Ungradable
 from ..strictjson import StrictJSONError
-from ..taskspec import TaskSpec
 from . import streamjson
-from .evidence import Evidence, Readable
+from .evidence import Readable
 from .matching import (
     KEEP_ALL,
     EntryBudget,
@@ -30,11 +29,11 @@ from .matching import (
     Matcher,
     key_filter,
     names_a_file,
-    trimmed_fallback,
 )
-from .outcomes import MAX_NAME, Outcome, TestOutcome, rows_for, strip_parameters
+from .outcomes import MAX_NAME, Outcome, TestOutcome, strip_parameters
+from .reportreader import ParsedReport, ReportReader
 
-__all__ = ["READER", "CtrfReader", "CtrfReport", "parse_ctrf", "read_ctrf", "wanted_keys"]
+__all__ = ["READER", "CtrfReport", "parse_ctrf", "read_ctrf", "wanted_keys"]
 
 STATUSES = ("passed", "failed", "skipped", "pending", "other")
 _XFAIL_RAW = {"xfailed", "xfail"}
@@ -46,17 +45,12 @@ _SKIP_TUPLE = re.compile(rf"\({_QUOTED}, \d+, {_QUOTED}\)", re.DOTALL)
 
 
 @dataclass(frozen=True)
-class CtrfReport:
-    """A parsed CTRF report: its entries (those a declared case can match,
-    when the parse was given the case ids), whether it is a legacy shape, the
-    tool that wrote it, how many tests it lists and how many of them have
-    no name."""
+class CtrfReport(ParsedReport):
+    """A parsed CTRF report (:class:`ParsedReport`), with whether it is a
+    legacy shape and the tool that wrote it."""
 
-    entries: list[TestOutcome]
-    legacy: bool
-    tool: str
-    tests: int = 0
-    nameless: int = 0
+    legacy: bool = False
+    tool: str = ""
 
 
 def _malformed(where: str, why: str) -> Ungradable:
@@ -556,25 +550,4 @@ def matcher(index: EntryIndex) -> Matcher:
     return match
 
 
-class CtrfReader:
-    """CTRF JSON reports."""
-
-    name = "ctrf"
-    default_evidence = "logs/verifier/ctrf.json"
-
-    def read(
-        self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
-    ) -> list[CaseResult]:
-        where = evidence.describe()
-        with evidence.open() as stream:
-            report = read_ctrf(stream, where, [case.id for case in spec.cases])
-        return rows_for(
-            spec,
-            report.entries,
-            trimmed_fallback(matcher, report.entries),
-            source=where,
-            unnamed=report.nameless,
-        )
-
-
-READER = CtrfReader()
+READER = ReportReader("ctrf", "logs/verifier/ctrf.json", read_ctrf, matcher)

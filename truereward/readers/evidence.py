@@ -144,7 +144,7 @@ class Evidence:
         if self.root is None:
             return where
         root = urls.path_or_url(self.root)
-        base = root.rstrip("/") + "/"
+        base = urls.join(root, "")
         return where[len(base) :] if where.startswith(base) else where
 
     def _shown(self, relative: str | None) -> str:
@@ -157,13 +157,7 @@ class Evidence:
         ``EVIDENCE_UNREADABLE``."""
         if self.is_local:
             return os.path.lexists(self.location(relative))
-        fs, path = self._fs(relative)
-        try:
-            return bool(fs.exists(path))
-        except Exception as error:  # any store failure is the grader's side
-            raise Ungradable(
-                "EVIDENCE_UNREADABLE", f"{self.describe(relative)}: {error}"
-            ) from error
+        return self._ask(relative, "exists")
 
     def is_dir(self, relative: str | None = None) -> bool:
         """Whether the location is a directory, and not a symlink to one
@@ -172,9 +166,14 @@ class Evidence:
         if self.is_local:
             where = self.location(relative)
             return os.path.isdir(where) and not os.path.islink(where)
+        return self._ask(relative, "isdir")
+
+    def _ask(self, relative: str | None, question: str) -> bool:
+        """The store's ``question`` (``exists``, ``isdir``) of ``relative``;
+        a failure to answer is the grader's (``EVIDENCE_UNREADABLE``)."""
         fs, path = self._fs(relative)
         try:
-            return bool(fs.isdir(path))
+            return bool(getattr(fs, question)(path))
         except Exception as error:  # any store failure is the grader's side
             raise Ungradable(
                 "EVIDENCE_UNREADABLE", f"{self.describe(relative)}: {error}"

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..cases import CaseResult
-from ..codes import Ungradable, UnknownCode, lookup
-from ..errors import describe
+from ..codes import Ungradable, lookup
+from ..exceptions import UnknownName
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
+from ..validation import describe
 from .attempt import current_attempt
 from .evidence import Evidence
 
@@ -47,7 +48,7 @@ class FaultPlan(BaseModel):
     def _known_code(cls, value: str) -> str:
         try:
             lookup(value)
-        except UnknownCode as error:
+        except UnknownName as error:
             raise ValueError(str(error)) from None
         return value
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from ..cases import CaseResult
 from ..codes import Ungradable
@@ -22,11 +24,9 @@ from ..strictjson import StrictJSONError, loads
 from ..taskspec import CaseSpec, TaskSpec
 from .evidence import Evidence
 from .outcomes import case_invalid
-from .state import InvalidExpectation
+from .state import InvalidExpectation, checked
 
 __all__ = ["READER", "FigureReader"]
-
-DIRECTIONS = ("higher_is_better", "lower_is_better")
 
 
 def _number(value: Any) -> float | None:
@@ -36,20 +36,13 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _check(options: Mapping[str, Any]) -> tuple[str | None, str, float]:
-    unknown = set(options) - {"figure", "direction", "threshold"}
-    if unknown:
-        raise InvalidExpectation(f"unknown option(s) {sorted(unknown)}")
-    figure = options.get("figure")
-    if figure is not None and not isinstance(figure, str):
-        raise InvalidExpectation("figure must be a JSON pointer or a key")
-    direction = options.get("direction")
-    if direction not in DIRECTIONS:
-        raise InvalidExpectation(f"direction must be one of {', '.join(DIRECTIONS)}")
-    threshold = _number(options.get("threshold"))
-    if threshold is None:
-        raise InvalidExpectation("threshold must be a finite number")
-    return figure, str(direction), threshold
+class _Bar(BaseModel):
+    """The shape of a ``figure`` case's options (the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    figure: str | None = None
+    direction: Literal["higher_is_better", "lower_is_better"]
+    threshold: float
 
 
 def _passes(value: float, direction: str, threshold: float) -> bool:
@@ -76,7 +69,8 @@ class FigureReader:
 
     def _row(self, evidence: Evidence, figures: Any, case: CaseSpec) -> CaseResult:
         try:
-            figure, direction, threshold = _check(case.options)
+            options = checked(_Bar, case.options)
+            figure, direction, threshold = options.figure, options.direction, options.threshold
             if not figure and isinstance(figures, dict | list):
                 raise InvalidExpectation(
                     f"figure is required: {evidence.describe()} holds several figures "

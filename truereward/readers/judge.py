@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from ..cases import CaseResult, Observation
 from ..codes import Ungradable
+from ..exceptions import TruerewardError
 from ..taskspec import CaseSpec, TaskSpec
 from .evidence import Evidence
 from .outcomes import case_invalid
@@ -31,7 +32,7 @@ __all__ = ["READER", "JudgeReader"]
 T = TypeVar("T")
 
 
-class _BadCriterion(ValueError):
+class _BadCriterion(TruerewardError, ValueError):
     """A criterion's options are not valid."""
 
 

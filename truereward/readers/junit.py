@@ -10,16 +10,13 @@ matching, what is refused) are docs/readers.md, "junit".
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from ..bounded import MAX_ITEMS
-from ..cases import CaseResult, RerunVerdict
+from ..cases import RerunVerdict
 from ..codes import Ungradable
 from ..safefile import CHUNK
-from ..taskspec import TaskSpec
-from .evidence import Evidence, Readable
+from .evidence import Readable
 from .matching import (
     KEEP_ALL,
     EntryBudget,
@@ -28,15 +25,13 @@ from .matching import (
     key_filter,
     pytest_node_id_parts,
     suffix_related,
-    trimmed_fallback,
 )
-from .outcomes import MAX_NAME, Outcome, TestOutcome, rows_for
+from .outcomes import MAX_NAME, Outcome, TestOutcome
+from .reportreader import ParsedReport, ReportReader
 
 __all__ = [
     "MAX_MARKUP",
     "READER",
-    "JUnitReader",
-    "JUnitReport",
     "parse_junit",
     "pytest_node_id_parts",
     "read_junit",
@@ -56,18 +51,6 @@ _RERUNS_KEPT = MAX_ITEMS - 1
 #: The longest tag (with its attributes), comment or processing instruction
 #: read: the parser holds one whole before it reports it.
 MAX_MARKUP = 4 << 20
-
-
-@dataclass(frozen=True)
-class JUnitReport:
-    """A parsed JUnit report: one entry per named ``<testcase>`` (those a
-    declared case can match, when the parse was given the case ids);
-    ``tests`` counts every ``<testcase>``, ``nameless`` those without a
-    name."""
-
-    entries: list[TestOutcome]
-    tests: int = 0
-    nameless: int = 0
 
 
 def _malformed(where: str, why: str) -> Ungradable:
@@ -327,7 +310,7 @@ def read_junit(
     stream: Readable,
     where: str = "junit report",
     case_ids: Sequence[str] | None = None,
-) -> JUnitReport:
+) -> ParsedReport:
     """Parse JUnit XML as it is read from ``stream``, keeping the cases
     that one of ``case_ids`` can match (every named case without them;
     the first :data:`~truereward.readers.matching.KEEP_ALL` in any case);
@@ -402,10 +385,10 @@ def read_junit(
             "declared case and nothing shows which tests ran",
         )
     entries = [entry for entry in target.entries if entry is not None]
-    return JUnitReport(entries=entries, tests=target.tests, nameless=target.nameless)
+    return ParsedReport(entries=entries, tests=target.tests, nameless=target.nameless)
 
 
-def parse_junit(data: bytes, where: str = "junit report") -> JUnitReport:
+def parse_junit(data: bytes, where: str = "junit report") -> ParsedReport:
     """Parse JUnit XML bytes, every named case kept (:func:`read_junit`)."""
     return read_junit(io.BytesIO(data), where)
 
@@ -453,26 +436,5 @@ def matcher(index: EntryIndex) -> Matcher:
     return match
 
 
-class JUnitReader:
-    """JUnit XML reports."""
-
-    name = "junit"
-    default_evidence = "logs/verifier/junit.xml"
-
-    def read(
-        self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
-    ) -> list[CaseResult]:
-        where = evidence.describe()
-        with evidence.open() as stream:
-            report = read_junit(stream, where, [case.id for case in spec.cases])
-        return rows_for(
-            spec,
-            report.entries,
-            trimmed_fallback(matcher, report.entries),
-            source=where,
-            passed_reruns=True,  # pytest-rerunfailures writes a rerun as a bare <testcase>
-            unnamed=report.nameless,
-        )
-
-
-READER = JUnitReader()
+# pytest-rerunfailures writes a rerun as a bare <testcase>: passed_reruns.
+READER = ReportReader("junit", "logs/verifier/junit.xml", read_junit, matcher, passed_reruns=True)

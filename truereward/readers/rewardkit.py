@@ -182,7 +182,7 @@ class _Report(BaseModel):
 
 
 def _settings(options: Mapping[str, Any]) -> RewardkitSettings:
-    from ..errors import describe
+    from ..validation import describe
 
     try:
         return RewardkitSettings.model_validate(dict(options))
@@ -557,7 +557,7 @@ def _translate(
             }
         )
     except ValidationError as error:
-        from ..errors import describe
+        from ..validation import describe
 
         raise Ungradable(
             "CASE_INVALID", f"rewardkit's layout is not a scoring: {describe(error)}"
@@ -698,7 +698,7 @@ class RewardkitReader:
         try:
             report = _Report.model_validate(raw)
         except ValidationError as error:
-            from ..errors import describe
+            from ..validation import describe
 
             raise Ungradable(
                 REWARDKIT_FAILED, f"the probe's report is not one: {describe(error)}"

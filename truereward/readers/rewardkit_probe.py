@@ -25,6 +25,8 @@ import urllib.request
 import warnings
 from typing import Any
 
+from ..exceptions import TruerewardError
+
 EXIT_RAISED = 1
 EXIT_NOT_INSTALLED = 3
 EXIT_UNSUPPORTED = 4
@@ -57,7 +59,7 @@ def _note(kind: str, detail: str) -> None:
         )
 
 
-class Unsupported(Exception):
+class Unsupported(TruerewardError):
     """A probe found nothing to attach to: another rewardkit than it knows."""
 
 

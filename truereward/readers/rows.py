@@ -21,9 +21,10 @@ from pydantic import ValidationError
 from ..bounded import bounded_row
 from ..cases import MAX_CASES, CaseResult
 from ..codes import Ungradable
-from ..errors import describe
+from ..exceptions import TruerewardError
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
+from ..validation import describe
 from .evidence import Evidence
 
 __all__ = [
@@ -54,12 +55,12 @@ MAX_VALUES = 500_000
 _LINE = re.compile(rb"[^ \t\r\n][^\n]*")
 
 
-class BadLine(ValueError):
+class BadLine(TruerewardError, ValueError):
     """A line that is not a valid row; the message says why (naming the
     field), without saying where the line is."""
 
 
-class BadRows(ValueError):
+class BadRows(TruerewardError, ValueError):
     """A rows file that is refused: ``problems`` are its first bad lines, or
     the bound it passed, each ``where:line: why``."""
 
@@ -83,7 +84,7 @@ def parse_line(line: str | bytes, *, limit: int = 1) -> CaseResult:
     """The row on ``line``: a strict JSON object read by
     :meth:`~truereward.cases.CaseResult.from_row`. :class:`BadLine`
     otherwise: the JSON error as it is, or the validation errors through
-    :func:`truereward.errors.describe` (the first ``limit`` of them, then
+    :func:`truereward.validation.describe` (the first ``limit`` of them, then
     how many more)."""
     try:
         value = loads(line)
@@ -142,7 +143,7 @@ def parse_rows(data: bytes, where: str, *, report: int = 1, limit: int = 1) -> l
     return rows
 
 
-class _Past(Exception):
+class _Past(TruerewardError):
     """The file passed a bound: nothing more of it is read."""
 
 

@@ -12,59 +12,84 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..cases import CaseResult, Observation
 from ..codes import Ungradable
+from ..exceptions import TruerewardError
 from ..jsonvalues import MISSING as _MISSING
 from ..jsonvalues import json_equal, json_pointer
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import CaseSpec, TaskSpec
+from ..validation import describe
 from .evidence import Evidence
 from .outcomes import case_invalid
 
 __all__ = ["READER", "StateReader", "json_equal", "json_pointer"]
 
-_KEYS = {"path", "exists", "text", "contains", "sha256", "json"}
+
+M = TypeVar("M", bound=BaseModel)
 
 
-class InvalidExpectation(ValueError):
+class InvalidExpectation(TruerewardError, ValueError):
     """The case's options are not a valid expectation."""
 
 
-def _check_options(options: Mapping[str, Any]) -> None:
-    unknown = set(options) - _KEYS
-    if unknown:
-        raise InvalidExpectation(f"unknown option(s) {sorted(unknown)}; known: {sorted(_KEYS)}")
-    path = options.get("path")
-    if not isinstance(path, str) or not path or path.startswith("/") or ".." in path.split("/"):
-        raise InvalidExpectation(f"path must be a relative path inside the evidence, got {path!r}")
-    if not isinstance(options.get("exists", True), bool):
-        raise InvalidExpectation("exists must be true or false")
-    for name in ("text", "sha256"):
-        if name in options and not isinstance(options[name], str):
-            raise InvalidExpectation(f"{name} must be a string")
-    contains = options.get("contains", [])
-    if isinstance(contains, str):
-        contains = [contains]
-    if not isinstance(contains, list) or not all(isinstance(item, str) for item in contains):
-        raise InvalidExpectation("contains must be a string or a list of strings")
-    checks = options.get("json", [])
-    if not isinstance(checks, list):
-        raise InvalidExpectation("json must be a list of {pointer, equals | exists}")
-    for index, check in enumerate(checks):
-        if (
-            not isinstance(check, dict)
-            or not isinstance(check.get("pointer"), str)
-            or set(check) - {"pointer", "equals", "exists"}
-            or ("equals" in check) == ("exists" in check)
-            or ("exists" in check and not isinstance(check["exists"], bool))
-        ):
-            raise InvalidExpectation(
-                f"json[{index}] must be {{pointer, equals}} or {{pointer, exists: bool}}"
-            )
-        if check["pointer"] and not check["pointer"].startswith("/"):
-            raise InvalidExpectation(f"json[{index}].pointer must start with '/'")
+class _PointerCheck(BaseModel):
+    """``{pointer, equals}`` or ``{pointer, exists: bool}``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    pointer: str
+    equals: Any = None
+    exists: bool | None = None
+
+    @field_validator("pointer")
+    @classmethod
+    def _rooted(cls, pointer: str) -> str:
+        if pointer and not pointer.startswith("/"):
+            raise ValueError("must start with '/'")
+        return pointer
+
+    @model_validator(mode="after")
+    def _one_test(self) -> _PointerCheck:
+        if ("equals" in self.model_fields_set) == ("exists" in self.model_fields_set):
+            raise ValueError("a check is {pointer, equals} or {pointer, exists: bool}")
+        return self
+
+
+class _Expectation(BaseModel):
+    """The shape of a ``state`` case's options (the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    path: str
+    exists: bool = True
+    text: str | None = None
+    contains: list[str] = []
+    sha256: str | None = None
+    checks: list[_PointerCheck] = Field(default=[], alias="json")
+
+    @field_validator("path")
+    @classmethod
+    def _inside(cls, path: str) -> str:
+        if not path or path.startswith("/") or ".." in path.split("/"):
+            raise ValueError(f"must be a relative path inside the evidence, got {path!r}")
+        return path
+
+    @field_validator("contains", mode="before")
+    @classmethod
+    def _one_or_more(cls, contains: object) -> object:
+        return [contains] if isinstance(contains, str) else contains
+
+
+def checked(shape: type[M], options: Mapping[str, Any]) -> M:
+    """A case's ``options`` read as the model ``shape``;
+    ``InvalidExpectation`` naming the field when they are not one."""
+    try:
+        return shape.model_validate(options)
+    except ValidationError as error:
+        raise InvalidExpectation(describe(error, limit=3)) from None
 
 
 def _first_failure(options: Mapping[str, Any], data: bytes | None) -> str:
@@ -141,7 +166,7 @@ class StateReader:
 
     def _row(self, evidence: Evidence, case: CaseSpec) -> CaseResult:
         try:
-            _check_options(case.options)
+            checked(_Expectation, case.options)
         except InvalidExpectation as error:
             return case_invalid(case, f"options: {error}")
         path = str(case.options["path"])

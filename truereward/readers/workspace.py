@@ -43,7 +43,7 @@ class WorkspaceSettings(BaseModel):
 
 def settings(options: Mapping[str, Any]) -> WorkspaceSettings:
     """The reader's options, validated; ``CASE_INVALID`` naming the field."""
-    from ..errors import describe
+    from ..validation import describe
 
     try:
         return WorkspaceSettings.model_validate(dict(options))

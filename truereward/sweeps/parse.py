@@ -16,8 +16,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import describe
 from ..strictjson import StrictJSONError
+from ..validation import describe
 from ..versions import SchemaVersion
 from .record import AttemptNote, RunRecord, RunState, notes
 
@@ -157,11 +157,12 @@ def _in_bounds(scheme: str, reward: float | None) -> str | None:
     try:
         bounds = _BOUNDS[scheme]
     except KeyError:
-        from ..folding import UnknownScheme, get_scheme
+        from ..exceptions import UnknownName
+        from ..folding import get_scheme
 
         try:
             bounds = _BOUNDS[scheme] = get_scheme(scheme).bounds
-        except UnknownScheme:  # not cached: it may be registered later
+        except UnknownName:  # not cached: it may be registered later
             return None
     if bounds is not None and not bounds[0] <= reward <= bounds[1]:
         return f"reward {reward!r} is outside what {scheme} gives ({bounds[0]} to {bounds[1]})"

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from .. import safefile, urls
+from ..exceptions import TruerewardError
 from .parse import parse_grade
 from .record import RunRecord
 
@@ -37,7 +38,7 @@ IN_PLACE = "logs/verifier"
 MAX_GRADE_BYTES = safefile.LIMIT
 
 
-class SweepNotFound(Exception):
+class SweepNotFound(TruerewardError):
     """The sweep location does not exist, is not a directory, or cannot be
     listed. The message names it."""
 
@@ -73,7 +74,7 @@ class SweepSource:
             self._fs, self._root = url_to_fs(self.url, **self._storage_options)
         except (ValueError, ImportError, OSError) as error:
             raise SweepNotFound(f"{self.url}: {error}") from None
-        self._root = self._root.rstrip("/")
+        self._root = urls.join(self._root)
 
     def run_names(self) -> list[str]:
         """The run ids (subdirectory names), sorted. :class:`SweepNotFound`
@@ -154,7 +155,7 @@ class SweepSource:
         from ..fetch import fetch
 
         try:
-            size, data = fetch(self._fs, f"{self._root}/{relative}", MAX_GRADE_BYTES)
+            size, data = fetch(self._fs, urls.join(self._root, relative), MAX_GRADE_BYTES)
         except IsADirectoryError:
             raise FileNotFoundError(relative) from None
         if data is None:

@@ -26,7 +26,7 @@ SPEC_VERSION = "1.0.0"
 _ENCODE = json.JSONEncoder(allow_nan=False).encode
 
 
-class CtrfReport:
+class CtrfFormat:
     name = "ctrf"
     summary_first = False
     separator = ",\n"
@@ -92,4 +92,4 @@ class CtrfReport:
         return f'\n    ],\n    "summary": {json.dumps(counts)}\n  }},\n  "extra": {extra}\n}}\n'
 
 
-FORMAT = CtrfReport()
+FORMAT = CtrfFormat()

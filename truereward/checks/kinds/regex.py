@@ -22,6 +22,7 @@ from typing import Any
 
 import regex
 
+from ...exceptions import TruerewardError
 from ..context import CaseContext, clock
 from ..model import Measurement
 from ..registry import BadCheck, CheckType, GaveUp, Warn
@@ -58,7 +59,7 @@ _RANGES = frozenset({"RANGE", "RANGE_UNI_IGNORE"})
 _BMP_LAST = 0xFFFF
 
 
-class PatternRefused(ValueError):
+class PatternRefused(TruerewardError, ValueError):
     """A pattern over the compile bounds. The message says which."""
 
 
@@ -145,7 +146,7 @@ def _measure_tree(tree: Any) -> tuple[int, int]:
     return items(tree), span
 
 
-class PatternInvalid(ValueError):
+class PatternInvalid(TruerewardError, ValueError):
     """A pattern that ``re`` does not accept. The message is ``re``'s."""
 
 
