@@ -4,7 +4,7 @@ A score is reported as ai-eval-forge reports it, a float rounded to four
 decimals (:func:`round4`), and is also known exactly as a ratio of integers;
 a threshold ``min`` is read as the decimal it was written as. A check passes
 when its exact score, or its score as reported, reaches ``min``
-(:func:`judge`): what you see is what is compared (ai-eval-forge compares
+(:func:`reaches_min`): what you see is what is compared (ai-eval-forge compares
 the unrounded float, so an F1 of 3/4 computed as ``0.7499999999999999`` is
 shown as 0.75 and fails ``min: 0.75``; here it passes). docs/checks.md.
 """
