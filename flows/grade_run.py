@@ -72,7 +72,12 @@ from truereward.grading.report import GradeRunReport, GradeRunResult, PublishFai
 from truereward.grading.request import REGRADE_POLICIES, GradeRequest
 from truereward.grading.steps import needing_steps
 from truereward.grading.triage import triaged
-from truereward.prefect.artifacts import create_artifacts, deployment_name, flow_run_name
+from truereward.prefect.artifacts import (
+    artifact_key,
+    create_artifacts,
+    deployment_name,
+    flow_run_name,
+)
 from truereward.prefect.lifeline import (
     DRAIN_SECONDS,
     STOP_SIGNALS,
@@ -83,6 +88,7 @@ from truereward.prefect.lifeline import (
 )
 from truereward.prefect.lost import NAMES_SHOWN, LostReport, render_lost
 from truereward.prefect.pipeline import Halted, grade_chunks
+from truereward.prefect.progress import PublishingProgress
 from truereward.prefect.runner import (
     RequestedTaskRunner,
     largest_chunk,
@@ -256,6 +262,11 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
             watched, why, "grading", resume, runs=len(jobs), published=_at_least(seen, report)
         )
     with contextlib.ExitStack() as stack:
+        # Runs published of those planned, in an artifact kept up to date.
+        progress = PublishingProgress(
+            artifact_key(request, target, "progress"), len(jobs), lambda: _count(report)
+        ).start()
+        stack.callback(progress.stop)
         # The caller's own runner is started by Prefect for this flow run.
         runner = stack.enter_context(task_runner_for(request)) if chosen else configured
         halted = grade_chunks(
@@ -299,6 +310,11 @@ def _at_least(halt: Halt, report: GradeRunReport) -> dict[str, int]:
     for name, count in halt.published().items():
         counted[name] = max(count, counted.get(name, 0))
     return dict(sorted(counted.items()))
+
+
+def _count(report: GradeRunReport) -> int:
+    """Runs published so far (safe from another thread)."""
+    return sum(count for name, count in report.decisions().items() if name in PUBLISHED)
 
 
 def _published(result: GradeRunResult) -> dict[str, int]:
