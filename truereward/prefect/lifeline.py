@@ -253,10 +253,10 @@ class Lifeline:
         """Stop watching (the process is never ended by the lifeline then),
         and give the signals back to the handlers they had."""
         self._stopping.set()
-        for number, previous in self._previous.items():
-            with contextlib.suppress(ValueError):  # not the main thread: left as they are
+        for number, previous in list(self._previous.items()):
+            with contextlib.suppress(ValueError):  # not the main thread: _signalled defers
                 signal.signal(number, previous)
-        self._previous.clear()
+                del self._previous[number]
 
     def catch_signals(self) -> bool:
         """Stop the flow run on SIGINT and SIGTERM (module docstring) until
@@ -273,7 +273,13 @@ class Lifeline:
         """The handler: the first signal stops the halt and leaves the flow
         its patience to end the process; a second ends it now."""
         received = signal.Signals(number)
-        if self._stopping.is_set():  # the flow run has ended: as Python would
+        if self._stopping.is_set():
+            # The flow run has ended (its handlers could not be given back
+            # from the thread that ended it): the handler it replaced.
+            previous = self._previous.get(received)
+            if callable(previous):
+                previous(number, frame)
+                return
             raise KeyboardInterrupt(f"stopped by {received.name}")
         if received == signal.SIGTERM and _cancelling():
             # Prefect's runner cancels the flow run: its own handler does
