@@ -158,3 +158,50 @@ def test_the_truereward_logger_reaches_stderr_when_asked(graded: Path) -> None:
     )
     assert said.returncode == 0
     assert said.stderr == f"truereward.cli: {graded}: read {RUNS} runs\n", said.stderr
+
+
+def test_the_plain_loop_logs_and_reports_its_progress(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``grade_request`` logs its plan and headline to ``truereward.grading``
+    and calls ``progress(published, total)`` after each chunk, growing to
+    the total."""
+    sweep = make_sweep(tmp_path / "sweep", {f"r{index}": "pass" for index in range(5)}, cases=1)
+    seen: list[tuple[int, int]] = []
+    with caplog.at_level("INFO", logger="truereward"):
+        result = grade_request(
+            GradeRequest(sweep=str(sweep), target=str(tmp_path / "out")),
+            progress=lambda done, total: seen.append((done, total)),
+        )
+    assert seen == [(done, 5) for done in range(1, 6)], seen
+    said = [
+        record.getMessage() for record in caplog.records if record.name == "truereward.grading.loop"
+    ]
+    assert said[0].startswith("grading 5 runs of ") and said[-1] == result.headline(), said
+
+
+def test_a_stopped_flow_says_so_on_one_line() -> None:
+    """A flow run stopped by a signal: one line, its counts, its status and
+    the command that resumes; before grading, nothing published."""
+    from truereward.prefect.lost import LostReport, render_lost
+
+    line = render_lost(
+        LostReport(
+            why="stopped by SIGTERM",
+            stage="grading",
+            exit_status=143,
+            runs=40,
+            published={"created": 7, "unchanged": 3},
+            not_graded_count=30,
+            resume=["python flows/grade_run.py sweep --target out", "prefect deployment run x"],
+            signal="SIGTERM",
+        )
+    )
+    assert line == (
+        "grade-run: stopped by SIGTERM: published 10 of 40 runs, 30 not graded; exit status 143; "
+        "to resume (published grades are kept): python flows/grade_run.py sweep --target out"
+    )
+    early = render_lost(
+        LostReport(why="x", stage="planning", exit_status=130, signal="SIGINT", resume=["again"])
+    )
+    assert "\n" not in early and "stopped by SIGINT: nothing was published" in early
