@@ -16,6 +16,7 @@ artifacts and losing the API. Deployed, or here on the ephemeral API::
 
 import argparse
 import contextlib
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any, Literal, cast
@@ -37,16 +38,23 @@ from truereward.grading.report import GradeRunReport, GradeRunResult, PublishFai
 from truereward.grading.request import REGRADE_POLICIES, GradeRequest
 from truereward.grading.steps import needing_steps
 from truereward.grading.triage import triaged
-from truereward.prefect.artifacts import create_artifacts, deployment_name, flow_run_name
+from truereward.prefect.artifacts import (
+    artifact_key,
+    create_artifacts,
+    deployment_name,
+    flow_run_name,
+)
 from truereward.prefect.lifeline import (
     DRAIN_SECONDS,
-    EXIT_API_LOST,
+    STOP_SIGNALS,
     Lifeline,
+    end_process,
     stop_lifeline,
     watch_flow_run,
 )
 from truereward.prefect.lost import NAMES_SHOWN, LostReport, render_lost
 from truereward.prefect.pipeline import Halted, grade_chunks
+from truereward.prefect.progress import PublishingProgress
 from truereward.prefect.runner import (
     RequestedTaskRunner,
     largest_chunk,
@@ -106,7 +114,7 @@ def _lifeline() -> Lifeline | None:
     """The flow run's lifeline, started (``None`` when it is turned off, or
     outside a flow run); :class:`CannotGrade` for a bad grace period."""
     try:
-        return watch_flow_run()
+        return watch_flow_run(signals=True)
     except ValueError as error:
         raise CannotGrade(str(error)) from None
 
@@ -123,6 +131,7 @@ def _resume(request: GradeRequest) -> list[str]:
 
 
 def _lost(
+    lifeline: Lifeline,
     why: str,
     stage: Literal["planning", "grading", "graded"],
     resume: list[str],
@@ -135,7 +144,8 @@ def _lost(
         LostReport(
             why=why,
             stage=stage,
-            exit_status=EXIT_API_LOST,
+            exit_status=lifeline.exit_status,
+            signal=lifeline.signal.name if lifeline.signal is not None else None,
             runs=runs,
             published=published or {},
             resume=resume,
@@ -165,7 +175,7 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
         lifeline = _lifeline()
         resume = _resume(request)
         if lifeline is not None:
-            lifeline.farewell = lambda why: _lost(why, "planning", resume)
+            lifeline.farewell = lambda why: _lost(lifeline, why, "planning", resume)
         jobs, skipped, target = _plan(request)
     except CannotGrade as error:
         logger.error("cannot grade: %s", error)
@@ -213,10 +223,16 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
         # halt sees the publishes of this process, the report those of
         # task runs elsewhere that reported back).
         seen = lifeline.halt
+        watched = lifeline
         lifeline.farewell = lambda why: _lost(
-            why, "grading", resume, runs=len(jobs), published=_at_least(seen, report)
+            watched, why, "grading", resume, runs=len(jobs), published=_at_least(seen, report)
         )
     with contextlib.ExitStack() as stack:
+        # Runs published of those planned, in an artifact kept up to date.
+        progress = PublishingProgress(
+            artifact_key(request, target, "progress"), len(jobs), lambda: _count(report)
+        ).start()
+        stack.callback(progress.stop)
         # The caller's own runner is started by Prefect for this flow run.
         runner = stack.enter_context(task_runner_for(request)) if chosen else configured
         halted = grade_chunks(
@@ -230,11 +246,13 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
             drain_seconds=DRAIN_SECONDS,
         )
         if halted is not None and lifeline is not None:
-            lifeline.end(_halted(halted, jobs, report.result(), resume))
+            lifeline.end(_halted(lifeline, halted, jobs, report.result(), resume))
     result = report.result()
     if lifeline is not None:
         failures = [item.run for item in result.failures]
+        done = lifeline
         lifeline.farewell = lambda why: _lost(
+            done,
             why,
             "graded",
             resume,
@@ -260,13 +278,22 @@ def _at_least(halt: Halt, report: GradeRunReport) -> dict[str, int]:
     return dict(sorted(counted.items()))
 
 
+def _count(report: GradeRunReport) -> int:
+    """Runs published so far (safe from another thread)."""
+    return sum(count for name, count in report.decisions().items() if name in PUBLISHED)
+
+
 def _published(result: GradeRunResult) -> dict[str, int]:
     """The runs whose grade is published, by decision."""
     return {name: count for name, count in result.published.items() if name in PUBLISHED}
 
 
 def _halted(
-    halted: Halted, jobs: Sequence[RunJob], result: GradeRunResult, resume: list[str]
+    lifeline: Lifeline,
+    halted: Halted,
+    jobs: Sequence[RunJob],
+    result: GradeRunResult,
+    resume: list[str],
 ) -> str:
     """The message of a flow run whose pipeline stopped for want of its API:
     the runs of the chunks in flight that were not published, then the
@@ -276,6 +303,7 @@ def _halted(
     if len(shown) < NAMES_SHOWN and never:
         shown += [job.run for job in jobs[halted.taken : halted.taken + NAMES_SHOWN - len(shown)]]
     return _lost(
+        lifeline,
         halted.why,
         "grading",
         resume,
@@ -325,12 +353,32 @@ def _request(args: argparse.Namespace) -> GradeRequest:
     )
 
 
+def _stop_at_once(request: GradeRequest, when: list[str]) -> None:
+    """Outside the flow run's grading (Prefect starting, or ending): a
+    SIGINT or SIGTERM ends the process at once, on one line (``when[0]``
+    says where it stood). Inside it, the flow run's lifeline takes the
+    signals over (:meth:`Lifeline.catch_signals`) and gives them back."""
+    command = local_command(request)
+
+    def stop(number: int, frame: object) -> None:
+        name = signal.Signals(number).name
+        end_process(
+            f"grade_run: stopped by {name} {when[0]}; exit status {128 + number}; "
+            f"to resume (published grades are kept): {command}",
+            128 + number,
+        )
+
+    for number in STOP_SIGNALS:
+        signal.signal(number, stop)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Grade a sweep on this machine (Prefect's ephemeral API unless a
     server is configured) and print the table and the summary. Exit status
     0 when every grade was published, 1 otherwise, 2 for a bad request or a
-    sweep that cannot be graded, 75 when the Prefect API was lost (the
-    process ends from inside the flow run, saying what it published)."""
+    sweep that cannot be graded, 75 when the Prefect API was lost, 130 on
+    SIGINT (Ctrl-C) and 143 on SIGTERM (the process ends from inside the
+    flow run, saying on stderr what it published and how to resume)."""
     parser = argparse.ArgumentParser(
         prog="flows/grade_run.py", description="Grade a sweep with the grade-run flow."
     )
@@ -367,11 +415,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CannotGrade as error:
         print(f"grade_run: cannot grade: {error}", file=sys.stderr)
         return 2
+    when = ["before grading began: nothing was published"]
+    _stop_at_once(request, when)
     try:
         state = grade_run(request, return_state=True)
     except RuntimeError as error:  # the ephemeral API did not come up, for one
         print(f"grade_run: Prefect could not run the flow: {str(error)[:2000]}", file=sys.stderr)
         return 1
+    when[0] = f"after grading ({state.name}: {state.message})"
     # The flow returns a State, so its declared result type is a State; the
     # value is the GradeRunResult (or PublishFailed) it carries.
     result: object = state.result(raise_on_failure=False)

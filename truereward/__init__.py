@@ -11,11 +11,15 @@ docs/design.md is the design; README.md the tour.
 
 from __future__ import annotations
 
+import logging
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .lazy import lazy_names
+
+# The library's logger says nothing unless the application configures it.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:
     from .cases import CaseResult, CheckAnswer, Observation

@@ -134,12 +134,14 @@ def test_grader_faults_are_retried_as_task_retries_and_recorded(
         f"grade-run-nightly-{digest}-summary": "markdown",
         f"grade-run-nightly-{digest}-regrade": "markdown",
         f"grade-run-nightly-{digest}-report": "markdown",  # a link artifact
+        f"grade-run-nightly-{digest}-progress": "progress",  # runs published of those planned
     }
     page = out / "sweep-report.html"
     assert page.as_uri() in next(a.data for a in artifacts if a.key.endswith("-report"))
     html = page.read_text()
     assert 'data-metric="runs"' in html and "run-never" in html
     by_key = {artifact.key.rsplit("-", 1)[1]: artifact.data for artifact in artifacts}
+    assert by_key["progress"] == 100.0  # every run published
     assert "Graded with refusals" in by_key["summary"] and "EVIDENCE_MISSING" in by_key["summary"]
     # The table shows what a healed run healed from.
     table = {row["run"]: row for row in json.loads(by_key["runs"])}

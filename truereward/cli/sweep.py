@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..strictjson import StrictJSONError, loads
 from .common import EXIT_FAILED, EXIT_OK, CliError, number
+from .progress import Progress
 
 if TYPE_CHECKING:
     from ..sweeps.record import RunRecord
@@ -192,7 +193,8 @@ def run_summary(args: argparse.Namespace) -> int:
 
     source = _source(args.sweep, args)
     try:
-        summary = summarize(source.records(strict=args.strict))
+        with Progress("read", args.sweep) as progress:
+            summary = summarize(progress.each(source.records(strict=args.strict)))
     except SweepNotFound as error:
         raise CliError(str(error)) from None
     _emit(
@@ -209,7 +211,9 @@ def run_compare(args: argparse.Namespace) -> int:
 
     baseline, candidate = _source(args.baseline, args), _source(args.candidate, args)
     try:
-        comparison = compare_runs(paired_records(baseline, candidate, strict=args.strict))
+        with Progress("compared", args.candidate) as progress:
+            pairs = paired_records(baseline, candidate, strict=args.strict)
+            comparison = compare_runs(progress.each(pairs))
     except SweepNotFound as error:
         raise CliError(str(error)) from None
     tripped = []
@@ -241,10 +245,11 @@ def run_stability(args: argparse.Namespace) -> int:
         raise CliError("stability needs at least two sweeps")
     sources = [_source(url, args) for url in args.sweeps]
     try:
-        report = stability(
-            grouped_records(sources, strict=args.strict, with_cases=True),
-            sweeps=len(sources),
-        )
+        with Progress("read", ", ".join(args.sweeps)) as progress:
+            report = stability(
+                progress.each(grouped_records(sources, strict=args.strict, with_cases=True)),
+                sweeps=len(sources),
+            )
     except SweepNotFound as error:
         raise CliError(str(error)) from None
     _emit(
@@ -292,35 +297,36 @@ def run_retries(args: argparse.Namespace) -> int:
     tally = RetriesTally()
     keep = RetryFilter(code=args.code, blame=args.blame, still_refused=args.still_refused)
     out = sys.stdout
-    try:
-        lines = retried_runs(source.records(strict=args.strict), tally, keep)
-        if args.format == "json":
-            out.write('{"runs": [')
-            for index, run in enumerate(lines):
-                out.write(("," if index else "") + "\n  " + run.model_dump_json())
-            out.write("\n]")
-        else:
-            markdown = args.format == "markdown"
-            if markdown:
-                out.write(f"## Retries: {_md(args.sweep)}\n\n")
-                out.write("| run | state | reward | attempts | attempt by attempt |\n")
-                out.write("|---|---|---:|---:|---|\n")
+    with Progress("read", args.sweep) as progress:
+        try:
+            lines = retried_runs(progress.each(source.records(strict=args.strict)), tally, keep)
+            if args.format == "json":
+                out.write('{"runs": [')
+                for index, run in enumerate(lines):
+                    out.write(("," if index else "") + "\n  " + run.model_dump_json())
+                out.write("\n]")
             else:
-                out.write(f"{'RUN':<24} {'STATE':<10} {'REWARD':<6} {'ATTEMPTS':<8} HISTORY\n")
-            for run in lines:
-                reward = "—" if run.reward is None else repr(run.reward)
+                markdown = args.format == "markdown"
                 if markdown:
-                    out.write(
-                        f"| {_md(run.run)} | {run.state} | {reward} | {len(run.attempts)} "
-                        f"| {_md(_attempts_text(run))} |\n"
-                    )
+                    out.write(f"## Retries: {_md(args.sweep)}\n\n")
+                    out.write("| run | state | reward | attempts | attempt by attempt |\n")
+                    out.write("|---|---|---:|---:|---|\n")
                 else:
-                    out.write(
-                        f"{run.run:<24} {run.state:<10} {reward:<6} {len(run.attempts):<8} "
-                        f"{_attempts_text(run)}\n"
-                    )
-    except SweepNotFound as error:
-        raise CliError(str(error)) from None
+                    out.write(f"{'RUN':<24} {'STATE':<10} {'REWARD':<6} {'ATTEMPTS':<8} HISTORY\n")
+                for run in lines:
+                    reward = "—" if run.reward is None else repr(run.reward)
+                    if markdown:
+                        out.write(
+                            f"| {_md(run.run)} | {run.state} | {reward} | {len(run.attempts)} "
+                            f"| {_md(_attempts_text(run))} |\n"
+                        )
+                    else:
+                        out.write(
+                            f"{run.run:<24} {run.state:<10} {reward:<6} {len(run.attempts):<8} "
+                            f"{_attempts_text(run)}\n"
+                        )
+        except SweepNotFound as error:
+            raise CliError(str(error)) from None
     deployment, local, note = _regrade_commands(args, source.in_place)
     counts = (
         f"{tally.retried} runs retried ({tally.healed} healed), {tally.still_refused} still "
@@ -381,16 +387,18 @@ def run_report(args: argparse.Namespace) -> int:
     # One pass: each record is summarised and offered to the listing as it is
     # read; the listing keeps --limit lines, the summary bounded tallies.
     try:
-        if baseline is None:
-            builder = SummaryBuilder()
-            for record in source.records(strict=args.strict):
-                builder.add(record)
-                listing.add(record)
-            summary = builder.result()
-        else:
-            pairs = paired_records(baseline, source, strict=args.strict)
-            comparison = compare_runs(_listed(pairs, listing))
-            summary = comparison.candidate  # compare_runs summarised the candidate's records
+        with Progress("read", args.sweep) as progress:
+            if baseline is None:
+                builder = SummaryBuilder()
+                for record in progress.each(source.records(strict=args.strict)):
+                    builder.add(record)
+                    listing.add(record)
+                summary = builder.result()
+            else:
+                pairs = paired_records(baseline, source, strict=args.strict)
+                comparison = compare_runs(progress.each(_listed(pairs, listing)))
+                # compare_runs summarised the candidate's records
+                summary = comparison.candidate
     except SweepNotFound as error:
         raise CliError(str(error)) from None
     regrade: tuple[str, ...] = ()
