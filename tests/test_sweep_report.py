@@ -315,7 +315,10 @@ def test_numbers_agree_with_the_models_and_long_lists_are_cut():
             "listed": listing.tally.listed,
             **{
                 key: getattr(listing.tally, key)
-                for key in ("unreadable", "retried", "healed", "still_refused")
+                for key in (
+                    *("unreadable", "retried", "healed", "still_refused"),
+                    *("retryable", "needs_fix", "unchanged"),
+                )
             },
         },
     }

@@ -13,8 +13,10 @@ as it comes and builds a :class:`GradeRunResult`:
   task failed) is *unreadable*.
 - this flow run: ``graded`` runs (``regraded`` of them over a standing
   grade, ``distrusted`` of those over a grade in the run's own directory
-  that was not trusted), ``retried`` runs (read more than once in this flow
-  run);
+  that was not trusted, ``unchanged`` of those graded again with nothing
+  changed: refused as before for reasons that need a fix), ``retried`` runs
+  (read more than once in this flow run), ``healed`` of them gradable in
+  the end;
   ``already_graded`` runs whose standing grade was kept, ``retried_earlier``
   of them retried by the flow run that graded them. The headline says
   "retried" for this flow run's retries only.
@@ -144,7 +146,9 @@ class GradeRunResult(BaseModel):
     published: dict[str, int]
     graded: Count = 0
     regraded: Count = 0
+    unchanged: Count = 0
     retried: Count = 0
+    healed: Count = 0
     already_graded: Count
     retried_earlier: Count = 0
     distrusted: Count = 0
@@ -175,15 +179,23 @@ class GradeRunResult(BaseModel):
             f"{summary.runs} runs: {summary.gradable} gradable ({reward}), "
             f"{summary.ungradable} refused"
         )
+        if summary.grader_refused:
+            # What grading again can do for them; the other refused runs
+            # are the runs' own fault (final).
+            grades += f" ({summary.retryable} retryable, {summary.needs_fix} need a fix)"
         if summary.unreadable:
             grades += f", {summary.unreadable} without a grade"
         now = f"graded now {self.graded}"
         if self.regraded:
             now += f" ({self.regraded} regraded"
+            if self.unchanged:
+                now += f", {self.unchanged} with nothing changed"
             if self.distrusted:
                 now += f", {self.distrusted} over an untrusted grade"
             now += ")"
         now += f", {self.retried} retried"
+        if self.retried:
+            now += f" ({self.healed} healed)"
         parts = [grades, now]
         if self.already_graded:
             kept = f"{self.already_graded} already graded"
@@ -228,6 +240,7 @@ class GradeRunReport:
         self._published: dict[str, int] = {}
         self._already = self._retried_earlier = 0
         self._graded = self._regraded = self._retried = self._distrusted = 0
+        self._unchanged = self._healed = 0
         self._failed = 0
         self._failures: list[RunFailure] = []
         self._not_graded: list[NotGraded] = []
@@ -252,6 +265,8 @@ class GradeRunReport:
             self._graded += 1
             self._regraded += published.regraded
             self._retried += published.attempts_now > 1
+            self._healed += published.attempts_now > 1 and record.graded
+            self._unchanged += published.regraded and record.unchanged
             self._distrusted += published.distrusted is not None
         if published.error is not None:
             self._failed += 1
@@ -298,7 +313,9 @@ class GradeRunReport:
             published=dict(sorted(self._published.items())),
             graded=self._graded,
             regraded=self._regraded,
+            unchanged=self._unchanged,
             retried=self._retried,
+            healed=self._healed,
             already_graded=self._already,
             retried_earlier=self._retried_earlier,
             distrusted=self._distrusted,

@@ -32,8 +32,10 @@ Fields:
 - ``regrade``: which runs that already have a grade at their target are
   graded again (:mod:`truereward.grading.triage`): ``none`` (default:
   a grade that stands is kept), ``grader-refusals`` (runs refused only
-  for the grader's reasons: the ops action after an outage),
-  ``refusals`` (every refused run) or ``all``. A run graded again replaces
+  for the grader's reasons that grading again may heal: the ops action
+  after an outage), ``needing-fix`` (runs refused for the grader's
+  reasons that need a change of the task definition or reader, once
+  changed), ``refusals`` (every refused run) or ``all``. A run graded again replaces
   exactly the grade it found and keeps that grade's attempts.
 - ``scheme``: default none, each run's task's (its primary dimension's, or
   the one its spec names, else ``gated-binary/1``); ``max_attempts``
@@ -69,8 +71,14 @@ from ..target import secret_option_paths
 __all__ = ["REGRADE_POLICIES", "GradeRequest", "Regrade", "check_inner_path", "run_id_of"]
 
 #: The regrade policies (see :mod:`truereward.grading.triage`).
-Regrade = Literal["none", "grader-refusals", "refusals", "all"]
-REGRADE_POLICIES: tuple[Regrade, ...] = ("none", "grader-refusals", "refusals", "all")
+Regrade = Literal["none", "grader-refusals", "needing-fix", "refusals", "all"]
+REGRADE_POLICIES: tuple[Regrade, ...] = (
+    "none",
+    "grader-refusals",
+    "needing-fix",
+    "refusals",
+    "all",
+)
 
 
 def check_inner_path(value: str, what: str) -> str:
@@ -181,7 +189,9 @@ class GradeRequest(BaseModel):
     regrade: Regrade = Field(
         default="none",
         description="which runs that already have a grade are graded again: none, "
-        "grader-refusals (refused only for the grader's reasons), refusals, all",
+        "grader-refusals (refused for the grader's reasons a regrade may heal), "
+        "needing-fix (refused for the grader's reasons that need a fixed task "
+        "definition or reader), refusals, all",
     )
     scheme: str | None = Field(
         default=None,

@@ -7,8 +7,10 @@ Three artifacts per flow run, made from the one
   attempts, the codes of its earlier attempts, what publishing did);
 - ``…-summary``: the headline, what publishing did, the sweep summary;
 - ``…-regrade``: the runs that stand refused for the grader's reasons, with
-  their codes and why, and the exact commands that grade them again once
-  the fault is fixed (``regrade: grader-refusals``);
+  their codes and why: those grading again may heal, with the exact
+  commands that grade them again once the fault is fixed (``regrade:
+  grader-refusals``), and apart those that need a change of the task
+  definition or the reader, with what to change (``regrade: needing-fix``);
 - ``…-report``: a link to the HTML sweep report the flow wrote
   (:mod:`truereward.grading.sweep_report`), when it wrote one.
 
@@ -85,9 +87,17 @@ def flow_run_name() -> str:
     return name if request.regrade == "none" else f"{name}-regrade-{request.regrade}"
 
 
+def _runs(count: int) -> str:
+    return f"{count} run" if count == 1 else f"{count} runs"
+
+
 def render_regrade(result: GradeRunResult, request: GradeRequest, deployment: str) -> str:
-    """The runs still refused for the grader's reasons and the commands that
-    grade them again (markdown)."""
+    """The runs still refused for the grader's reasons, in two lists: those
+    grading again may heal, with the commands that grade them again once
+    the fault is fixed, and those that need a change of the task definition
+    or the reader first, with what to change (markdown)."""
+    from ..refusal import outlook, what_to_change
+
     summary = result.summary
     lines = [f"# Still refused for the grader's reasons: {summary.grader_refused}", ""]
     if not summary.grader_refused:
@@ -96,28 +106,68 @@ def render_regrade(result: GradeRunResult, request: GradeRequest, deployment: st
     refused = [
         line for line in result.runs if line.state == "ungradable" and line.blame == ["grader"]
     ]
-    lines += ["| run | codes | why | attempts | earlier |", "|---|---|---|---:|---|"]
-    lines += [
-        f"| {cell(line.run)} | {cell(', '.join(line.codes))} | {cell(line.why)} "
-        f"| {line.attempts} | {cell('; '.join(line.earlier) or '—')} |"
-        for line in refused
+    healing = [
+        line for line in refused if outlook((code, "grader") for code in line.codes) == "retryable"
     ]
-    if summary.grader_refused > len(refused):
-        lines.append(f"\n… and {summary.grader_refused - len(refused)} more.")
-    again = regrade_request(request)
+    fixing = [line for line in refused if line not in healing]
+    header = ["| run | codes | why | attempts | earlier |", "|---|---|---|---:|---|"]
+
+    def rows(chosen: list[Any]) -> list[str]:
+        return [
+            f"| {cell(line.run)} | {cell(', '.join(line.codes))} | {cell(line.why)} "
+            f"| {line.attempts} | {cell('; '.join(line.earlier) or '—')} |"
+            for line in chosen
+        ]
+
+    lines += [f"## Grading again may heal them: {summary.retryable}", ""]
+    if summary.retryable:
+        lines += [*header, *rows(healing)]
+        if summary.retryable > len(healing):
+            lines.append(f"\n… and {summary.retryable - len(healing)} more.")
+        again = regrade_request(request)
+        lines += [
+            "",
+            "Once the fault is fixed, grade exactly these again (each replaces the grade it "
+            "finds and keeps its attempts):",
+            "",
+            "```bash",
+            deployment_command(again, deployment),
+            "```",
+            "",
+            "or on one machine, without a server:",
+            "",
+            "```bash",
+            local_command(again),
+            "```",
+        ]
+    else:
+        lines.append("None.")
+    lines += ["", f"## Needing a fix of the task definition or the reader: {summary.needs_fix}"]
+    lines.append("")
+    if not summary.needs_fix:
+        lines.append("None.")
+        return "\n".join(lines) + "\n"
+    if summary.unchanged:
+        lines += [f"{_runs(summary.unchanged)} of them graded again with nothing changed.", ""]
+    lines += ["| run | codes | what to change | attempts |", "|---|---|---|---:|"]
+    for line in fixing:
+        blocking = [code for code in line.codes if outlook([(code, "grader")]) == "needs-fix"]
+        change = "; ".join(f"{code}: {what_to_change(code)}" for code in blocking)
+        lines.append(
+            f"| {cell(line.run)} | {cell(', '.join(line.codes))} | {cell(change)} "
+            f"| {line.attempts} |"
+        )
+    if summary.needs_fix > len(fixing):
+        lines.append(f"\n… and {summary.needs_fix - len(fixing)} more.")
+    fixed = regrade_request(request, "needing-fix")
     lines += [
         "",
-        "Once the fault is fixed, grade exactly these again (each replaces the grade it "
-        "finds and keeps its attempts):",
+        "Grading these again as they are adds an identical attempt. Once the task definition "
+        "or the reader is changed, `regrade: grader-refusals` grades a run again when its "
+        "definition's digest changed; to grade them all again whatever changed:",
         "",
         "```bash",
-        deployment_command(again, deployment),
-        "```",
-        "",
-        "or on one machine, without a server:",
-        "",
-        "```bash",
-        local_command(again),
+        deployment_command(fixed, deployment),
         "```",
     ]
     return "\n".join(lines) + "\n"
@@ -163,8 +213,9 @@ def create_artifacts(
     create_markdown_artifact(
         markdown=render_regrade(result, request, deployment_name()),
         key=artifact_key(request, target, "regrade"),
-        description=f"{title}: {result.summary.grader_refused} runs still refused for the "
-        "grader's reasons",
+        description=f"{title}: {_runs(result.summary.grader_refused)} still refused for the "
+        f"grader's reasons ({result.summary.retryable} retryable, "
+        f"{result.summary.needs_fix} needing a fix)",
     )
     if page is not None:
         create_link_artifact(

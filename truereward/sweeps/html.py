@@ -169,6 +169,10 @@ def _more(metric: str, hidden: int, hint: str = "") -> str:
     return f'<p class="more">… and {_num(metric, hidden)} more{_e(tail)}.</p>'
 
 
+def _runs(count: int) -> str:
+    return "run" if count == 1 else "runs"
+
+
 def _codes(codes: Sequence[str]) -> str:
     return ", ".join(f"<code>{_e(code)}</code>" for code in codes)
 
@@ -349,9 +353,13 @@ def _retries(
         lines.append(
             f"<p>{_num('retries.runs_read', tally.runs)} runs read{unreadable}: "
             f"{_num('retries.retried', tally.retried)} retried "
-            f"({_num('retries.healed', tally.healed)} healed), "
+            f"({_num('retries.healed', tally.healed)} healed after a retry), "
             f"{_num('retries.still_refused', tally.still_refused)} still refused for the "
-            f"grader's reasons; {_num('retries.listed', tally.listed)} listed.</p>"
+            f"grader's reasons ({_num('retries.retryable', tally.retryable)} retryable, "
+            f"{_num('retries.needs_fix', tally.needs_fix)} needing a fix of the task "
+            f"definition or the reader, {_num('retries.unchanged', tally.unchanged)} of "
+            "them graded again with nothing changed); "
+            f"{_num('retries.listed', tally.listed)} listed.</p>"
         )
         total = tally.listed
     else:
@@ -367,8 +375,14 @@ def _retries(
         )
         for index, run in enumerate(shown):
             state = _e(run.state)
-            if run.still_refused:
-                state += '<br><span class="still">still refused (grader)</span>'
+            if run.still_refused and run.fix:
+                again = ", graded again with nothing changed" if run.unchanged else ""
+                state += (
+                    f'<br><span class="still">still refused, needs a fix{again}</span>'
+                    f'<br><span class="why">change {_e(run.fix)}</span>'
+                )
+            elif run.still_refused:
+                state += '<br><span class="still">still refused, retryable</span>'
             lines.append(
                 f'<tr data-run="{_e(run.run)}"><td><code>{_e(run.run)}</code></td>'
                 f"<td>{state}</td>{_td(f'retries.runs.{index}.reward', run.reward)}"
@@ -379,15 +393,23 @@ def _retries(
         lines.append(
             _more("retries.more", total - len(shown), "truereward sweep retries lists them all")
         )
-    if regrade and summary.grader_refused:
+    if regrade and summary.retryable:
         lines.append(
-            f"<p>To grade the {_num('grader_refused', summary.grader_refused)} runs still "
-            "refused for the grader's reasons again once the fault is fixed (each replaces "
-            "the grade it finds):</p>"
+            f"<p>To grade the {_num('retryable', summary.retryable)} "
+            f"{_runs(summary.retryable)} still refused for the grader's reasons that grading "
+            "again may heal, once the fault is fixed (each replaces the grade it finds):</p>"
         )
         lines.append("<pre>" + _e("\n".join(regrade)) + "</pre>")
         if regrade_note:
             lines.append(f"<p>({_e(regrade_note)})</p>")
+    if summary.needs_fix:
+        lines.append(
+            f"<p>{_num('needs_fix', summary.needs_fix)} {_runs(summary.needs_fix)} still "
+            "refused for reasons grading again cannot heal: change the task definition or "
+            "the reader first (each line says what). <code>regrade: grader-refusals</code> "
+            "grades such a run again once its task definition or reader changed; "
+            "<code>regrade: needing-fix</code> grades them all again.</p>"
+        )
     lines.append("</section>")
     return lines
 

@@ -15,8 +15,14 @@
 - ``retried_runs``: the first 20 retried runs by run id (``attempts.retried``
   counts them all); ``grader_refused``: the runs that stand refused with every
   refusal the grader's (the ones ``regrade: grader-refusals`` grades
-  again), and ``grader_refused_runs`` the first 20 of them by run id. The
-  runs named do not depend on the order runs arrive in.
+  again when that may heal them), and ``grader_refused_runs`` the first 20
+  of them by run id. They split in two: ``retryable`` (grading again may
+  heal them) and ``needs_fix`` (a code that grading again cannot heal:
+  the task definition or the reader must change first; the first 20 in
+  ``needs_fix_runs``); ``unchanged`` counts the runs that need a fix and
+  were graded again with nothing changed (the last attempt repeats the one
+  before). ``attempts.recovered`` counts the runs healed after a retry.
+  The runs named do not depend on the order runs arrive in.
 
 :func:`summarize` is a pure function over an iterable of records (or grade
 documents), in one pass. Memory does not grow with the number of runs: the
@@ -132,6 +138,10 @@ class SweepSummary(BaseModel):
     grader_refused: Count = 0
     retried_runs: list[str] = Field(default_factory=list)
     grader_refused_runs: list[str] = Field(default_factory=list)
+    retryable: Count = 0
+    needs_fix: Count = 0
+    unchanged: Count = 0
+    needs_fix_runs: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _counts_add_up(self) -> SweepSummary:
@@ -141,6 +151,10 @@ class SweepSummary(BaseModel):
             raise ValueError("the reward distribution counts the gradable runs")
         if self.grader_refused > self.ungradable:
             raise ValueError("grader-refused runs are ungradable runs")
+        if self.retryable + self.needs_fix != self.grader_refused:
+            raise ValueError("grader-refused runs are retryable or need a fix")
+        if self.unchanged > self.needs_fix:
+            raise ValueError("runs graded again with nothing changed need a fix")
         return self
 
 
@@ -189,6 +203,8 @@ class SummaryBuilder:
         self._examples: list[UnreadableRun] = []
         self._retried_runs: list[str] = []
         self._grader_refused_runs: list[str] = []
+        self._retryable = self._needs_fix = self._unchanged = 0
+        self._needs_fix_runs: list[str] = []
 
     def add(self, item: RunRecord | GradeDocument) -> None:
         """Count one run."""
@@ -225,6 +241,12 @@ class SummaryBuilder:
         if record.grader_refused:
             self._grader_refused += 1
             keep_first(self._grader_refused_runs, record.run)
+            if record.needs_fix:
+                self._needs_fix += 1
+                self._unchanged += record.unchanged
+                keep_first(self._needs_fix_runs, record.run)
+            else:
+                self._retryable += 1
 
     def result(self) -> SweepSummary:
         """The summary of the runs added so far."""
@@ -258,6 +280,10 @@ class SummaryBuilder:
             grader_refused=self._grader_refused,
             retried_runs=list(self._retried_runs),
             grader_refused_runs=list(self._grader_refused_runs),
+            retryable=self._retryable,
+            needs_fix=self._needs_fix,
+            unchanged=self._unchanged,
+            needs_fix_runs=list(self._needs_fix_runs),
         )
 
 
