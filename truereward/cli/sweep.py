@@ -455,6 +455,8 @@ def run_report(args: argparse.Namespace) -> int:
     if listing.tally.still_refused:
         deployment, local, note = _regrade_commands(args, source.in_place)
         regrade = (deployment, local)
+    from datetime import UTC, datetime
+
     page = render_report(
         summary,
         listing.runs,
@@ -466,8 +468,12 @@ def run_report(args: argparse.Namespace) -> int:
         regrade=regrade,
         regrade_note=note,
         limit=args.limit,
+        made=datetime.now(UTC),
     )
     _write_output(args.output, page)
+    if args.output != "-":
+        # The page went to a file: say where, so the reader can open it.
+        print(f"wrote the sweep report to {args.output}")
     return EXIT_OK
 
 

@@ -4,6 +4,10 @@
 - ``reward``: the :class:`~truereward.evaluate.Distribution` of rewards over
   **gradable runs only** (absent, count 0, when no run is gradable). An
   ungradable or unreadable run has no reward; it is never counted as 0.
+- ``reward_histogram``: the gradable runs per reward
+  (:func:`reward_histogram`): one bucket per value when every reward is 0
+  or 1, else ten buckets of equal width (over 0 to 1 when every reward
+  lies there). Empty when no run is gradable.
 - ``refusals``: per (code, blame), how many refusals and how many runs carry
   it; ``blame``: per blame, how many refusals and runs.
 - ``attempts``: how many runs took how many attempts, the total, how many
@@ -52,10 +56,12 @@ __all__ = [
     "AttemptsSummary",
     "BlameCount",
     "RefusalCount",
+    "RewardBucket",
     "SummaryBuilder",
     "SweepSummary",
     "UnreadableRun",
     "as_record",
+    "reward_histogram",
     "summarize",
 ]
 
@@ -64,6 +70,52 @@ EXAMPLES = 20
 
 _FROZEN = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
 Count = Annotated[int, Field(ge=0)]
+
+
+class RewardBucket(BaseModel):
+    """``runs`` gradable runs with a reward from ``low`` to ``high``: the
+    bucket holds ``low`` and excludes ``high``, but the last bucket holds
+    both; a bucket of one value has ``low == high``."""
+
+    model_config = _FROZEN
+
+    low: float
+    high: float
+    runs: Count
+
+
+#: Buckets of a histogram of rewards that are not all 0 or 1.
+BUCKETS = 10
+
+
+def reward_histogram(counts: dict[float, int]) -> list[RewardBucket]:
+    """The histogram of rewards tallied as ``counts`` (value: runs): one
+    bucket for 0 and one for 1 when every reward is one of them (both
+    shown, a count of 0 included), else :data:`BUCKETS` buckets of equal
+    width from 0 to 1 when every reward lies there, from the least to the
+    greatest reward otherwise (one bucket when they are all equal). Pure."""
+    if not counts:
+        return []
+    if set(counts) <= {0.0, 1.0}:
+        return [
+            RewardBucket(low=value, high=value, runs=counts.get(value, 0)) for value in (0.0, 1.0)
+        ]
+    low, high = min(counts), max(counts)
+    if low >= 0.0 and high <= 1.0:
+        low, high = 0.0, 1.0
+    if low == high:
+        return [RewardBucket(low=low, high=high, runs=sum(counts.values()))]
+    width = (high - low) / BUCKETS
+    # Edges rounded, so that 0.3 falls in [0.3, 0.4) and not, by a float's
+    # last bit, in [0.2, 0.3).
+    edges = [round(low + index * width, 12) for index in range(BUCKETS)] + [high]
+    runs = [0] * BUCKETS
+    for value, count in counts.items():
+        runs[min(bisect.bisect_right(edges, value) - 1, BUCKETS - 1)] += count
+    return [
+        RewardBucket(low=edges[index], high=edges[index + 1], runs=count)
+        for index, count in enumerate(runs)
+    ]
 
 
 class RefusalCount(BaseModel):
@@ -130,6 +182,7 @@ class SweepSummary(BaseModel):
     ungradable: Count
     unreadable: Count
     reward: Distribution
+    reward_histogram: list[RewardBucket] = Field(default_factory=list)
     schemes: dict[str, int]
     refusals: list[RefusalCount]
     blame: list[BlameCount]
@@ -149,6 +202,9 @@ class SweepSummary(BaseModel):
             raise ValueError("runs must equal gradable + ungradable + unreadable")
         if self.reward.count != self.gradable:
             raise ValueError("the reward distribution counts the gradable runs")
+        histogram = self.reward_histogram
+        if histogram and sum(item.runs for item in histogram) != self.gradable:
+            raise ValueError("the reward histogram counts the gradable runs")
         if self.grader_refused > self.ungradable:
             raise ValueError("grader-refused runs are ungradable runs")
         if self.retryable + self.needs_fix != self.grader_refused:
@@ -261,6 +317,7 @@ class SummaryBuilder:
             ungradable=self._ungradable,
             unreadable=self._unreadable,
             reward=self._rewards.distribution(),
+            reward_histogram=reward_histogram(self._rewards.counts()),
             schemes=dict(sorted(self._schemes.items())),
             refusals=refusals,
             blame=[
