@@ -181,7 +181,7 @@ def test_regrading_grader_refusals_after_an_outage(tmp_path: Path, capsys) -> No
     assert first.summary.grader_refused == 2
     assert first.summary.grader_refused_runs == ["down-a", "down-b"]
     assert first.headline() == (
-        "7 runs: 3 gradable (mean reward 0.6667), 4 refused (2 retryable, 0 need a fix); "
+        "7 runs: 3 gradable (mean reward 0.6667), 4 refused (2 retryable, 0 needing a fix); "
         "graded now 7, 3 retried (1 healed)"
     )
     before = grades(out)

@@ -404,7 +404,8 @@ def run_retries(args: argparse.Namespace) -> int:
             out.write(f"({note})\n")
     if tally.needs_fix:
         out.write(
-            f"\n{_runs(tally.needs_fix)} need a change of the task definition or the reader "
+            f"\n{_runs(tally.needs_fix)} {'needs' if tally.needs_fix == 1 else 'need'} a change "
+            "of the task definition or the reader "
             "first (each line says what to change); grading them again as they are adds "
             "an identical attempt. regrade grader-refusals grades one again once its "
             "task definition or reader changed; to grade them all again whatever changed:\n\n"

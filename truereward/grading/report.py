@@ -100,17 +100,19 @@ class RunLine(BaseModel):
     why: str = ""
 
     def cells(self) -> dict[str, str | int | float]:
-        """The line as table cells (an absent reward is ``—``, never 0)."""
+        """The line as table cells, in the order shown (an absent reward is
+        ``—``, never 0)."""
+        # What a reader looks for first comes first: a wide table scrolls.
         return {
             "run": self.run,
             "state": self.state,
             "reward": "—" if self.reward is None else self.reward,
             "codes": ", ".join(self.codes) or "—",
-            "blame": ", ".join(self.blame) or "—",
-            "attempts": self.attempts,
-            "earlier": "; ".join(self.earlier) or "—",
-            "published": self.published,
             "why": self.why or "—",
+            "earlier": "; ".join(self.earlier) or "—",
+            "attempts": self.attempts,
+            "blame": ", ".join(self.blame) or "—",
+            "published": self.published,
         }
 
 
@@ -182,7 +184,7 @@ class GradeRunResult(BaseModel):
         if summary.grader_refused:
             # What grading again can do for them; the other refused runs
             # are the runs' own fault (final).
-            grades += f" ({summary.retryable} retryable, {summary.needs_fix} need a fix)"
+            grades += f" ({summary.retryable} retryable, {summary.needs_fix} needing a fix)"
         if summary.unreadable:
             grades += f", {summary.unreadable} without a grade"
         now = f"graded now {self.graded}"

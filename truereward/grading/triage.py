@@ -104,9 +104,7 @@ def selects(
     says whether the task definition or reader changed since that grade,
     asked only for a grade that needs a fix under ``grader-refusals``."""
     if policy not in REGRADE_POLICIES:
-        raise ValueError(
-            f"unknown regrade policy {policy!r}; one of {', '.join(REGRADE_POLICIES)}"
-        )
+        raise ValueError(f"unknown regrade policy {policy!r}; one of {', '.join(REGRADE_POLICIES)}")
     if policy == "all":
         return True
     if standing == "gradable" or policy == "none":

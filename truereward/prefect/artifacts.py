@@ -14,17 +14,26 @@ Three artifacts per flow run, made from the one
 - ``…-report``: a link to the HTML sweep report the flow wrote
   (:mod:`truereward.grading.sweep_report`), when it wrote one.
 
-Keys are ``grade-run-<sweep>-<digest>-<part>`` in the characters Prefect
-allows: ``<sweep>`` is the sweep's name (``runs`` for a list of runs) and
-``<digest>`` eight hex digits of the sweep's URL (or the runs) and the
-target, so the flow runs of one sweep and one target are versions of one
-key, and two targets of one sweep, or two folders named alike, never share
-one.
+Keys say the sweep and the part, in the characters Prefect allows:
+``grade-run-<sweep>-<part>`` for a sweep graded in place (each run's own
+``logs/verifier/``), ``grade-run-<sweep>-to-<target>-<part>`` for a sweep
+published under a target, ``<target>`` the target's location as a slug (its
+last 40 characters: ``out-graded``, ``grades-nightly``). So the flow runs of
+one sweep and one target are versions of one key, and two targets of one
+sweep have two. A small fixed set per sweep: the four above for a
+``grade-run``; a shard of ``grade-sweep`` (a flow run tagged ``shard:N``)
+makes the same artifacts without a key (on its flow run's page only), and
+its parent keys its own two (``grade-sweep-<sweep>[-to-<target>]-summary``
+and ``-shards``).
+
+The report link is one a browser opens: a local page's ``file://`` URL; a
+page on S3 gets a presigned HTTPS URL (valid :data:`PRESIGN_SECONDS`, the
+longest S3 signs), the ``s3://`` URL when it cannot be signed (no
+credentials, another store): ``aws s3 presign`` makes one.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
 
@@ -47,11 +56,14 @@ from ..grading.request import GradeRequest
 from ..target import Target
 
 __all__ = [
+    "PRESIGN_SECONDS",
     "artifact_key",
     "create_artifacts",
     "deployment_name",
     "flow_run_name",
+    "is_shard",
     "render_regrade",
+    "report_link",
 ]
 
 
@@ -59,12 +71,32 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60].strip("-")
 
 
-def artifact_key(request: GradeRequest, target: Target | None, part: str) -> str:
-    """``grade-run-<sweep>-<digest>-<part>`` (module docstring)."""
-    where = request.sweep if request.sweep is not None else "\n".join(request.runs or ())
-    aimed = target.url if target is not None else (request.target or "(each run's logs)")
-    digest = hashlib.sha256(f"{where}\n{aimed}".encode()).hexdigest()[:8]
-    return f"grade-run-{_slug(request.sweep_label or 'runs') or 'sweep'}-{digest}-{part}"
+def _tail_slug(text: str, limit: int = 40) -> str:
+    """``text`` as a slug, keeping its last ``limit`` characters (the end of
+    a location is what tells two apart)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[-limit:].strip("-")
+
+
+def artifact_key(request: Any, target: Target | None, part: str, flow: str = "grade-run") -> str:
+    """``<flow>-<sweep>[-to-<target>]-<part>`` (module docstring) for a
+    :class:`GradeRequest` (or a request with the same ``sweep_label``,
+    ``target``)."""
+    sweep = _slug(request.sweep_label or "runs") or "sweep"
+    aimed = target.url if target is not None else request.target
+    place = ""
+    if aimed is not None:
+        where = urls.strip_protocol(aimed)
+        place = f"-to-{_tail_slug(where) or 'target'}"
+    return f"{flow}-{sweep}{place}-{part}"
+
+
+def is_shard() -> bool:
+    """Whether the current flow run is a shard of ``grade-sweep`` (tagged
+    ``shard:N``)."""
+    from prefect.runtime import flow_run
+
+    return any(str(tag).startswith("shard:") for tag in (flow_run.tags or ()))
 
 
 def flow_run_name() -> str:
@@ -182,13 +214,29 @@ def deployment_name() -> str:
     return f"grade-run/{name}" if name else DEFAULT_DEPLOYMENT
 
 
-def _link(where: str) -> str:
-    if urls.is_url(where):
-        return where
-    import os
-    from pathlib import Path
+#: How long a presigned link to a report on S3 stays valid: a week, the
+#: longest an S3 signature (SigV4) allows.
+PRESIGN_SECONDS = 7 * 24 * 3600
 
-    return Path(os.path.abspath(where)).as_uri()
+
+def report_link(where: str, target: Target | None, request: GradeRequest) -> str:
+    """A URL a browser opens for the page at ``where`` (module docstring)."""
+    if not urls.is_url(where):
+        import os
+        from pathlib import Path
+
+        return Path(os.path.abspath(where)).as_uri()
+    if urls.protocol(where) not in ("s3", "s3a"):
+        return where
+    try:
+        from fsspec.core import url_to_fs
+
+        options = target.options() if target is not None else dict(request.storage_options)
+        fs, path = url_to_fs(where, **options)
+        signed = fs.sign(path, expiration=PRESIGN_SECONDS)
+    except Exception:  # noqa: BLE001 - no credentials or no signer: the plain URL
+        return where
+    return str(signed)
 
 
 def create_artifacts(
@@ -200,27 +248,33 @@ def create_artifacts(
     """Create the artifacts of ``result`` (module docstring) for the current
     flow run; ``page`` is where the HTML sweep report was written."""
     title = f"grade-run {request.sweep_label or f'({len(request.runs or ())} runs)'}"
+    shard = is_shard()
+
+    def key(part: str) -> str | None:
+        # A shard's artifacts stay on its flow run: its parent keys the sweep's.
+        return None if shard else artifact_key(request, target, part)
+
     create_table_artifact(
         table=[line.cells() for line in result.runs],
-        key=artifact_key(request, target, "runs"),
+        key=key("runs"),
         description=f"{title}: {result.headline()}",
     )
     create_markdown_artifact(
         markdown=render_result(result, title),
-        key=artifact_key(request, target, "summary"),
+        key=key("summary"),
         description=f"{title}: {result.state_name}",
     )
     create_markdown_artifact(
         markdown=render_regrade(result, request, deployment_name()),
-        key=artifact_key(request, target, "regrade"),
+        key=key("regrade"),
         description=f"{title}: {_runs(result.summary.grader_refused)} still refused for the "
         f"grader's reasons ({result.summary.retryable} retryable, "
         f"{result.summary.needs_fix} needing a fix)",
     )
     if page is not None:
         create_link_artifact(
-            link=_link(page),
+            link=report_link(page, target, request),
             link_text=f"{title}: sweep report",
-            key=artifact_key(request, target, "report"),
+            key=key("report"),
             description=f"{title}: the HTML sweep report ({page})",
         )

@@ -11,9 +11,10 @@ The page says its sweep, where its grades are and when it was made, then
 shows, in order: the counts (runs, gradable, ungradable, unreadable, still
 refused for the grader's reasons); the reward over **gradable runs only**:
 its summary statistics (count, mean, min, p10, p50, p90, max) and its
-histogram (``reward_histogram``: a table and a chart of runs per reward); refusals by code and blame (table and chart) and the
-totals per blame; attempts (total, retried, recovered, and a histogram of
-runs by number of attempts); the retried and still-refused runs attempt by
+histogram (``reward_histogram``: a table and a chart of runs per reward);
+refusals by code and blame (table and chart) and the totals per blame;
+attempts (total, retried, recovered, and a histogram of runs by number of
+attempts); the retried and still-refused runs attempt by
 attempt (the first ``limit``, then "and K more") with the commands that
 grade the still-refused ones again; the first unreadable grades and why;
 and, given a comparison, the baseline beside the candidate, the deltas,
