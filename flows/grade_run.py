@@ -11,7 +11,9 @@ grade is not graded again (its stored grade is published again, which
 repairs an interrupted publish), so running the flow twice on a sweep
 changes nothing; ``regrade`` names the runs with a grade that are graded
 again once a fault is fixed (``grader-refusals``: every run still refused
-for the grader's reasons), each replacing exactly the grade it found.
+for the grader's reasons that grading again may heal; ``needing-fix``: those
+that needed a change of the task definition or reader), each replacing
+exactly the grade it found.
 
 The flow run is named after the sweep (``grade-run-<sweep>``). It writes an
 HTML sweep report (``sweep-report.html`` in the target, or where ``report``
