@@ -325,10 +325,13 @@ def _write_page(
     from truereward.grading.sweep_report import write_sweep_report
 
     try:
-        return write_sweep_report(result, request, target, deployment=deployment_name())
+        page = write_sweep_report(result, request, target, deployment=deployment_name())
     except (OSError, ValueError, ImportError) as error:
         logger.warning("the sweep report could not be written: %s", error)
         return None
+    if page is not None:
+        logger.info("sweep report: %s", page)
+    return page
 
 
 def _request(args: argparse.Namespace) -> GradeRequest:
@@ -435,7 +438,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         render_result(result, f"grade-run {request.sweep or f'({len(request.runs or [])} runs)'}")
     )
+    _say_page(request)
     return 0 if state.is_completed() else 1
+
+
+def _say_page(request: GradeRequest) -> None:
+    """Print where the HTML sweep report is, when the flow wrote one."""
+    import os
+
+    from truereward import urls
+    from truereward.grading.sweep_report import report_location
+
+    where = report_location(request)
+    local = None if where is None else urls.local_or_none(where)
+    if where is not None and (local is None or os.path.isfile(local)):
+        print(f"sweep report: {where}")
 
 
 if __name__ == "__main__":

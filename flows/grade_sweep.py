@@ -224,12 +224,12 @@ async def grade_sweep(request: SweepRequest) -> State[SweepSummary]:
     # The flow is async: the sync names would return coroutines, never awaited.
     await acreate_markdown_artifact(
         markdown="\n".join(lines),
-        key=artifact_key(request, target, "sweep-summary"),
+        key=artifact_key(request, target, "summary", flow="grade-sweep"),
         description=f"{title}: {summary.runs} runs, {summary.gradable} gradable",
     )
     await acreate_table_artifact(
         table=rows,
-        key=artifact_key(request, target, "shards"),
+        key=artifact_key(request, target, "shards", flow="grade-sweep"),
         description=f"{title}: the shards",
     )
     headline = (

@@ -44,7 +44,7 @@ from .folding import (
     validate_rows,
 )
 from .frozen import Items
-from .refusal import Refusal, refusal
+from .refusal import Refusal, outlook, refusal
 from .scoring import Scoring
 from .segments import check_segment
 from .strictjson import canonical_bytes, loads
@@ -165,6 +165,10 @@ class Publication(BaseModel):
     reward_keys: Items[RewardKey] = ()
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
 def _default_layout(publication: Publication) -> bool:
     return publication == _PUBLICATION  # the defaults, not restated here
 
@@ -198,6 +202,13 @@ class GradeDocument(Fold):
     # left out, so a document written before it keeps its bytes.
     publication: Annotated[
         Publication, Field(default_factory=Publication, exclude_if=_default_layout)
+    ]
+    # Recorded only on a grade refused for reasons grading again cannot heal
+    # (:func:`~truereward.refusal.outlook` ``needs-fix``): the sha256 of the
+    # task definition and reader it was made with, so that a regrade can
+    # tell whether they changed since. Left out otherwise (older bytes kept).
+    definition: Annotated[
+        str | None, Field(default=None, pattern=r"^[0-9a-f]{64}$", exclude_if=_absent)
     ]
 
     @model_validator(mode="after")
@@ -283,6 +294,7 @@ def grade_document(
     attempts: Iterable[Attempt | Mapping[str, Any]] = (),
     publication: Publication | Mapping[str, Any] | None = None,
     scoring: Scoring | Mapping[str, Any] | None = None,
+    definition: str | None = None,
 ) -> GradeDocument:
     """Fold ``rows`` (see :func:`truereward.fold`) and build the grade document.
 
@@ -294,8 +306,11 @@ def grade_document(
     view as ``ctrf.json``, ``reward.json`` with ``reward`` alone),
     ``scheme`` and ``scoring`` as for :func:`truereward.fold` (a task
     spec given as ``case_set`` brings its scoring; a document with one is
-    version 4). Invalid rows raise ``pydantic.ValidationError`` naming the
-    row index and field.
+    version 4). ``definition``: the digest of the task definition and
+    reader the grade is made with, kept only when the grade is refused for
+    reasons that need a fix (``definition`` of :class:`GradeDocument`).
+    Invalid rows raise ``pydantic.ValidationError`` naming the row index
+    and field.
     Each row is bounded before the fold (:func:`~truereward.bounded.bounded_row`);
     :func:`publishable` says whether the document fits (module docstring).
     """
@@ -323,6 +338,9 @@ def grade_document(
     values["publication"] = (
         _PUBLICATION if publication is None else Publication.model_validate(publication)
     )
+    blamed = ((item.code, item.blame.value) for item in values["refusals"])
+    if definition is not None and outlook(blamed) == "needs-fix":
+        values["definition"] = definition
     return GradeDocument.model_validate(values)
 
 

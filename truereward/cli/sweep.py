@@ -29,6 +29,7 @@ from .common import EXIT_FAILED, EXIT_OK, CliError, number
 from .progress import Progress
 
 if TYPE_CHECKING:
+    from ..grading.request import Regrade
     from ..sweeps.record import RunRecord
     from ..sweeps.retries import RetriesListing
 
@@ -260,9 +261,12 @@ def run_stability(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _regrade_commands(args: argparse.Namespace, in_place: bool) -> tuple[str, str, str]:
+def _regrade_commands(
+    args: argparse.Namespace, in_place: bool, policy: Regrade = "grader-refusals"
+) -> tuple[str, str, str]:
     """The deployment and local commands that grade the still-refused runs
-    again, and a note when the sweep of runs had to be guessed."""
+    again under ``policy``, and a note when the sweep of runs had to be
+    guessed."""
     from ..grading.commands import deployment_command, local_command
     from ..grading.request import GradeRequest
     from ..target import secret_option_paths
@@ -281,12 +285,38 @@ def _regrade_commands(args: argparse.Namespace, in_place: bool) -> tuple[str, st
             "SWEEP is the sweep of runs these grades were published from "
             "(pass --runs SWEEP to have it filled in)"
         )
-    request = GradeRequest(regrade="grader-refusals", storage_options=options, **fields)
+    request = GradeRequest(regrade=policy, storage_options=options, **fields)
     return deployment_command(request, args.deployment), local_command(request), note
 
 
 def _attempts_text(run: Any) -> str:
-    return "; ".join(item.text() for item in run.attempts)
+    text = "; ".join(item.text() for item in run.attempts)
+    if run.fix:
+        again = ", graded again with nothing changed" if run.unchanged else ""
+        text += f" — needs a fix{again}: {run.fix}"
+    return text
+
+
+def _retries_counts(tally: Any) -> str:
+    """``3 runs retried (1 healed after a retry), 4 still refused for the
+    grader's reasons (2 retryable, 2 needing a fix, 1 graded again with
+    nothing changed)``."""
+    text = (
+        f"{_runs(tally.retried)} retried ({tally.healed} healed after a retry), "
+        f"{_runs(tally.still_refused, 'still refused')} for the grader's reasons"
+    )
+    if tally.still_refused:
+        text += f" ({tally.retryable} retryable, {tally.needs_fix} needing a fix"
+        if tally.unchanged:
+            text += f", {tally.unchanged} graded again with nothing changed"
+        text += ")"
+    return text
+
+
+def _runs(count: int, what: str = "") -> str:
+    """``1 run``, ``2 runs`` (``what`` after the noun: ``1 run still refused``)."""
+    noun = "run" if count == 1 else "runs"
+    return f"{count} {noun}" + (f" {what}" if what else "")
 
 
 def run_retries(args: argparse.Namespace) -> int:
@@ -328,9 +358,10 @@ def run_retries(args: argparse.Namespace) -> int:
         except SweepNotFound as error:
             raise CliError(str(error)) from None
     deployment, local, note = _regrade_commands(args, source.in_place)
+    fixed = _regrade_commands(args, source.in_place, "needing-fix")
     counts = (
-        f"{tally.retried} runs retried ({tally.healed} healed), {tally.still_refused} still "
-        f"refused for the grader's reasons, of {tally.runs} runs"
+        _retries_counts(tally)
+        + f", of {tally.runs} runs"
         + (f" ({tally.unreadable} without a readable grade)" if tally.unreadable else "")
         + f"; {tally.listed} listed."
     )
@@ -342,9 +373,15 @@ def run_retries(args: argparse.Namespace) -> int:
             "retried": tally.retried,
             "healed": tally.healed,
             "still_refused": tally.still_refused,
+            "retryable": tally.retryable,
+            "needs_fix": tally.needs_fix,
+            "unchanged": tally.unchanged,
             "listed": tally.listed,
             "regrade": {"deployment": deployment, "local": local, "note": note or None}
-            if tally.still_refused
+            if tally.retryable
+            else None,
+            "needing_fix": {"deployment": fixed[0], "local": fixed[1], "note": fixed[2] or None}
+            if tally.needs_fix
             else None,
         }
         for key, value in footer.items():
@@ -352,15 +389,26 @@ def run_retries(args: argparse.Namespace) -> int:
         out.write("}\n")
         return EXIT_OK
     out.write(f"\n{counts}\n")
-    if tally.still_refused:
-        fence = ("```bash\n", "```\n") if args.format == "markdown" else ("", "")
+    fence = ("```bash\n", "```\n") if args.format == "markdown" else ("", "")
+    if tally.retryable:
         out.write(
-            f"\nTo grade the {tally.still_refused} runs still refused for the grader's reasons "
-            "again once the fault is fixed (each replaces the grade it finds):\n\n"
-            f"{fence[0]}{deployment}\n{local}\n{fence[1]}"
+            f"\nTo grade the {_runs(tally.retryable, 'still refused')} for the grader's reasons "
+            "that grading again may heal, once the fault is fixed (each replaces the grade it "
+            f"finds):\n\n{fence[0]}{deployment}\n{local}\n{fence[1]}"
         )
         if note:
             out.write(f"({note})\n")
+    if tally.needs_fix:
+        out.write(
+            f"\n{_runs(tally.needs_fix)} {'needs' if tally.needs_fix == 1 else 'need'} a change "
+            "of the task definition or the reader "
+            "first (each line says what to change); grading them again as they are adds "
+            "an identical attempt. regrade grader-refusals grades one again once its "
+            "task definition or reader changed; to grade them all again whatever changed:\n\n"
+            f"{fence[0]}{fixed[0]}\n{fixed[1]}\n{fence[1]}"
+        )
+        if fixed[2]:
+            out.write(f"({fixed[2]})\n")
     return EXIT_OK
 
 
@@ -406,6 +454,8 @@ def run_report(args: argparse.Namespace) -> int:
     if listing.tally.still_refused:
         deployment, local, note = _regrade_commands(args, source.in_place)
         regrade = (deployment, local)
+    from datetime import UTC, datetime
+
     page = render_report(
         summary,
         listing.runs,
@@ -417,8 +467,12 @@ def run_report(args: argparse.Namespace) -> int:
         regrade=regrade,
         regrade_note=note,
         limit=args.limit,
+        made=datetime.now(UTC),
     )
     _write_output(args.output, page)
+    if args.output != "-":
+        # The page went to a file: say where, so the reader can open it.
+        print(f"wrote the sweep report to {args.output}")
     return EXIT_OK
 
 

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RunReading",
+    "current_definition",
+    "definition_of",
     "kept",
     "load_spec",
     "read_run",
@@ -67,6 +69,7 @@ class RunReading:
     stored: GradeDocument | None = None
     history: tuple[Attempt, ...] = ()
     scoring: Scoring | None = None
+    definition: str | None = None
 
     @property
     def case_set(self) -> TaskSpec | None:
@@ -137,6 +140,40 @@ def load_spec(job: RunJob) -> TaskSpec:
         raise Ungradable("CASE_INVALID", f"task spec {error}") from None
 
 
+def definition_of(job: RunJob, spec: TaskSpec, reader: str, evidence: str) -> str:
+    """The sha256 of what ``job``'s run is graded with besides its evidence:
+    the task ``spec`` as loaded, the ``reader``'s name, the ``evidence``
+    path, the request's reader options and scheme, and this library's
+    version (its readers are part of it). Pure."""
+    import hashlib
+
+    from .._version import __version__
+    from ..strictjson import canonical_bytes
+
+    settings = job.settings
+    value = {
+        "spec": spec.model_dump(mode="json"),
+        "reader": reader,
+        "evidence": evidence,
+        "options": settings.options,
+        "scheme": settings.scheme,
+        "grader": __version__,
+    }
+    return hashlib.sha256(canonical_bytes(value, finite=True)).hexdigest()
+
+
+def current_definition(job: RunJob) -> str | None:
+    """:func:`definition_of` ``job``'s run as it is now (its task spec read
+    again); ``None`` when the spec or the reader cannot be had (the run's
+    grade then records none either)."""
+    try:
+        spec = load_spec(job)
+        reader, where = reader_and_evidence(job, spec)
+    except Ungradable:
+        return None
+    return definition_of(job, spec, reader.name, where)
+
+
 def reader_and_evidence(job: RunJob, spec: TaskSpec) -> tuple[Reader, str]:
     """The reader of ``job``'s run and its evidence's path inside the run:
     the request's, else the task spec's, else the reader's default.
@@ -195,17 +232,19 @@ def _ahead(job: RunJob) -> tuple[str, Future[tuple[int, bytes | None]]] | None:
 
 
 def _read(
-    job: RunJob, digests: list[EvidenceDigest]
+    job: RunJob, digests: list[EvidenceDigest], definition: list[str]
 ) -> tuple[TaskSpec, list[CaseResult], Scoring | None]:
     """The spec, rows and (when the evidence declares it) scoring of
     ``job``'s run; the digests of every evidence file read go to
-    ``digests``, also when the reader refuses."""
+    ``digests``, and the run's :func:`definition_of` to ``definition``,
+    also when the reader refuses."""
     from ..readers import Evidence, read_with_evidence
 
     settings = job.settings
     ahead = _ahead(job)
     spec = load_spec(job)
     reader, where = reader_and_evidence(job, spec)
+    definition.append(definition_of(job, spec, reader.name, where))
     evidence = Evidence(
         url=job.inside(where),
         storage_options=settings.storage_options,
@@ -254,9 +293,10 @@ def read_run(job: RunJob, attempt: int = 1) -> RunReading:
     the run) at reading ``job``'s run; see the module docstring."""
     started = datetime.now(UTC)
     digests: list[EvidenceDigest] = []
+    definition: list[str] = []
     with attempt_scope(attempt):
         try:
-            spec, rows, scoring = _read(job, digests)
+            spec, rows, scoring = _read(job, digests, definition)
         except Exception as error:  # noqa: BLE001 - a surprise is this run's, not its chunk's
             refused = error if isinstance(error, Ungradable) else _crashed(job, error)
             return RunReading(
@@ -266,6 +306,7 @@ def read_run(job: RunJob, attempt: int = 1) -> RunReading:
                 finished=datetime.now(UTC),
                 refusal=from_ungradable(refused),
                 evidence=tuple(digests),
+                definition=definition[0] if definition else None,
             )
     return RunReading(
         job=job,
@@ -276,4 +317,5 @@ def read_run(job: RunJob, attempt: int = 1) -> RunReading:
         spec=spec,
         evidence=tuple(digests),
         scoring=scoring,
+        definition=definition[0] if definition else None,
     )

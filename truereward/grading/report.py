@@ -73,17 +73,19 @@ class RunLine(BaseModel):
     why: str = ""
 
     def cells(self) -> dict[str, str | int | float]:
-        """The line as table cells (an absent reward is ``—``, never 0)."""
+        """The line as table cells, in the order shown (an absent reward is
+        ``—``, never 0)."""
+        # What a reader looks for first comes first: a wide table scrolls.
         return {
             "run": self.run,
             "state": self.state,
             "reward": "—" if self.reward is None else self.reward,
             "codes": ", ".join(self.codes) or "—",
-            "blame": ", ".join(self.blame) or "—",
-            "attempts": self.attempts,
-            "earlier": "; ".join(self.earlier) or "—",
-            "published": self.published,
             "why": self.why or "—",
+            "earlier": "; ".join(self.earlier) or "—",
+            "attempts": self.attempts,
+            "blame": ", ".join(self.blame) or "—",
+            "published": self.published,
         }
 
 
@@ -119,7 +121,9 @@ class GradeRunResult(BaseModel):
     published: dict[str, int]
     graded: Count = 0
     regraded: Count = 0
+    unchanged: Count = 0
     retried: Count = 0
+    healed: Count = 0
     already_graded: Count
     retried_earlier: Count = 0
     distrusted: Count = 0
@@ -150,15 +154,23 @@ class GradeRunResult(BaseModel):
             f"{summary.runs} runs: {summary.gradable} gradable ({reward}), "
             f"{summary.ungradable} refused"
         )
+        if summary.grader_refused:
+            # What grading again can do for them; the other refused runs
+            # are the runs' own fault (final).
+            grades += f" ({summary.retryable} retryable, {summary.needs_fix} needing a fix)"
         if summary.unreadable:
             grades += f", {summary.unreadable} without a grade"
         now = f"graded now {self.graded}"
         if self.regraded:
             now += f" ({self.regraded} regraded"
+            if self.unchanged:
+                now += f", {self.unchanged} with nothing changed"
             if self.distrusted:
                 now += f", {self.distrusted} over an untrusted grade"
             now += ")"
         now += f", {self.retried} retried"
+        if self.retried:
+            now += f" ({self.healed} healed)"
         parts = [grades, now]
         if self.already_graded:
             kept = f"{self.already_graded} already graded"
@@ -203,6 +215,7 @@ class GradeRunReport:
         self._published: dict[str, int] = {}
         self._already = self._retried_earlier = 0
         self._graded = self._regraded = self._retried = self._distrusted = 0
+        self._unchanged = self._healed = 0
         self._failed = 0
         self._failures: list[RunFailure] = []
         self._not_graded: list[NotGraded] = []
@@ -227,6 +240,8 @@ class GradeRunReport:
             self._graded += 1
             self._regraded += published.regraded
             self._retried += published.attempts_now > 1
+            self._healed += published.attempts_now > 1 and record.graded
+            self._unchanged += published.regraded and record.unchanged
             self._distrusted += published.distrusted is not None
         if published.error is not None:
             self._failed += 1
@@ -273,7 +288,9 @@ class GradeRunReport:
             published=dict(sorted(self._published.items())),
             graded=self._graded,
             regraded=self._regraded,
+            unchanged=self._unchanged,
             retried=self._retried,
+            healed=self._healed,
             already_graded=self._already,
             retried_earlier=self._retried_earlier,
             distrusted=self._distrusted,

@@ -23,8 +23,14 @@ from ..target import secret_option_paths
 __all__ = ["REGRADE_POLICIES", "GradeRequest", "Regrade", "check_inner_path", "run_id_of"]
 
 #: The regrade policies (see :mod:`truereward.grading.triage`).
-Regrade = Literal["none", "grader-refusals", "refusals", "all"]
-REGRADE_POLICIES: tuple[Regrade, ...] = ("none", "grader-refusals", "refusals", "all")
+Regrade = Literal["none", "grader-refusals", "needing-fix", "refusals", "all"]
+REGRADE_POLICIES: tuple[Regrade, ...] = (
+    "none",
+    "grader-refusals",
+    "needing-fix",
+    "refusals",
+    "all",
+)
 
 
 def check_inner_path(value: str, what: str) -> str:
@@ -135,7 +141,9 @@ class GradeRequest(BaseModel):
     regrade: Regrade = Field(
         default="none",
         description="which runs that already have a grade are graded again: none, "
-        "grader-refusals (refused only for the grader's reasons), refusals, all",
+        "grader-refusals (refused for the grader's reasons a regrade may heal), "
+        "needing-fix (refused for the grader's reasons that need a fixed task "
+        "definition or reader), refusals, all",
     )
     scheme: str | None = Field(
         default=None,

@@ -141,6 +141,7 @@ def _document(reading: RunReading, attempts: tuple[Attempt, ...]) -> GradeDocume
             attempts=attempts,
             publication=publication,
             scoring=reading.scoring if not refusals else None,
+            definition=reading.definition,
         )
         return publishable(document)  # a refusal in place of a grade too large to check
     except Exception as error:  # noqa: BLE001 - a bug: this run's refusal, not its chunk's

@@ -12,6 +12,8 @@ it is unchanged. docs/prefect.md ("report") and docs/sweeps.md, "Report".
 from __future__ import annotations
 
 import os
+import re
+from datetime import UTC, datetime
 
 from .. import safefile, urls
 from ..target import Target
@@ -22,15 +24,21 @@ from .request import GradeRequest
 __all__ = ["REPORT_NAME", "report_location", "write_sweep_report"]
 
 
+#: The page's ``<time>`` element: when it was made, the one part of the
+#: page that differs between two renderings of the same grades.
+_MADE = re.compile(rb"<time [^>]*>[^<]*</time>")
+
+
 def _holds(path: str, data: bytes) -> bool:
-    """Whether the regular file at ``path`` already holds ``data`` (read by
-    :func:`truereward.safefile.read_regular`, never through a symlink and
-    no further than one byte past ``data``'s length); ``False`` when it
-    cannot be read."""
+    """Whether the regular file at ``path`` already holds ``data``, but for
+    the time it was made (read by :func:`truereward.safefile.read_regular`,
+    never through a symlink and no further than a little past ``data``'s
+    length); ``False`` when it cannot be read."""
     try:
-        return safefile.read_regular(path, limit=len(data)) == data
+        found = safefile.read_regular(path, limit=len(data) + 64)
     except OSError:  # absent, not a regular file, larger, unreadable
         return False
+    return _MADE.sub(b"", found) == _MADE.sub(b"", data)
 
 
 #: The page's name in a target or a sweep.
@@ -71,6 +79,8 @@ def write_sweep_report(
         title=f"grade-run {request.sweep_label or f'({len(request.runs or ())} runs)'}",
         sweep=request.sweep or ", ".join((request.runs or [])[:3]),
         regrade=[deployment_command(again, deployment), local_command(again)],
+        target=target.url if target is not None else request.target,
+        made=datetime.now(UTC),
     )
     data = page.encode("utf-8")
     path = urls.local_or_none(where)

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from .. import urls
 from ..document import Attempt, GradeDocument
 from ..files import GRADE
 from ..publishing import PublishError
 from ..publishing.index import Standing, TargetIndex
+from ..refusal import Outlook, outlook
 from .plan import DEFAULT_TARGET, RunJob
 from .request import REGRADE_POLICIES, Regrade
 from .stored import stored_grade_or_none
@@ -27,27 +28,45 @@ from .stored import stored_grade_or_none
 __all__ = [
     "REGRADE_POLICIES",
     "as_attempt",
+    "changed_since",
     "in_place",
     "index_for",
     "selects",
+    "standing_outlook",
     "triage",
     "triaged",
 ]
 
 
-def selects(policy: Regrade, gradable: bool, blames: Iterable[str]) -> bool:
-    """Whether ``policy`` grades again a run whose standing grade is
-    ``gradable`` with refusals blamed on ``blames`` (``run``/``grader``)."""
+def _never_changed() -> bool:
+    return False
+
+
+def selects(
+    policy: Regrade, standing: Outlook, changed: Callable[[], bool] = _never_changed
+) -> bool:
+    """Whether ``policy`` grades again a run whose standing grade has the
+    outlook ``standing`` (:func:`truereward.refusal.outlook`); ``changed``
+    says whether the task definition or reader changed since that grade,
+    asked only for a grade that needs a fix under ``grader-refusals``."""
+    if policy not in REGRADE_POLICIES:
+        raise ValueError(f"unknown regrade policy {policy!r}; one of {', '.join(REGRADE_POLICIES)}")
     if policy == "all":
         return True
-    if gradable or policy == "none":
+    if standing == "gradable" or policy == "none":
         return False
     if policy == "refusals":
         return True
-    if policy == "grader-refusals":
-        blamed = list(blames)
-        return bool(blamed) and all(blame == "grader" for blame in blamed)
-    raise ValueError(f"unknown regrade policy {policy!r}; one of {', '.join(REGRADE_POLICIES)}")
+    if policy == "needing-fix":
+        return standing == "needs-fix"
+    if standing == "retryable":
+        return True
+    return standing == "needs-fix" and changed()
+
+
+def standing_outlook(document: GradeDocument) -> Outlook:
+    """The outlook of a standing grade (:func:`truereward.refusal.outlook`)."""
+    return outlook((item.code, item.blame.value) for item in document.refusals)
 
 
 def as_attempt(document: GradeDocument) -> Attempt:
@@ -63,13 +82,29 @@ def as_attempt(document: GradeDocument) -> Attempt:
     )
 
 
-def triage(job: RunJob, standing: GradeDocument | None, policy: Regrade) -> RunJob:
+def changed_since(job: RunJob, standing: GradeDocument) -> bool:
+    """Whether ``job``'s task definition or reader differ from the ones
+    ``standing`` was made with (module docstring): its recorded digest
+    against :func:`~truereward.grading.reading.current_definition`."""
+    from .reading import current_definition
+
+    if standing.definition is None:
+        return True
+    return current_definition(job) != standing.definition
+
+
+def triage(
+    job: RunJob,
+    standing: GradeDocument | None,
+    policy: Regrade,
+    changed: Callable[[RunJob, GradeDocument], bool] = changed_since,
+) -> RunJob:
     """``job`` with the decision about ``standing`` (the grade at its target,
-    ``None`` when there is none) under ``policy`` (module docstring). Pure."""
+    ``None`` when there is none) under ``policy`` (module docstring).
+    Pure but for ``changed``, asked only about a grade that needs a fix."""
     if standing is None:
         return job
-    blames = [item.blame.value for item in standing.refusals]
-    if not selects(policy, standing.gradable, blames):
+    if not selects(policy, standing_outlook(standing), lambda: changed(job, standing)):
         return dataclasses.replace(job, standing=standing)
     history = (*standing.attempts, as_attempt(standing))
     return dataclasses.replace(

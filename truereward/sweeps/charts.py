@@ -47,7 +47,11 @@ class Bar(NamedTuple):
     - ``kind``: its colour, a key of :data:`COLOURS`;
     - ``label_metric``: a ``data-metric`` for the label when the label is
       itself a number (the attempt count of a histogram bar; ``data-value``
-      is then the label), else ``None``.
+      is then the label), else ``None``;
+    - ``label_markup``: the label as SVG text content, already escaped, when
+      it holds several numbers each in its own ``<tspan data-metric>`` (a
+      histogram bucket's bounds); ``label`` is then its plain text (its
+      width, its tooltip).
     """
 
     label: str
@@ -57,6 +61,7 @@ class Bar(NamedTuple):
     exact: str
     kind: str = "count"
     label_metric: str | None = None
+    label_markup: str | None = None
 
 
 def _number(value: float) -> str:
@@ -126,13 +131,15 @@ def bar_chart(
             )
         shown = bar.label if len(bar.label) <= fits else bar.label[: max(fits - 1, 1)] + "…"
         hover = f"<title>{escape(bar.label, quote=True)}</title>" if shown != bar.label else ""
+        content = escape(shown, quote=True) if bar.label_markup is None else bar.label_markup
         parts.append(
             f'<text x="{_number(label_width - PAD)}" y="{_number(middle)}" text-anchor="end"'
-            f"{label_attrs}>{hover}{escape(shown, quote=True)}</text>"
+            f"{label_attrs}>{hover}{content}</text>"
         )
         parts.append(
             f'<rect x="{_number(left)}" y="{_number(top)}" width="{_number(right - left)}" '
-            f'height="{BAR_HEIGHT}" fill="{colour}"/>'
+            f'height="{BAR_HEIGHT}" fill="{colour}" '
+            f'data-bar="{escape(bar.metric, quote=True)}"/>'
         )
         # The value label goes beyond the bar's outer end: right of a
         # positive bar, left of a negative one (inside the plot, before 0).
