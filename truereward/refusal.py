@@ -95,7 +95,7 @@ def outlook(refusals: Iterable[tuple[str, str]]) -> Outlook:
     for code, _ in items:
         try:
             retry = codes.lookup(code).retry
-        except codes.UnknownCode:
+        except UnknownName:
             retry = False
         if not retry:
             return "needs-fix"
