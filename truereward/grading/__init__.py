@@ -12,7 +12,8 @@ wraps it in tasks):
 - :class:`ChunkProgress` (:mod:`.progress`): attempts over a chunk of runs;
 - :func:`fold_reading`, :func:`publish_graded` (:mod:`.steps`);
 - :class:`GradeRunReport` (:mod:`.report`): the summary, what publishing
-  did, the per-run table;
+  did, the per-run table; :class:`GradeRunOutcome` (:mod:`.outcome`): the
+  small part of it a grade-run flow run returns and persists;
 - :class:`~.halt.Halt` (:mod:`.halt`): stopping a sweep's grading without
   cutting a run's publish;
 - :func:`grade_request` (:mod:`.loop`): all of it in a plain loop.
@@ -29,6 +30,7 @@ from ..lazy import lazy_names
 if TYPE_CHECKING:
     from .chunks import Chunk, chunk_size_for, chunked
     from .loop import grade_request
+    from .outcome import GradeRunOutcome
     from .plan import GradeSettings, RunJob, plan_runs
     from .progress import ChunkProgress, read_chunk, retry_delays
     from .reading import RunReading, read_run, worth_retrying
@@ -43,6 +45,7 @@ _LAZY = {
     "chunk_size_for": "chunks",
     "chunked": "chunks",
     "grade_request": "loop",
+    "GradeRunOutcome": "outcome",
     "GradeSettings": "plan",
     "RunJob": "plan",
     "plan_runs": "plan",
@@ -71,6 +74,7 @@ __all__ = [
     "Chunk",
     "ChunkProgress",
     "GradeRequest",
+    "GradeRunOutcome",
     "GradeRunReport",
     "GradeRunResult",
     "GradeSettings",
