@@ -73,6 +73,7 @@ from truereward.grading.request import REGRADE_POLICIES, GradeRequest
 from truereward.grading.steps import needing_steps
 from truereward.grading.triage import triaged
 from truereward.prefect.artifacts import create_artifacts, deployment_name, flow_run_name
+from truereward.prefect.events import emit_outcome
 from truereward.prefect.lifeline import (
     DRAIN_SECONDS,
     EXIT_API_LOST,
@@ -284,6 +285,7 @@ def grade_run(request: GradeRequest) -> State[GradeRunOutcome]:
         )
     page = _write_page(result, request, target, logger)
     create_artifacts(result, request, target, page)
+    emit_outcome(result, sweep=request.sweep_label, report=page)
     logger.info("%s: %s", result.state_name, result.headline())
     if result.failed:
         # A failed state carries an exception; the result rides on it.

@@ -165,7 +165,11 @@ def test_grader_faults_are_retried_as_task_retries_and_recorded(
     stored = GradeRunOutcome.model_validate(read_back)
     assert stored.model_dump() == result.model_dump() and stored.detail is None
     assert result.detail is not None and len(result.detail.runs) == 5
-    assert (stored.state, stored.sweep, stored.target) == ("Graded with refusals", "nightly", str(out))
+    assert (stored.state, stored.sweep, stored.target) == (
+        "Graded with refusals",
+        "nightly",
+        str(out),
+    )
     assert stored.report == str(page) and stored.headline == state.message
 
     # Running again publishes nothing new and changes nothing.

@@ -1,0 +1,117 @@
+"""The Prefect events a grade-run flow run emits when it ends, for
+automations to act on (an example: ``infra/automations/``).
+
+- ``truereward.sweep.graded``: one per flow run that graded, its resource
+  the sweep (``truereward.sweep.<label>``, labelled with the sweep, the
+  state the flow run ends in and ``truereward.grader-refused``: whether any
+  run stands refused for the grader's reasons), its payload the headline
+  and its counts;
+- ``truereward.run.still-refused``: one per run still refused for the
+  grader's reasons, its resource the run (``truereward.run.<label>.<run>``,
+  labelled with the sweep, the run and whether a retry may heal it), the
+  sweep a related resource, its payload the codes, blame, attempts and why.
+
+A sweep of any size sends at most :data:`REFUSED_EVENTS` run events (the
+first runs of the table, by run id among those it keeps); the sweep event
+says how many runs stand refused and how many events were sent, so an
+automation or a reader knows when some were left out (``sweep retries``
+lists them all). Prefect adds the flow run, its flow and deployment as
+related resources. Emitting never fails grading: an event that cannot be
+sent is dropped by Prefect's events worker.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefect.events import emit_event
+
+from ..codes import known, lookup
+from ..grading.report import GradeRunResult, RunLine
+
+__all__ = ["REFUSED_EVENTS", "RUN_EVENT", "SWEEP_EVENT", "emit_outcome"]
+
+#: The event of a flow run's outcome.
+SWEEP_EVENT = "truereward.sweep.graded"
+#: The event of a run still refused for the grader's reasons.
+RUN_EVENT = "truereward.run.still-refused"
+#: Run events sent at most per flow run.
+REFUSED_EVENTS = 100
+#: Characters of a run's reasons kept in its event.
+WHY_LIMIT = 500
+
+
+def _still_refused(line: RunLine) -> bool:
+    return line.state == "ungradable" and "grader" in line.blame
+
+
+def _retryable(line: RunLine) -> bool:
+    """Whether grading again may heal the run: every code of it a grader
+    code whose retry default is yes."""
+    return bool(line.codes) and all(known(code) and lookup(code).retry for code in line.codes)
+
+
+def sweep_resource(label: str) -> dict[str, str]:
+    return {
+        "prefect.resource.id": f"truereward.sweep.{label}",
+        "prefect.resource.name": label,
+        "truereward.sweep": label,
+    }
+
+
+def emit_outcome(result: GradeRunResult, *, sweep: str | None, report: str | None) -> int:
+    """Emit the events of ``result`` (module docstring) for the sweep
+    labelled ``sweep`` (``runs`` for a list of runs); returns how many run
+    events were sent."""
+    label = sweep or "runs"
+    refused = [line for line in result.runs if _still_refused(line)][:REFUSED_EVENTS]
+    summary = result.summary
+    payload: dict[str, Any] = {
+        "state": result.state_name,
+        "headline": result.headline(),
+        "runs": summary.runs,
+        "gradable": summary.gradable,
+        "ungradable": summary.ungradable,
+        "unreadable": summary.unreadable,
+        "mean_reward": summary.reward.mean,
+        "grader_refused": summary.grader_refused,
+        "graded": result.graded,
+        "regraded": result.regraded,
+        "retried": result.retried,
+        "already_graded": result.already_graded,
+        "failed": result.failed,
+        "published": dict(result.published),
+        "refused_events": len(refused),
+        "report": report,
+    }
+    sweep_event = emit_event(
+        SWEEP_EVENT,
+        resource={
+            **sweep_resource(label),
+            "truereward.state": result.state_name,
+            # Automations match labels, not payloads: whether any run needs ops.
+            "truereward.grader-refused": "true" if summary.grader_refused else "false",
+        },
+        payload=payload,
+    )
+    related = [{**sweep_resource(label), "prefect.resource.role": "sweep"}]
+    for line in refused:
+        emit_event(
+            RUN_EVENT,
+            resource={
+                "prefect.resource.id": f"truereward.run.{label}.{line.run}",
+                "prefect.resource.name": line.run,
+                "truereward.sweep": label,
+                "truereward.run": line.run,
+                "truereward.retryable": "true" if _retryable(line) else "false",
+            },
+            related=related,
+            payload={
+                "codes": list(line.codes),
+                "blame": list(line.blame),
+                "attempts": line.attempts,
+                "why": line.why[:WHY_LIMIT],
+            },
+            follows=sweep_event,
+        )
+    return len(refused)
