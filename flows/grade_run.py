@@ -17,8 +17,11 @@ The flow run is named after the sweep (``grade-run-<sweep>``). It writes an
 HTML sweep report (``sweep-report.html`` in the target, or where ``report``
 says) and ends with artifacts (the per-run
 table, the summary, the runs still refused for the grader's reasons with the
-command that grades them again, a link to the report), returns
-the :class:`~truereward.grading.GradeRunResult`, and finishes Completed in a
+command that grades them again, a link to the report), emits Prefect events
+for automations (:mod:`truereward.prefect.events`), returns a
+:class:`~truereward.grading.GradeRunOutcome` (persisted as JSON, so a caller
+of ``run_deployment`` reads it; ``detail`` is the whole
+:class:`~truereward.grading.GradeRunResult` in this process), and finishes Completed in a
 state named ``Graded`` (every run gradable) or ``Graded with refusals``;
 Failed (``Publish failed``) when some grade could not be published, with a
 :class:`~truereward.grading.PublishFailed` error whose ``result`` is the

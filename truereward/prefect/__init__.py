@@ -6,6 +6,7 @@
   a bounded number at a time; :mod:`.runner`: the task runner a request
   asks for (threads, or Dask);
 - :mod:`.artifacts`: the flow's table and markdown artifacts;
+  :mod:`.events`: the events it emits as it ends, for automations;
 - :mod:`.lifeline`: a flow run that loses its Prefect API stops grading
   and ends its process within a bound, saying (:mod:`.lost`) what it
   published and how to resume;
