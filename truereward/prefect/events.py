@@ -17,14 +17,16 @@ says how many runs stand refused and how many events were sent, so an
 automation or a reader knows when some were left out (``sweep retries``
 lists them all). Prefect adds the flow run, its flow and deployment as
 related resources. Emitting never fails grading: an event that cannot be
-sent is dropped by Prefect's events worker.
+sent is dropped by Prefect's events worker (one over Prefect's size limit, by
+us; the payloads are bounded well below it).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from prefect.events import emit_event
+from prefect.events import Event, emit_event
+from prefect.exceptions import EventTooLarge
 
 from ..codes import known, lookup
 from ..grading.report import GradeRunResult, RunLine
@@ -49,6 +51,15 @@ def _retryable(line: RunLine) -> bool:
     """Whether grading again may heal the run: every code of it a grader
     code whose retry default is yes."""
     return bool(line.codes) and all(known(code) and lookup(code).retry for code in line.codes)
+
+
+def _emit(event: str, **fields: Any) -> Event | None:
+    """Emit one event; one over Prefect's size limit (which Prefect raises
+    rather than drops) is left out: emitting never fails grading."""
+    try:
+        return emit_event(event, **fields)
+    except EventTooLarge:
+        return None
 
 
 def sweep_resource(label: str) -> dict[str, str]:
@@ -84,7 +95,7 @@ def emit_outcome(result: GradeRunResult, *, sweep: str | None, report: str | Non
         "refused_events": len(refused),
         "report": report,
     }
-    sweep_event = emit_event(
+    sweep_event = _emit(
         SWEEP_EVENT,
         resource={
             **sweep_resource(label),
@@ -96,7 +107,7 @@ def emit_outcome(result: GradeRunResult, *, sweep: str | None, report: str | Non
     )
     related = [{**sweep_resource(label), "prefect.resource.role": "sweep"}]
     for line in refused:
-        emit_event(
+        _emit(
             RUN_EVENT,
             resource={
                 "prefect.resource.id": f"truereward.run.{label}.{line.run}",
