@@ -1,6 +1,8 @@
 """A deployed grade-run's outcome, as a caller and an automation see it, on a
 real ``prefect server start`` of its own with a real process worker:
 
+- the server's own registration of our block type (the ``prefect.collections``
+  entry point);
 - ``prefect.deployments.run_deployment(...)`` in a fresh process, then
   ``flow_run.state.result()``: the persisted JSON outcome (the headline and
   its counts), read back there and in a process with another Prefect home;
@@ -122,6 +124,10 @@ def test_a_deployed_grade_run_returns_its_outcome_and_its_events_fire_an_automat
     pid, api, _ = start_server(tmp_path / "server")
     try:
         env = deploy(api, tmp_path / "client")
+        # The server registered our block type itself, found through the
+        # `prefect.collections` entry point (nothing registered it here).
+        found = httpx.get(f"{api}/block_types/slug/truereward-target", timeout=30)
+        assert found.status_code == 200 and found.json()["name"] == "Truereward Target"
         with listener() as (url, received):
             with temporary_settings(updates={PREFECT_API_URL: api}):
                 block = CustomWebhookNotificationBlock(
