@@ -1,9 +1,9 @@
 """The ``grade-run`` flow: grade every run of a sweep and publish each grade.
 
-One parameter, ``request`` (:class:`truereward.grading.GradeRequest`); each
-run is read, folded and published in chunks, with retries for the grader's
-transient faults. docs/prefect.md describes the request, the states, the
-artifacts and losing the API. Deployed, or here on the ephemeral API::
+One parameter, ``request`` (:class:`truereward.grading.GradeRequest`): runs
+read, folded and published in chunks, the grader's transient faults retried;
+returns a :class:`~truereward.grading.GradeRunOutcome` (persisted JSON), emits
+events. docs/prefect.md. Deployed, or here on the ephemeral API::
 
     prefect deployment run 'grade-run/local' --watch \\
         -p request='{"sweep": "samples/sweep", "target": "out/graded"}'
@@ -33,6 +33,7 @@ from truereward.grading.chunks import chunk_size_for, chunked
 from truereward.grading.commands import deployment_command, local_command
 from truereward.grading.halt import PUBLISHED, Halt
 from truereward.grading.markdown import render_result, render_runs
+from truereward.grading.outcome import GradeRunOutcome
 from truereward.grading.plan import RunJob, plan_sweep
 from truereward.grading.report import GradeRunReport, GradeRunResult, PublishFailed
 from truereward.grading.request import REGRADE_POLICIES, GradeRequest
@@ -44,6 +45,7 @@ from truereward.prefect.artifacts import (
     deployment_name,
     flow_run_name,
 )
+from truereward.prefect.events import emit_outcome
 from truereward.prefect.lifeline import (
     DRAIN_SECONDS,
     STOP_SIGNALS,
@@ -162,13 +164,17 @@ def _lost(
     # thread runner (of PrefectConcurrentFuture) for no TaskRunner[PrefectFuture].
     task_runner=cast("TaskRunner[PrefectFuture[Any]]", RequestedTaskRunner()),
     validate_parameters=True,
-    persist_result=False,
+    # The result is a GradeRunOutcome (the headline and its counts, never a
+    # line per run), persisted as JSON in the result storage Prefect's
+    # settings name, so that a caller of run_deployment reads it back.
+    persist_result=True,
+    result_serializer="json",
     on_completion=[end_lifeline],
     on_failure=[end_lifeline],
     on_crashed=[end_lifeline],
     on_cancellation=[end_lifeline],
 )
-def grade_run(request: GradeRequest) -> State[GradeRunResult]:
+def grade_run(request: GradeRequest) -> State[GradeRunOutcome]:
     """Grade the runs ``request`` names (module docstring)."""
     logger = get_run_logger()
     try:
@@ -263,11 +269,18 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
         )
     page = _write_page(result, request, target, logger)
     create_artifacts(result, request, target, page)
+    emit_outcome(result, sweep=request.sweep_label, report=page)
     logger.info("%s: %s", result.state_name, result.headline())
     if result.failed:
         # A failed state carries an exception; the result rides on it.
         return Failed(name=result.state_name, message=result.headline(), data=PublishFailed(result))
-    return Completed(name=result.state_name, message=result.headline(), data=result)
+    outcome = GradeRunOutcome.of(
+        result,
+        sweep=request.sweep_label,
+        target=request.target if request.target is not None else request.target_block,
+        report=page,
+    )
+    return Completed(name=result.state_name, message=result.headline(), data=outcome)
 
 
 def _at_least(halt: Halt, report: GradeRunReport) -> dict[str, int]:
@@ -427,10 +440,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     when[0] = f"after grading ({state.name}: {state.message})"
     # The flow returns a State, so its declared result type is a State; the
-    # value is the GradeRunResult (or PublishFailed) it carries.
+    # value is the GradeRunOutcome (or PublishFailed) it carries, with the
+    # whole GradeRunResult beside it in this process.
     result: object = state.result(raise_on_failure=False)
     if isinstance(result, PublishFailed):
         result = result.result
+    elif isinstance(result, GradeRunOutcome):
+        result = result.detail
     if not isinstance(result, GradeRunResult):
         print(f"grade_run: {state.name}: {state.message}", file=sys.stderr)
         return 1

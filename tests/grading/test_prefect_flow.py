@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from truereward.grading import GradeRequest, PublishFailed
+from truereward.grading import GradeRequest, GradeRunOutcome, PublishFailed
 
 from .sweeps import make_sweep, published, run_flow, snapshot
 
@@ -126,6 +126,8 @@ def test_grader_faults_are_retried_as_task_retries_and_recorded(
                 flow_run_id=ArtifactFilterFlowRunId(any_=[state.state_details.flow_run_id])
             )
         )
+    # (Prefect keeps the persisted result's record as an artifact without a key.)
+    artifacts = [artifact for artifact in artifacts if artifact.key is not None]
     kinds = {artifact.key: artifact.type for artifact in artifacts}
     # Keys that say the sweep, the target and the part.
     to = "to-" + re.sub(r"[^a-z0-9]+", "-", str(out).lower()).strip("-")[-40:].strip("-")
@@ -159,6 +161,21 @@ def test_grader_faults_are_retried_as_task_retries_and_recorded(
     with get_client(sync_client=True) as client:
         flow_run = client.read_flow_run(state.state_details.flow_run_id)
     assert flow_run.name == "grade-run-nightly"
+    # Its result is persisted: read back through the API, the outcome's
+    # counts without the per-run detail (docs/prefect.md, "The flow run's result").
+    # A JSON object, which GradeRunOutcome reads again.
+    assert flow_run.state is not None
+    read_back = flow_run.state.result()
+    assert isinstance(read_back, dict) and read_back["summary"]["runs"] == 5
+    stored = GradeRunOutcome.model_validate(read_back)
+    assert stored.model_dump() == result.model_dump() and stored.detail is None
+    assert result.detail is not None and len(result.detail.runs) == 5
+    assert (stored.state, stored.sweep, stored.target) == (
+        "Graded with refusals",
+        "nightly",
+        str(out),
+    )
+    assert stored.report == str(page) and stored.headline == state.message
 
     # Running again publishes nothing new and changes nothing.
     before = snapshot(out)
@@ -323,6 +340,15 @@ def test_a_grade_that_cannot_be_published_fails_the_flow_and_only_that_run(
     failure = state.result(raise_on_failure=False)
     assert isinstance(failure, PublishFailed)
     assert failure.result.failed == 1 and failure.result.summary.runs == 2
+    # Read back from the persisted result: the error with its message alone.
+    from prefect import get_client
+
+    with get_client(sync_client=True) as client:
+        stored = client.read_flow_run(state.state_details.flow_run_id).state
+    assert stored is not None
+    read_back = stored.result(raise_on_failure=False)
+    assert isinstance(read_back, PublishFailed) and read_back.result is None
+    assert str(read_back) == str(failure) and str(failure).startswith("Publish failed: 2 runs")
     from flows.grade_run import grade_run
 
     with pytest.raises(PublishFailed) as raised:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "sweep",
-        help="summarise, compare or check the stability of sweeps of published grades",
+        help="sweeps of published grades: summary, retries, report, compare, stability",
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")

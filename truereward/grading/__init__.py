@@ -4,9 +4,10 @@ The Prefect-free core of the ``grade-run`` flow (:mod:`truereward.prefect`
 wraps it in tasks): :mod:`.request` (what to grade), :mod:`.plan` and
 :mod:`.triage` (which runs, decided once), :mod:`.reading` and
 :mod:`.progress` (attempts), :mod:`.steps` (fold, publish), :mod:`.report`
-(what it came to), :mod:`.halt` (stopping without cutting a publish) and
-:func:`grade_request` (:mod:`.loop`, all of it in a plain loop). Names load
-on first use. docs/prefect.md and docs/scale.md.
+(what it came to), :mod:`.outcome` (the part a flow run persists),
+:mod:`.halt` (stopping without cutting a publish) and :func:`grade_request`
+(:mod:`.loop`, all of it in a plain loop). Names load on first use.
+docs/prefect.md and docs/scale.md.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ..lazy import lazy_names
 if TYPE_CHECKING:
     from .chunks import Chunk, chunk_size_for, chunked
     from .loop import grade_request
+    from .outcome import GradeRunOutcome
     from .plan import GradeSettings, RunJob, plan_runs
     from .progress import ChunkProgress, read_chunk, retry_delays
     from .reading import RunReading, read_run, worth_retrying
@@ -32,6 +34,7 @@ _LAZY = {
     "chunk_size_for": "chunks",
     "chunked": "chunks",
     "grade_request": "loop",
+    "GradeRunOutcome": "outcome",
     "GradeSettings": "plan",
     "RunJob": "plan",
     "plan_runs": "plan",
@@ -60,6 +63,7 @@ __all__ = [
     "Chunk",
     "ChunkProgress",
     "GradeRequest",
+    "GradeRunOutcome",
     "GradeRunReport",
     "GradeRunResult",
     "GradeSettings",

@@ -188,14 +188,20 @@ class PublishFailed(TruerewardError):
     """Some grade of the sweep could not be published. ``result`` is the
     :class:`GradeRunResult` all the same (what was published, what failed):
     a failed Prefect flow run carries an exception, so the summary rides on
-    it."""
+    it. Read back from a persisted flow-run result, which keeps an
+    exception's message alone, it is made from that message (the state
+    name and the headline) and ``result`` is ``None``."""
 
-    def __init__(self, result: GradeRunResult) -> None:
+    def __init__(self, result: GradeRunResult | str) -> None:
+        if isinstance(result, str):
+            super().__init__(result)
+            self.result: GradeRunResult | None = None
+            return
         super().__init__(f"{result.state_name}: {result.headline()}")
         self.result = result
 
-    def __reduce__(self) -> tuple[type[PublishFailed], tuple[GradeRunResult]]:
-        return (PublishFailed, (self.result,))
+    def __reduce__(self) -> tuple[type[PublishFailed], tuple[GradeRunResult | str]]:
+        return (PublishFailed, (self.result if self.result is not None else str(self),))
 
 
 def _why(record: RunRecord) -> str:

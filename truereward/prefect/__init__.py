@@ -2,8 +2,8 @@
 
 :mod:`.tasks` (``read``, ``fold``, ``publish`` over chunks, grader faults
 retried as task retries), :mod:`.pipeline` (:func:`grade_chunks`) and
-:mod:`.runner` (threads or Dask), :mod:`.artifacts`, :mod:`.lifeline` and
-:mod:`.lost` (a flow run that loses its API), :mod:`.block`
+:mod:`.runner` (threads or Dask), :mod:`.artifacts`, :mod:`.events`,
+:mod:`.lifeline` and :mod:`.lost` (a flow run that loses its API), :mod:`.block`
 (:class:`TargetBlock`). The flow is ``flows/grade_run.py``; the
 Prefect-free core is :mod:`truereward.grading`. Prefect is imported only
 when one of these names is first used. docs/prefect.md is the guide.
