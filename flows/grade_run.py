@@ -1,46 +1,12 @@
 """The ``grade-run`` flow: grade every run of a sweep and publish each grade.
 
-One parameter, ``request`` (:class:`truereward.grading.GradeRequest`). For
-each run: read, fold, publish (the tasks of :mod:`truereward.prefect.tasks`),
-in chunks, ``concurrency`` chunks at a time. A run refused only for
-grader-blamed faults that may pass is read again as Prefect retries of its
-``read`` task run, with backoff, up to ``max_attempts``; each attempt is
-recorded in its document and logged with the run, its codes and why. A
-run-blamed refusal is published at once. A run whose target already holds a
-grade is not graded again (its stored grade is published again, which
-repairs an interrupted publish), so running the flow twice on a sweep
-changes nothing; ``regrade`` names the runs with a grade that are graded
-again once a fault is fixed (``grader-refusals``: every run still refused
-for the grader's reasons), each replacing exactly the grade it found.
+One parameter, ``request`` (:class:`truereward.grading.GradeRequest`): runs
+read, folded and published in chunks, the grader's transient faults retried;
+returns a :class:`~truereward.grading.GradeRunOutcome` (persisted JSON), emits
+events. docs/prefect.md. Deployed, or here on the ephemeral API::
 
-The flow run is named after the sweep (``grade-run-<sweep>``). It writes an
-HTML sweep report (``sweep-report.html`` in the target, or where ``report``
-says) and ends with artifacts (the per-run
-table, the summary, the runs still refused for the grader's reasons with the
-command that grades them again, a link to the report), returns
-the :class:`~truereward.grading.GradeRunResult`, and finishes Completed in a
-state named ``Graded`` (every run gradable) or ``Graded with refusals``;
-Failed (``Publish failed``) when some grade could not be published, with a
-:class:`~truereward.grading.PublishFailed` error whose ``result`` is the
-GradeRunResult (called as a function, the flow raises it); Failed (``Not
-started: <why>``, the whole reason as its message) when the sweep cannot be
-graded at all (it does not exist, a target block cannot be loaded).
-
-A flow run that loses its Prefect API (no answer for
-``TRUEREWARD_API_GRACE_SECONDS``, 20 by default) stops grading, lets the
-publishes in progress finish, says on stderr what it published, which runs
-it did not grade and the command that grades them, and ends its process
-with status 75 (:mod:`truereward.prefect.lifeline`), well under a minute
-after the API's last answer.
-
-Deploy and run against a Prefect server (see docs/prefect.md)::
-
-    prefect deploy --prefect-file infra/prefect.yaml --name local
-    prefect deployment run 'grade-run/local' \\
-        -p request='{"sweep": "samples/sweep", "target": "out/graded"}' --watch
-
-Or here, on Prefect's ephemeral API, printing the table::
-
+    prefect deployment run 'grade-run/local' --watch \\
+        -p request='{"sweep": "samples/sweep", "target": "out/graded"}'
     python flows/grade_run.py samples/sweep --target out/demo
     python flows/grade_run.py samples/sweep --target out/demo --regrade grader-refusals
 """
@@ -50,6 +16,7 @@ Or here, on Prefect's ephemeral API, printing the table::
 
 import argparse
 import contextlib
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any, Literal, cast
@@ -66,21 +33,30 @@ from truereward.grading.chunks import chunk_size_for, chunked
 from truereward.grading.commands import deployment_command, local_command
 from truereward.grading.halt import PUBLISHED, Halt
 from truereward.grading.markdown import render_result, render_runs
+from truereward.grading.outcome import GradeRunOutcome
 from truereward.grading.plan import RunJob, plan_sweep
 from truereward.grading.report import GradeRunReport, GradeRunResult, PublishFailed
 from truereward.grading.request import REGRADE_POLICIES, GradeRequest
 from truereward.grading.steps import needing_steps
 from truereward.grading.triage import triaged
-from truereward.prefect.artifacts import create_artifacts, deployment_name, flow_run_name
+from truereward.prefect.artifacts import (
+    artifact_key,
+    create_artifacts,
+    deployment_name,
+    flow_run_name,
+)
+from truereward.prefect.events import emit_outcome
 from truereward.prefect.lifeline import (
     DRAIN_SECONDS,
-    EXIT_API_LOST,
+    STOP_SIGNALS,
     Lifeline,
+    end_process,
     stop_lifeline,
     watch_flow_run,
 )
 from truereward.prefect.lost import NAMES_SHOWN, LostReport, render_lost
 from truereward.prefect.pipeline import Halted, grade_chunks
+from truereward.prefect.progress import PublishingProgress
 from truereward.prefect.runner import (
     RequestedTaskRunner,
     largest_chunk,
@@ -140,7 +116,7 @@ def _lifeline() -> Lifeline | None:
     """The flow run's lifeline, started (``None`` when it is turned off, or
     outside a flow run); :class:`CannotGrade` for a bad grace period."""
     try:
-        return watch_flow_run()
+        return watch_flow_run(signals=True)
     except ValueError as error:
         raise CannotGrade(str(error)) from None
 
@@ -157,6 +133,7 @@ def _resume(request: GradeRequest) -> list[str]:
 
 
 def _lost(
+    lifeline: Lifeline,
     why: str,
     stage: Literal["planning", "grading", "graded"],
     resume: list[str],
@@ -169,7 +146,8 @@ def _lost(
         LostReport(
             why=why,
             stage=stage,
-            exit_status=EXIT_API_LOST,
+            exit_status=lifeline.exit_status,
+            signal=lifeline.signal.name if lifeline.signal is not None else None,
             runs=runs,
             published=published or {},
             resume=resume,
@@ -186,20 +164,24 @@ def _lost(
     # thread runner (of PrefectConcurrentFuture) for no TaskRunner[PrefectFuture].
     task_runner=cast("TaskRunner[PrefectFuture[Any]]", RequestedTaskRunner()),
     validate_parameters=True,
-    persist_result=False,
+    # The result is a GradeRunOutcome (the headline and its counts, never a
+    # line per run), persisted as JSON in the result storage Prefect's
+    # settings name, so that a caller of run_deployment reads it back.
+    persist_result=True,
+    result_serializer="json",
     on_completion=[end_lifeline],
     on_failure=[end_lifeline],
     on_crashed=[end_lifeline],
     on_cancellation=[end_lifeline],
 )
-def grade_run(request: GradeRequest) -> State[GradeRunResult]:
+def grade_run(request: GradeRequest) -> State[GradeRunOutcome]:
     """Grade the runs ``request`` names (module docstring)."""
     logger = get_run_logger()
     try:
         lifeline = _lifeline()
         resume = _resume(request)
         if lifeline is not None:
-            lifeline.farewell = lambda why: _lost(why, "planning", resume)
+            lifeline.farewell = lambda why: _lost(lifeline, why, "planning", resume)
         jobs, skipped, target = _plan(request)
     except CannotGrade as error:
         logger.error("cannot grade: %s", error)
@@ -247,10 +229,16 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
         # halt sees the publishes of this process, the report those of
         # task runs elsewhere that reported back).
         seen = lifeline.halt
+        watched = lifeline
         lifeline.farewell = lambda why: _lost(
-            why, "grading", resume, runs=len(jobs), published=_at_least(seen, report)
+            watched, why, "grading", resume, runs=len(jobs), published=_at_least(seen, report)
         )
     with contextlib.ExitStack() as stack:
+        # Runs published of those planned, in an artifact kept up to date.
+        progress = PublishingProgress(
+            artifact_key(request, target, "progress"), len(jobs), lambda: _count(report)
+        ).start()
+        stack.callback(progress.stop)
         # The caller's own runner is started by Prefect for this flow run.
         runner = stack.enter_context(task_runner_for(request)) if chosen else configured
         halted = grade_chunks(
@@ -264,11 +252,13 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
             drain_seconds=DRAIN_SECONDS,
         )
         if halted is not None and lifeline is not None:
-            lifeline.end(_halted(halted, jobs, report.result(), resume))
+            lifeline.end(_halted(lifeline, halted, jobs, report.result(), resume))
     result = report.result()
     if lifeline is not None:
         failures = [item.run for item in result.failures]
+        done = lifeline
         lifeline.farewell = lambda why: _lost(
+            done,
             why,
             "graded",
             resume,
@@ -279,11 +269,18 @@ def grade_run(request: GradeRequest) -> State[GradeRunResult]:
         )
     page = _write_page(result, request, target, logger)
     create_artifacts(result, request, target, page)
+    emit_outcome(result, sweep=request.sweep_label, report=page)
     logger.info("%s: %s", result.state_name, result.headline())
     if result.failed:
         # A failed state carries an exception; the result rides on it.
         return Failed(name=result.state_name, message=result.headline(), data=PublishFailed(result))
-    return Completed(name=result.state_name, message=result.headline(), data=result)
+    outcome = GradeRunOutcome.of(
+        result,
+        sweep=request.sweep_label,
+        target=request.target if request.target is not None else request.target_block,
+        report=page,
+    )
+    return Completed(name=result.state_name, message=result.headline(), data=outcome)
 
 
 def _at_least(halt: Halt, report: GradeRunReport) -> dict[str, int]:
@@ -294,13 +291,22 @@ def _at_least(halt: Halt, report: GradeRunReport) -> dict[str, int]:
     return dict(sorted(counted.items()))
 
 
+def _count(report: GradeRunReport) -> int:
+    """Runs published so far (safe from another thread)."""
+    return sum(count for name, count in report.decisions().items() if name in PUBLISHED)
+
+
 def _published(result: GradeRunResult) -> dict[str, int]:
     """The runs whose grade is published, by decision."""
     return {name: count for name, count in result.published.items() if name in PUBLISHED}
 
 
 def _halted(
-    halted: Halted, jobs: Sequence[RunJob], result: GradeRunResult, resume: list[str]
+    lifeline: Lifeline,
+    halted: Halted,
+    jobs: Sequence[RunJob],
+    result: GradeRunResult,
+    resume: list[str],
 ) -> str:
     """The message of a flow run whose pipeline stopped for want of its API:
     the runs of the chunks in flight that were not published, then the
@@ -310,6 +316,7 @@ def _halted(
     if len(shown) < NAMES_SHOWN and never:
         shown += [job.run for job in jobs[halted.taken : halted.taken + NAMES_SHOWN - len(shown)]]
     return _lost(
+        lifeline,
         halted.why,
         "grading",
         resume,
@@ -331,10 +338,13 @@ def _write_page(
     from truereward.grading.sweep_report import write_sweep_report
 
     try:
-        return write_sweep_report(result, request, target, deployment=deployment_name())
+        page = write_sweep_report(result, request, target, deployment=deployment_name())
     except (OSError, ValueError, ImportError) as error:
         logger.warning("the sweep report could not be written: %s", error)
         return None
+    if page is not None:
+        logger.info("sweep report: %s", page)
+    return page
 
 
 def _request(args: argparse.Namespace) -> GradeRequest:
@@ -359,12 +369,32 @@ def _request(args: argparse.Namespace) -> GradeRequest:
     )
 
 
+def _stop_at_once(request: GradeRequest, when: list[str]) -> None:
+    """Outside the flow run's grading (Prefect starting, or ending): a
+    SIGINT or SIGTERM ends the process at once, on one line (``when[0]``
+    says where it stood). Inside it, the flow run's lifeline takes the
+    signals over (:meth:`Lifeline.catch_signals`) and gives them back."""
+    command = local_command(request)
+
+    def stop(number: int, frame: object) -> None:
+        name = signal.Signals(number).name
+        end_process(
+            f"grade_run: stopped by {name} {when[0]}; exit status {128 + number}; "
+            f"to resume (published grades are kept): {command}",
+            128 + number,
+        )
+
+    for number in STOP_SIGNALS:
+        signal.signal(number, stop)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Grade a sweep on this machine (Prefect's ephemeral API unless a
     server is configured) and print the table and the summary. Exit status
     0 when every grade was published, 1 otherwise, 2 for a bad request or a
-    sweep that cannot be graded, 75 when the Prefect API was lost (the
-    process ends from inside the flow run, saying what it published)."""
+    sweep that cannot be graded, 75 when the Prefect API was lost, 130 on
+    SIGINT (Ctrl-C) and 143 on SIGTERM (the process ends from inside the
+    flow run, saying on stderr what it published and how to resume)."""
     parser = argparse.ArgumentParser(
         prog="flows/grade_run.py", description="Grade a sweep with the grade-run flow."
     )
@@ -386,7 +416,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from pydantic import ValidationError
 
-    from truereward.errors import describe
+    from truereward.validation import describe
 
     try:
         request = _request(args)
@@ -401,16 +431,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CannotGrade as error:
         print(f"grade_run: cannot grade: {error}", file=sys.stderr)
         return 2
+    when = ["before grading began: nothing was published"]
+    _stop_at_once(request, when)
     try:
         state = grade_run(request, return_state=True)
     except RuntimeError as error:  # the ephemeral API did not come up, for one
         print(f"grade_run: Prefect could not run the flow: {str(error)[:2000]}", file=sys.stderr)
         return 1
+    when[0] = f"after grading ({state.name}: {state.message})"
     # The flow returns a State, so its declared result type is a State; the
-    # value is the GradeRunResult (or PublishFailed) it carries.
+    # value is the GradeRunOutcome (or PublishFailed) it carries, with the
+    # whole GradeRunResult beside it in this process.
     result: object = state.result(raise_on_failure=False)
     if isinstance(result, PublishFailed):
         result = result.result
+    elif isinstance(result, GradeRunOutcome):
+        result = result.detail
     if not isinstance(result, GradeRunResult):
         print(f"grade_run: {state.name}: {state.message}", file=sys.stderr)
         return 1
@@ -418,7 +454,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         render_result(result, f"grade-run {request.sweep or f'({len(request.runs or [])} runs)'}")
     )
+    _say_page(request)
     return 0 if state.is_completed() else 1
+
+
+def _say_page(request: GradeRequest) -> None:
+    """Print where the HTML sweep report is, when the flow wrote one."""
+    import os
+
+    from truereward import urls
+    from truereward.grading.sweep_report import report_location
+
+    where = report_location(request)
+    local = None if where is None else urls.local_or_none(where)
+    if where is not None and (local is None or os.path.isfile(local)):
+        print(f"sweep report: {where}")
 
 
 if __name__ == "__main__":

@@ -1,35 +1,14 @@
 """The ``grade-sweep`` flow: a sweep too large for one process, sharded over
 ``grade-run`` flow runs on a work pool's workers.
 
-One parameter, ``request`` (:class:`truereward.grading.shards.SweepRequest`:
-a ``GradeRequest`` and ``shards``, ``shards_in_flight``, ``deployment``,
-``only_shards``). It lists the sweep once, splits its runs by run id into
-``shards`` (stably: a run always lands in the same shard for a given count)
-and starts one ``grade-run`` flow run per shard through ``run_deployment``
-on ``deployment`` (default ``grade-run/local``), at most
-``shards_in_flight`` at a time; any number of process, Docker or Kubernetes
-workers of that deployment's pool, on any number of machines, pick them up.
-Each shard is a flow run of its own (a child of this one), graded as
-``grade-run`` grades (runs already graded are kept), so a shard is the unit
-of restart: after a worker died mid-shard, running this flow again grades
-only what is missing.
+One parameter, ``request`` (:class:`truereward.grading.shards.SweepRequest`);
+it lists the sweep once, splits its runs stably by run id into shards, runs
+one ``grade-run`` flow run per shard through ``run_deployment`` (at most
+``shards_in_flight`` at once), then summarises the sweep from the published
+grades. docs/scale.md, "On several process workers", says how to run it::
 
-When every shard has ended, it summarises the whole sweep **from the
-published grades** (one :class:`~truereward.sweeps.SweepSummary`, each run
-counted once) and leaves two artifacts: the summary, and a table of the
-shards (runs, flow run, state). A shard that did not complete is named with
-its first runs, its state, and the command that grades it again
-(``only_shards``). It ends Completed (``Graded`` / ``Graded with
-refusals``), or Failed (``Shards failed: ...``) when some shard did not
-complete, or ``Not started: <why>`` when the sweep cannot be listed. A
-parent that loses its Prefect API ends its process at once with status 75
-(:mod:`truereward.prefect.lifeline`), naming the command that grades what
-is missing; its shards end by themselves as ``grade-run`` does.
-
-Deploy beside ``grade-run`` (``infra/prefect.yaml``) and run::
-
-    prefect deployment run 'grade-sweep/local' \\
-        -p request='{"sweep": "samples/sweep", "target": "out/graded", "shards": 4}' --watch
+    prefect deployment run 'grade-sweep/local' --watch \\
+        -p request='{"sweep": "samples/sweep", "target": "out/graded", "shards": 4}'
 """
 
 # No "from __future__ import annotations": Prefect reads the annotation of
@@ -101,11 +80,10 @@ async def _run_shards(request: SweepRequest, shards: dict[int, Any], logger: Any
 
     The shards' flow runs are created one at a time and waited for together.
     Created at once, they collide on the write lock of a SQLite database
-    (Prefect's default): the server answers ``503``, each client backs off
-    2, 4, 8 s..., and while the first shards grade their own task runs keep
-    the lock busy. In ``infra/bench/grade_sweep.py`` (4,000 runs, 4 shards,
-    two workers) the last shard's flow run was created 30 s after the
-    first, and both workers had been idle for 13 s of it."""
+    (Prefect's default): the server answers ``503``, each client backs off,
+    and while the first shards grade their own task runs keep the lock busy,
+    so the last shard started late while the workers sat idle
+    (``infra/bench/grade_sweep.py``; docs/scale.md, "Where the time goes")."""
     room = asyncio.Semaphore(request.shards_in_flight or len(shards) or 1)
     creating = asyncio.Lock()
 
@@ -246,12 +224,12 @@ async def grade_sweep(request: SweepRequest) -> State[SweepSummary]:
     # The flow is async: the sync names would return coroutines, never awaited.
     await acreate_markdown_artifact(
         markdown="\n".join(lines),
-        key=artifact_key(request, target, "sweep-summary"),
+        key=artifact_key(request, target, "summary", flow="grade-sweep"),
         description=f"{title}: {summary.runs} runs, {summary.gradable} gradable",
     )
     await acreate_table_artifact(
         table=rows,
-        key=artifact_key(request, target, "shards"),
+        key=artifact_key(request, target, "shards", flow="grade-sweep"),
         description=f"{title}: the shards",
     )
     headline = (

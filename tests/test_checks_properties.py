@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from truereward.checks import ScoringOptions, score_case
 from truereward.checks.casefile import RawCase
 from truereward.checks.formats import FORMATS, Run, get_format
-from truereward.checks.numbers import RunningSum, decimal_ratio, judge, round4
+from truereward.checks.numbers import RunningSum, decimal_ratio, reaches_min, round4
 from truereward.checks.suite import score_raw
 
 OPTIONS = ScoringOptions(regex_timeout=0.05)
@@ -130,7 +130,7 @@ def test_judge_is_exact_or_reported(num, den, minimum):
     expected = Fraction(num, den) >= Fraction(repr(minimum)) or Fraction(
         repr(round4(value))
     ) >= Fraction(repr(minimum))
-    assert judge(value, (num, den), decimal_ratio(minimum)) == (expected, round4(value))
+    assert reaches_min(value, (num, den), decimal_ratio(minimum)) == (expected, round4(value))
 
 
 def test_report_of_a_garbage_file_is_still_json():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 
 from truereward import grade_document
 from truereward.cli import main
+from truereward.cli.common import number
 from truereward.schemas import load
 
 
@@ -330,3 +332,27 @@ def test_schema_into_head_prints_the_start_and_no_error():
     # 141 when head left before the last write, 0 when the pipe took it all.
     assert done.returncode in (0, 141) and done.stderr == ""
     assert done.stdout.splitlines() == json.dumps(load("grade"), indent=2).splitlines()[:3]
+
+
+@pytest.mark.parametrize(
+    ("parse", "text", "message"),
+    [
+        (number(int, least=0), "1.5", "a whole number >= 0, got '1.5'"),
+        (number(int, least=1), "0", "a whole number >= 1, got '0'"),
+        (number(float, least=0.0, most=1.0), "1.01", "a finite number from 0 to 1, got '1.01'"),
+        (number(float, least=0.0, most=1.0), "nan", "a finite number from 0 to 1, got 'nan'"),
+        (number(float, positive=True), "0", "a finite number > 0, got '0'"),
+        (number(float, positive=True), "inf", "a finite number > 0, got 'inf'"),
+        (number(float, least=0.0), "-0.5", "a finite number >= 0, got '-0.5'"),
+    ],
+)
+def test_the_one_number_parser_says_what_it_expects(parse, text, message):
+    with pytest.raises(argparse.ArgumentTypeError) as caught:
+        parse(text)
+    assert str(caught.value) == message
+
+
+def test_the_one_number_parser_keeps_what_is_in_range():
+    assert number(int, least=1)("7") == 7
+    assert number(float, least=0.0, most=1.0)("1") == 1.0
+    assert number(float, positive=True)("1e-9") == 1e-9

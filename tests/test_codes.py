@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from truereward import codes
-from truereward.codes import Blame, Ungradable, UnknownCode, declare, lookup
+from truereward.codes import Blame, Ungradable, declare, lookup
+from truereward.exceptions import UnknownName
 
 SHARED_TABLE = {
     "CASE_INVALID": ("grader", False),
@@ -35,7 +36,7 @@ def test_shared_list_is_exactly_the_spec_table():
 
 
 def test_unknown_code_lists_the_known_codes():
-    with pytest.raises(UnknownCode) as caught:
+    with pytest.raises(UnknownName) as caught:
         lookup("NOT_DECLARED_ANYWHERE")
     assert "CASE_INVALID" in str(caught.value) and "RUN_NOT_DETERMINISTIC" in str(caught.value)
 
@@ -106,7 +107,7 @@ def test_ungradable_carries_code_blame_and_pickles():
 
 
 def test_ungradable_with_unknown_code_is_an_error():
-    with pytest.raises(UnknownCode):
+    with pytest.raises(UnknownName):
         Ungradable("TYPO_CODE", "x")
 
 

@@ -11,12 +11,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from truereward.evaluate import (
-    Case,
     CaseStatus,
     Component,
     CompositeEvaluator,
     Dataset,
     ErrorPolicy,
+    EvaluationCase,
     EvaluationError,
     EvaluationReport,
     EvaluationVerdict,
@@ -33,14 +33,14 @@ M = Metric(name="m")
 
 
 def dataset(count: int) -> Dataset[int]:
-    return Dataset(cases=[Case(id=f"c{index}", subject=index) for index in range(count)])
+    return Dataset(cases=[EvaluationCase(id=f"c{index}", subject=index) for index in range(count)])
 
 
 # --- Dataset ----------------------------------------------------------------------
 
 
 def test_dataset_takes_cases_positionally_or_by_keyword():
-    cases = [Case(id="a", subject=1), Case(id="b", subject=2)]
+    cases = [EvaluationCase(id="a", subject=1), EvaluationCase(id="b", subject=2)]
     for built in (Dataset(cases), Dataset(cases=cases), Dataset(*cases), Dataset(iter(cases))):
         assert built.ids == ("a", "b") and len(built) == 2
     assert len(Dataset()) == 0
@@ -48,18 +48,24 @@ def test_dataset_takes_cases_positionally_or_by_keyword():
 
 def test_dataset_ids_are_unique():
     with pytest.raises(ValueError, match="'a' appears twice"):
-        Dataset([Case(id="a", subject=1), Case(id="b", subject=2), Case(id="a", subject=3)])
+        Dataset(
+            [
+                EvaluationCase(id="a", subject=1),
+                EvaluationCase(id="b", subject=2),
+                EvaluationCase(id="a", subject=3),
+            ]
+        )
 
 
 @pytest.mark.parametrize("case_id", ["", " a", "a\n", "x" * 513])
 def test_case_ids_are_checked(case_id):
     with pytest.raises(ValueError, match="case id"):
-        Case(id=case_id, subject=None)
+        EvaluationCase(id=case_id, subject=None)
 
 
 def test_dataset_owns_its_metadata():
     metadata = {"tags": ["math"], "difficulty": 3}
-    case = Case(id="a", subject=1, metadata=metadata)
+    case = EvaluationCase(id="a", subject=1, metadata=metadata)
     data = Dataset([case])
     metadata["tags"].append("changed")
     case.metadata["tags"].append("changed too")
@@ -74,14 +80,14 @@ def test_dataset_owns_its_metadata():
 )
 def test_case_metadata_is_strict_json(metadata):
     with pytest.raises((ValueError, TypeError)):
-        Case(id="a", subject=1, metadata=metadata)
+        EvaluationCase(id="a", subject=1, metadata=metadata)
 
 
 def test_a_dataset_holds_cases_only():
     with pytest.raises(TypeError):
         Dataset(["a", "b"])  # type: ignore[list-item]
     with pytest.raises(TypeError):
-        Dataset(Case(id="a", subject=1), cases=[])
+        Dataset(EvaluationCase(id="a", subject=1), cases=[])
 
 
 # --- Experiment: concurrency ---------------------------------------------------------
@@ -264,7 +270,7 @@ def test_run_inside_a_running_loop_says_to_await_run_async():
 
 
 def test_outcomes_keep_the_case_metadata_and_dataset_order():
-    cases = [Case(id=f"c{i}", subject=i, metadata={"i": i}) for i in range(6)]
+    cases = [EvaluationCase(id=f"c{i}", subject=i, metadata={"i": i}) for i in range(6)]
 
     async def evaluate(index: int) -> EvaluationReport:
         await asyncio.sleep(0.001 * (6 - index))  # finish in reverse order

@@ -7,8 +7,8 @@ import pytest
 from pydantic import ValidationError
 
 from truereward import fold
-from truereward.codes import UnknownCode
-from truereward.folding import Scheme, UnknownScheme, register, scheme_names
+from truereward.exceptions import UnknownName
+from truereward.folding import Scheme, register, scheme_names
 
 
 def codes_of(result):
@@ -114,7 +114,7 @@ def test_given_refusals_are_added(row):
 
 
 def test_given_refusal_with_unknown_code_raises(row):
-    with pytest.raises(UnknownCode, match="known codes"):
+    with pytest.raises(UnknownName, match="known codes"):
         fold([row("a")], refusals=[{"code": "NOT_A_CODE", "why": ""}])
 
 
@@ -317,7 +317,7 @@ def test_fix_rate_scheme_has_the_same_refusals(row):
 
 
 def test_unknown_scheme_lists_known_ones(row):
-    with pytest.raises(UnknownScheme, match="gated-binary/1"):
+    with pytest.raises(UnknownName, match="gated-binary/1"):
         fold([row("a")], scheme="gated-binary/9")
 
 

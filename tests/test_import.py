@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
+
+import pytest
 
 HEAVY = ("prefect", "fsspec", "s3fs", "botocore", "boto3", "pydantic", "defusedxml")
 
@@ -44,3 +47,22 @@ def test_all_lists_exactly_the_lazy_names():
     import truereward
 
     assert set(truereward.__all__) == {*truereward._LAZY, "__version__"}
+
+
+@pytest.mark.parametrize(
+    ("package", "old", "new"),
+    [
+        ("truereward.publishing", "Decision", "PublishDecision"),
+        ("truereward.evaluate", "Case", "EvaluationCase"),
+        ("truereward.evaluate", "CaseOutcome", "EvaluationOutcome"),
+        ("truereward.evaluate", "Comparison", "ExperimentComparison"),
+    ],
+)
+def test_a_renamed_public_name_still_works_with_a_deprecation_warning(package, old, new):
+    module = importlib.import_module(package)
+    with pytest.warns(
+        DeprecationWarning, match=f"{package}.{old} is deprecated; use {package}.{new}"
+    ):
+        value = getattr(module, old)
+    assert value is getattr(module, new)
+    assert old not in module.__all__ and new in module.__all__

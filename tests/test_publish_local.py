@@ -13,7 +13,7 @@ import pytest
 from pydantic import ValidationError
 
 from truereward import PublishConflict, PublishError, grade_document, publish
-from truereward.publishing import Decision
+from truereward.publishing import PublishDecision
 from truereward.verify import verify_published
 
 FILES = ("grade.json", "ctrf.json", "reward.json", "reward.txt")
@@ -42,7 +42,7 @@ def snapshot(directory: Path) -> dict[str, tuple[bytes, int, int]]:
 def test_gradable_grade_writes_four_files(row, tmp_path):
     document = gradable(row)
     result = publish(document, tmp_path / "logs")
-    assert result.decision is Decision.CREATE
+    assert result.decision is PublishDecision.CREATE
     assert result.written == FILES
     directory = tmp_path / "logs"
     assert sorted(path.name for path in directory.iterdir()) == sorted(FILES)
@@ -114,7 +114,7 @@ def test_republishing_the_same_grade_writes_nothing(row, tmp_path):
     publish(document, tmp_path)
     before = snapshot(tmp_path)
     result = publish(grade_document([row("g", "pass_to_pass"), row("a")]), tmp_path)
-    assert result.decision is Decision.SAME and not result.changed
+    assert result.decision is PublishDecision.SAME and not result.changed
     assert snapshot(tmp_path) == before
 
 
@@ -135,7 +135,7 @@ def test_replaces_names_the_grade_it_replaces(row, tmp_path):
     first, second, third = ungradable(row), gradable(row), gradable(row, reward=0.0)
     publish(first, tmp_path)
     result = publish(second, tmp_path, replaces=first.digest)
-    assert result.decision is Decision.REPLACE
+    assert result.decision is PublishDecision.REPLACE
     assert (tmp_path / "reward.txt").read_text() == "1.0\n"
     publish(third, tmp_path, replaces=second.digest)
     assert (tmp_path / "reward.txt").read_text() == "0.0\n"
@@ -225,7 +225,7 @@ def test_republish_repairs_an_interrupted_publish(row, tmp_path):
     (tmp_path / "reward.txt").unlink()
     (tmp_path / "ctrf.json").write_text("{}")
     result = publish(document, tmp_path)
-    assert result.decision is Decision.SAME
+    assert result.decision is PublishDecision.SAME
     assert result.written == ("ctrf.json", "reward.txt")
     assert verify_published(tmp_path)[1] == []
 

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from truereward import GradeDocument, PublishConflict, PublishError, grade_document
 from truereward.files import REWARD_FILES, render
-from truereward.publishing.decide import Decision
+from truereward.publishing.decide import PublishDecision
 from truereward.publishing.fsspec_store import FsspecStore
 from truereward.publishing.objects import publish_objects
 
@@ -185,7 +185,7 @@ def test_stopped_at_any_step_nothing_stands_beside_a_grade_it_does_not_own(
             result = None
         assert seen == [] and strangers(url) == [], seen
         if result is not None:  # it finished before its stop
-            assert result.decision in (Decision.CREATE, Decision.REPLACE)
+            assert result.decision in (PublishDecision.CREATE, PublishDecision.REPLACE)
             complete(url, document)
         again = publish_objects(document, plain, replaces=replaces)
         assert again.digest == document.digest
@@ -198,7 +198,7 @@ def test_a_stale_listing_from_the_caller_costs_a_look_never_a_wrong_set():
         plain = FsspecStore(url, {}, unconditional=False)
         # Ours was published after the caller listed: the same grade, kept.
         publish_objects(ours, plain)
-        assert publish_objects(ours, plain, listing={}).decision is Decision.SAME
+        assert publish_objects(ours, plain, listing={}).decision is PublishDecision.SAME
         complete(url, ours)
         # Another grade stands that the caller's listing did not show: a
         # conflict naming it, nothing touched.

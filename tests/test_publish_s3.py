@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import s3_options
 from truereward import PublishConflict, PublishError, grade_document, publish
-from truereward.publishing import Decision, Target
+from truereward.publishing import PublishDecision, Target
 from truereward.publishing.objects import MAX_BODY_BYTES
 from truereward.strictjson import loads
 
@@ -63,13 +63,13 @@ def test_create_if_absent_then_idempotent_republish(row, s3_endpoint, s3_client,
     url = f"s3://{bucket}/sweep/run-1"
     document = gradable(row)
     result = publish(document, url, storage_options=s3_options(s3_endpoint))
-    assert result.decision is Decision.CREATE
+    assert result.decision is PublishDecision.CREATE
     assert result.written == ("grade.json", "ctrf.json", "reward.json", "reward.txt")
     assert body(s3_client, bucket, "sweep/run-1/grade.json") == document.to_bytes()
     assert body(s3_client, bucket, "sweep/run-1/reward.txt") == b"1.0\n"
     before = listing(s3_client, bucket, "sweep/run-1")
     again = publish(document, url, storage_options=s3_options(s3_endpoint))
-    assert again.decision is Decision.SAME and not again.changed
+    assert again.decision is PublishDecision.SAME and not again.changed
     assert listing(s3_client, bucket, "sweep/run-1") == before
     assert_consistent(s3_client, bucket, "sweep/run-1")
 
@@ -79,7 +79,7 @@ def test_compare_and_swap_replace_by_digest_and_by_etag(row, s3_endpoint, s3_cli
     first, second, third = ungradable(row), gradable(row), gradable(row, reward=0.0)
     publish(first, url, storage_options=options)
     result = publish(second, url, storage_options=options, replaces=first.digest)
-    assert result.decision is Decision.REPLACE
+    assert result.decision is PublishDecision.REPLACE
     assert body(s3_client, bucket, "run/reward.txt") == b"1.0\n"
     etag = listing(s3_client, bucket, "run")["grade.json"][0]
     publish(third, url, storage_options=options, replaces=etag)
@@ -140,7 +140,7 @@ def test_republish_repairs_an_unfinished_set(row, s3_endpoint, s3_client, bucket
     s3_client.delete_object(Bucket=bucket, Key="run/reward.txt")
     s3_client.put_object(Bucket=bucket, Key="run/ctrf.json", Body=b"{}")
     result = publish(document, url, storage_options=options)
-    assert result.decision is Decision.SAME
+    assert result.decision is PublishDecision.SAME
     assert result.written == ("ctrf.json", "reward.txt")
     assert_consistent(s3_client, bucket, "run")
 
@@ -303,7 +303,7 @@ def test_memory_backend_has_the_same_semantics(row):
     url = "memory://truereward-tests/run-1"
     first, second = gradable(row), ungradable(row)
     publish(first, url)
-    assert publish(first, url).decision is Decision.SAME
+    assert publish(first, url).decision is PublishDecision.SAME
     with pytest.raises(PublishConflict):
         publish(second, url)
     publish(second, url, replaces=first.digest)
@@ -327,7 +327,7 @@ def test_a_backend_without_conditional_writes_needs_an_explicit_opt_in(row):
     with pytest.raises(PublishError, match="cannot write conditionally"):
         publish(gradable(row), "plainfs://bucket/run")
     result = publish(gradable(row), "plainfs://bucket/run", unconditional=True)
-    assert result.decision is Decision.CREATE
+    assert result.decision is PublishDecision.CREATE
 
 
 # --- the command line --------------------------------------------------------------------

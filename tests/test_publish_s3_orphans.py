@@ -42,7 +42,7 @@ from tests.test_publish_s3 import (
 )
 from truereward import GradeDocument, PublishError, publish
 from truereward.files import REWARD_FILES
-from truereward.publishing import Decision, Target
+from truereward.publishing import PublishDecision, Target
 from truereward.verify import RewardWithoutGrade, repair_target, verify_target
 
 #: What another writer left at the run's prefix, with no grade.json: a
@@ -399,7 +399,7 @@ def test_a_grade_over_reward_objects_it_does_not_own_deletes_them_first(
 
     proxy.judge = judge
     result = publish(document, f"s3://{bucket}/planted", storage_options=through(proxy))
-    assert result.decision is Decision.CREATE
+    assert result.decision is PublishDecision.CREATE
     assert result.removed == ("reward.txt", "reward.json", "ctrf.json")
     assert seen == []
     assert order[:5] == [
@@ -462,7 +462,7 @@ def test_reward_objects_past_the_first_page_of_a_listing_are_cleared_too(
     assert seen == []
     assert proxy.methods["GET"] == 2  # one listing, of two pages
     again = publish(document, f"s3://{bucket}/run", storage_options=through(proxy))
-    assert again.decision is Decision.SAME and not again.changed
+    assert again.decision is PublishDecision.SAME and not again.changed
 
 
 @pytest.mark.slow

@@ -94,21 +94,24 @@ def test_state_expectations(workspace):
 
 
 @pytest.mark.parametrize(
-    "options",
+    ("options", "field"),
     [
-        {"path": "../escape"},
-        {"path": "/etc/passwd"},
-        {"file": "x"},
-        {"path": "a", "json": [{"pointer": "no-slash", "equals": 1}]},
-        {"path": "a", "json": [{"pointer": "/a", "equals": 1, "exists": True}]},
-        {"path": "a", "exists": "yes"},
-        {"path": "a", "contains": 5},
+        ({"path": "../escape"}, "path: "),
+        ({"path": "/etc/passwd"}, "path: "),
+        ({"file": "x"}, "file: "),
+        ({"path": "a", "json": [{"pointer": "no-slash", "equals": 1}]}, "json.0.pointer: "),
+        ({"path": "a", "json": [{"pointer": "/a", "equals": 1, "exists": True}]}, "json.0: "),
+        ({"path": "a", "exists": "yes"}, "exists: "),
+        ({"path": "a", "contains": 5}, "contains: "),
+        ({"path": "a", "contains": ["x", 3]}, "contains.1: "),
+        ({"path": "a", "sha256": 3}, "sha256: "),
     ],
 )
-def test_invalid_state_options_are_case_invalid(workspace, options):
+def test_invalid_state_options_are_case_invalid(workspace, options, field):
     (row,) = read("state", str(workspace), spec(("c", "fail_to_pass", options)))
     assert row.verdict == "ungradable"
     assert row.code == "CASE_INVALID"
+    assert field in row.why
 
 
 def test_a_symlink_out_of_the_evidence_is_never_followed(workspace, tmp_path):
@@ -288,16 +291,17 @@ def test_a_json_array_of_figures_needs_a_figure(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "options",
+    ("options", "field"),
     [
-        {"figure": "x", "direction": "up", "threshold": 1},
-        {"figure": "x", "direction": "lower_is_better", "threshold": "1"},
-        {"figure": "x", "direction": "lower_is_better", "threshold": True},
-        {"figure": "x", "direction": "lower_is_better"},
-        {"figure": 3, "direction": "lower_is_better", "threshold": 1},
-        {"figure": "x", "direction": "lower_is_better", "threshold": 1, "unit": "ms"},
+        ({"figure": "x", "direction": "up", "threshold": 1}, "direction: "),
+        ({"figure": "x", "direction": "lower_is_better", "threshold": "1"}, "threshold: "),
+        ({"figure": "x", "direction": "lower_is_better", "threshold": True}, "threshold: "),
+        ({"figure": "x", "direction": "lower_is_better"}, "threshold: "),
+        ({"figure": 3, "direction": "lower_is_better", "threshold": 1}, "figure: "),
+        ({"figure": "x", "direction": "lower_is_better", "threshold": 1, "unit": "ms"}, "unit: "),
     ],
 )
-def test_invalid_figure_options_are_case_invalid(figures, options):
+def test_invalid_figure_options_are_case_invalid(figures, options, field):
     (row,) = read("figure", figures, spec(("c", "fail_to_pass", options)))
     assert row.code == "CASE_INVALID"
+    assert field in row.why

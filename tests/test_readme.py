@@ -155,6 +155,7 @@ def check_two_commands(ran: Ran) -> None:
     assert len(runs) == 30 and all(item["grade"] for item in runs.values())
     assert sum(item["grade"]["gradable"] for item in runs.values()) == 23
     assert f"published under {ran.tmp}/demo/" in ran.output and "; verified" in ran.output
+    assert f"sweep report: {ran.tmp}/demo/sweep-report.html" in ran.output  # where to look
     assert re.search(r"^\d+ tests collected", ran.output, re.M), ran.output[-2000:]
 
 

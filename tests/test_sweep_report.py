@@ -34,7 +34,8 @@ from truereward.sweeps import (
     retried_runs,
     summarize,
 )
-from truereward.sweeps.charts import Bar, bar_chart
+from truereward.sweeps.charts import COLOURS, Bar, bar_chart
+from truereward.sweeps.html import LIMIT
 from truereward.sweeps.record import RefusalNote
 
 CHROMIUM = "/usr/bin/chromium"
@@ -49,8 +50,9 @@ EVIL_WHY = '<img src=x onerror=alert(1)> & "it\'s" </td></tr>'
 #: Elements without an end tag.
 VOID = {"meta", "br", "img", "hr", "input", "link"}
 #: Text there is not a number of the page: the caller's title, code-like text
-#: (run ids, codes, locations, commands), the stylesheet, chart titles.
-NOT_NUMBERS = {"style", "title", "code", "pre", "h1"}
+#: (run ids, codes, locations, commands), the stylesheet, chart titles, the
+#: time the page was made.
+NOT_NUMBERS = {"style", "title", "code", "pre", "h1", "time"}
 
 
 class Page(HTMLParser):
@@ -123,6 +125,7 @@ OUR_TAGS = {
     *("html", "head", "meta", "title", "style", "body", "header", "footer", "section"),
     *("h1", "h2", "h3", "p", "div", "span", "code", "pre", "br", "ul", "li"),
     *("table", "thead", "tbody", "tr", "th", "td", "svg", "text", "rect", "line"),
+    *("figure", "figcaption", "tspan", "time"),
 }
 
 
@@ -280,7 +283,9 @@ def test_absent_values_are_dashes_never_zero():
     assert (delta["text"], delta["value"]) == ("—", None)
     [refused_reward] = found["retries.runs.0.reward"]  # GRADER_TIMEOUT: refused, no reward
     assert refused_reward["text"] == "—"
-    assert 'aria-label="Reward statistics' not in render_report(summary)  # no chart of nothing
+    assert 'aria-label="Gradable runs per reward' not in render_report(
+        summary
+    )  # no chart of nothing
 
 
 def test_every_number_shown_carries_a_data_metric():
@@ -315,7 +320,10 @@ def test_numbers_agree_with_the_models_and_long_lists_are_cut():
             "listed": listing.tally.listed,
             **{
                 key: getattr(listing.tally, key)
-                for key in ("unreadable", "retried", "healed", "still_refused")
+                for key in (
+                    *("unreadable", "retried", "healed", "still_refused"),
+                    *("retryable", "needs_fix", "unchanged"),
+                )
             },
         },
     }
@@ -595,8 +603,8 @@ def add_bytes(one: bytes, other: bytes) -> bytes:
     return (((a & low) + (b & low)) ^ ((a ^ b) & high)).to_bytes(size, "big")
 
 
-def png_pixels(data: bytes) -> tuple[int, int, set[bytes]]:
-    """Width, height and the colours (RGB bytes, sampled) of an 8-bit,
+def png_rows(data: bytes) -> tuple[int, int, list[list[bytes]]]:
+    """Width, height and the pixels (RGB bytes, row by row) of an 8-bit,
     non-interlaced RGB or RGBA PNG, decoded here (chunks, zlib, the five
     row filters) rather than by the browser that made it."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "a PNG signature"
@@ -615,7 +623,7 @@ def png_pixels(data: bytes) -> tuple[int, int, set[bytes]]:
     stride = width * size
     raw = zlib.decompress(b"".join(body for kind, body in chunks if kind == b"IDAT"))
     assert len(raw) == height * (stride + 1), "one filter byte and one row per line"
-    previous, colours = bytes(stride), set()
+    previous, rows = bytes(stride), []
     for row in range(height):
         start = row * (stride + 1)
         kind, line = raw[start], raw[start + 1 : start + 1 + stride]
@@ -646,10 +654,33 @@ def png_pixels(data: bytes) -> tuple[int, int, set[bytes]]:
             line = bytes(out)
         else:
             assert kind == 0, f"row {row}: filter {kind}"
-        if row % 2 == 0:
-            colours.update(line[index : index + 3] for index in range(0, stride, size * 2))
+        rows.append([line[index : index + 3] for index in range(0, stride, size)])
         previous = line
+    return width, height, rows
+
+
+def png_pixels(data: bytes) -> tuple[int, int, set[bytes]]:
+    """Width, height and the colours (sampled) of a PNG (:func:`png_rows`)."""
+    width, height, rows = png_rows(data)
+    colours = {pixel for row in rows[::2] for pixel in row[::2]}
     return width, height, colours
+
+
+def bar_lengths(png: bytes, colours: set[bytes]) -> list[int]:
+    """The horizontal bars of a chart's screenshot, top to bottom: for each
+    run of rows holding pixels of one of ``colours``, the most such pixels
+    in one row (the bar's length in pixels)."""
+    _, _, rows = png_rows(png)
+    bars: list[int] = []
+    inside = False
+    for row in rows:
+        count = sum(pixel in colours for pixel in row)
+        if count and inside:
+            bars[-1] = max(bars[-1], count)
+        elif count:
+            bars.append(count)
+        inside = bool(count)
+    return bars
 
 
 @pytest.mark.slow
@@ -658,7 +689,9 @@ def test_the_report_in_chromium_agrees_with_the_json(tmp_path, capsys):
     out = tmp_path / "report.html"
     limit = 3
     argv = ["sweep", "report", str(cand), "--baseline", str(base), "--runs", str(runs)]
+    capsys.readouterr()
     assert main([*argv, "-o", str(out), "--limit", str(limit)]) == 0
+    assert capsys.readouterr().out == f"wrote the sweep report to {out}\n"
     jsons = {
         "summary": cli_json(capsys, "sweep", "summary", str(cand), "--format", "json")["summary"],
         "comparison": cli_json(
@@ -732,6 +765,80 @@ def test_the_report_in_chromium_agrees_with_the_json(tmp_path, capsys):
     assert len(colours) > 20, "a page with text and charts, not one colour"
     assert bytes((255, 255, 255)) in colours  # the background
     assert bytes((0x55, 0xA8, 0x68)) in colours  # the reward chart's bars (#55a868)
+
+
+BAR_COLOURS = {bytes.fromhex(colour[1:]) for colour in COLOURS.values()}
+
+READ_FIGURES = """
+return Array.from(document.querySelectorAll('figure.chart')).map(figure => [
+    figure.querySelector('figcaption').innerText,
+    Array.from(figure.querySelectorAll('rect[data-bar]')).map(rect => rect.dataset.bar),
+]);
+"""
+
+
+@pytest.mark.parametrize(
+    ("rewards", "buckets"),
+    [
+        # Rewards of 0 and 1: two bars, one per value.
+        ({0.0: 3, 1.0: 7}, [3, 7]),
+        # Fractions: ten buckets from 0 to 1 (empty ones draw no bar).
+        ({0.05: 2, 0.1: 1, 0.35: 4, 0.95: 1, 1.0: 3}, [2, 1, 0, 4, 0, 0, 0, 0, 0, 4]),
+    ],
+)
+def test_the_charts_bars_in_chromium_match_the_data(tmp_path, rewards, buckets):
+    records = [
+        RunRecord(run=f"r{value}-{index}", state=RunState.GRADABLE, reward=value)
+        for value, count in rewards.items()
+        for index in range(count)
+    ]
+    records += [
+        record_for("refused-a", "EVIDENCE_MISSING"),
+        record_for("refused-b", "GRADER_TIMEOUT"),
+    ]
+    outage = (RefusalNote("EVIDENCE_UNREADABLE", "grader", "the store was down"),)
+    records += [
+        RunRecord(run=f"down-{index}", state=RunState.UNGRADABLE, refusals=outage, attempts=3)
+        for index in range(4)
+    ]
+    summary = summarize(records)
+    assert [bucket.runs for bucket in summary.reward_histogram] == buckets
+    out = tmp_path / "report.html"
+    out.write_text(render_report(summary, title="Charts"), encoding="utf-8")
+    driver = chromium()
+    try:
+        driver.get(out.resolve().as_uri())
+        figures = driver.execute_script(READ_FIGURES)
+        shots = [
+            element.screenshot_as_png
+            for element in driver.find_elements("css selector", "figure.chart svg")
+        ]
+        shown = [
+            element.is_displayed()
+            for element in driver.find_elements("css selector", "figure.chart figcaption")
+        ]
+    finally:
+        driver.quit()
+        shutil.rmtree(driver.profile_directory, ignore_errors=True)
+
+    # Reward histogram, refusals, attempts: each with a caption a reader sees.
+    assert len(figures) == len(shots) == 3 and all(shown)
+    captions = [caption for caption, _ in figures]
+    assert captions[0].startswith("Gradable runs per reward")
+    assert captions[1].startswith("Runs refused, by code and blame: the runs column")
+    assert captions[2].startswith("Runs by number of attempts")
+    summary_json = summary.model_dump(mode="json")
+    for (_, metrics), png in zip(figures, shots, strict=True):
+        values = [expected_for(metric, {"summary": summary_json}, LIMIT) for metric in metrics]
+        drawn = bar_lengths(png, BAR_COLOURS)
+        # A bar per value that is not 0, in the table's order, its length in
+        # proportion to the value (to a pixel or two of anti-aliasing).
+        nonzero = [value for value in values if value]
+        assert len(drawn) == len(nonzero), (metrics, values, drawn)
+        longest = max(drawn)
+        for value, length in zip(nonzero, drawn, strict=True):
+            assert abs(length - longest * value / max(nonzero)) <= 2, (metrics, values, drawn)
+    assert [expected_for(m, {"summary": summary_json}, LIMIT) for m in figures[0][1]] == buckets
 
 
 def test_the_docs_report_example_runs(tmp_path):

@@ -216,6 +216,8 @@ def test_summary_invariants(plan):
     assert summary.runs == len(plan) == summary.gradable + summary.ungradable + summary.unreadable
     rewards = [record.reward for record in records if record.reward is not None]
     assert summary.reward.count == summary.gradable == len(rewards)
+    assert sum(bucket.runs for bucket in summary.reward_histogram) == summary.gradable
+    assert summary.retryable + summary.needs_fix == summary.grader_refused
     if rewards:
         assert summary.reward.mean == pytest.approx(sum(rewards) / len(rewards))
         assert summary.reward.minimum == min(rewards) and summary.reward.maximum == max(rewards)

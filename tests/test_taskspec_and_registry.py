@@ -10,7 +10,8 @@ import textwrap
 import pytest
 
 from truereward import TaskSpec, Ungradable, fold, read
-from truereward.readers import UnknownReader, get_reader, reader_names
+from truereward.exceptions import UnknownName
+from truereward.readers import get_reader, reader_names
 from truereward.taskspec import TaskSpecError
 
 SWEBENCH = {
@@ -125,7 +126,7 @@ def test_an_invalid_case_set_given_to_read_is_case_invalid(tmp_path):
 def test_builtin_readers_are_registered():
     assert {"ctrf", "junit", "state", "figure", "rows"} <= set(reader_names())
     assert get_reader("junit").name == "junit"
-    with pytest.raises(UnknownReader, match="known readers: checks, ctrf"):
+    with pytest.raises(UnknownName, match="known readers: checks, ctrf"):
         get_reader("tap")
 
 
@@ -213,7 +214,7 @@ def test_a_reader_named_by_import_path(tmp_path):
 
 
 def test_a_reader_path_that_cannot_be_loaded_is_an_unknown_reader():
-    with pytest.raises(UnknownReader, match=r"reader 'nosuch\.mod:X' \(nosuch\.mod:X\) cannot be"):
+    with pytest.raises(UnknownName, match=r"reader 'nosuch\.mod:X' \(nosuch\.mod:X\) cannot be"):
         get_reader("nosuch.mod:X")
-    with pytest.raises(UnknownReader, match="is not a reader"):
+    with pytest.raises(UnknownName, match="is not a reader"):
         get_reader("os:path")

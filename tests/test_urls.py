@@ -83,3 +83,19 @@ def test_join_keeps_a_root(location: str, parts: tuple[str, ...], joined: str) -
 )
 def test_name(location: str, last: str) -> None:
     assert urls.name(location) == last
+
+
+@pytest.mark.parametrize(
+    ("url", "joined"),
+    [
+        ("/srv/grades/", "/srv/grades/sweep-1/run-7"),
+        ("/", "/sweep-1/run-7"),
+        ("grades", "grades/sweep-1/run-7"),
+        ("s3://bucket/prefix/", "s3://bucket/prefix/sweep-1/run-7"),
+        ("memory://", "memory://sweep-1/run-7"),
+    ],
+)
+def test_a_target_child_is_joined_by_urls(url: str, joined: str) -> None:
+    from truereward.target import Target
+
+    assert Target(url=url).child("sweep-1", "run-7").url == joined

@@ -1,30 +1,32 @@
 """truereward: the reward of a graded run, or the reason there is none.
 
 A reader turns a run's evidence into :class:`CaseResult` rows; :func:`fold`
-turns the rows into a reward under a named scheme, or into refusals with
-codes (:mod:`truereward.codes`); :func:`grade_document` builds ``grade.json``;
-:func:`publish` writes it with ``ctrf.json``, ``reward.json`` and
-``reward.txt``, atomically. A run that could not be graded has no reward: it
-is never scored 0 and never scored 1.
-
-Importing this package is cheap: the names below are loaded on first use, so
-``import truereward`` pulls in neither pydantic models nor fsspec, s3fs or
-prefect.
+turns them into a reward under a named scheme, or into refusals with codes;
+:func:`grade_document` builds ``grade.json``; :func:`publish` writes it and
+the files beside it, atomically. A run that could not be graded is never
+scored 0 and never 1. Names load on first use, so ``import truereward``
+pulls in neither pydantic models nor fsspec, s3fs or prefect.
+docs/design.md is the design; README.md the tour.
 """
 
 from __future__ import annotations
 
+import logging
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .lazy import lazy_names
 
+# The library's logger says nothing unless the application configures it.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
+
 if TYPE_CHECKING:
     from .cases import CaseResult, CheckAnswer, Observation
     from .codes import Blame, Ungradable
     from .ctrfreport import ctrf
     from .document import GradeDocument, RunInfo, grade_document
+    from .exceptions import TruerewardError
     from .folding import Fold, fold
     from .publishing import PublishConflict, PublishError, PublishResult, publish
     from .readers import grade_evidence, read
@@ -43,6 +45,7 @@ _LAZY = {
     "GradeDocument": ("document", "GradeDocument"),
     "RunInfo": ("document", "RunInfo"),
     "grade_document": ("document", "grade_document"),
+    "TruerewardError": ("exceptions", "TruerewardError"),
     "Fold": ("folding", "Fold"),
     "fold": ("folding", "fold"),
     "PublishConflict": ("publishing", "PublishConflict"),
@@ -84,6 +87,7 @@ __all__ = [
     "RunInfo",
     "Target",
     "TaskSpec",
+    "TruerewardError",
     "Ungradable",
     "__version__",
     "ctrf",

@@ -1,25 +1,13 @@
 """What one row may carry into a grade document: its text cut short, its
 lists of observations and reruns kept to a few.
 
-A row's free text (``why``, an observation's ``name``, ``verdict`` and ``why``, a
-rerun's ``why``, a check answer's ``why``) can hold whatever a run wrote:
-a test's failure message, the repr of an answer. A grade document must stay
-under the size ``truereward verify`` reads (docs/hostile.md, "Bounds"), so
-:func:`bounded_row` gives a row whose
-
-- every such text has at most :data:`MAX_TEXT` characters: a longer one
-  keeps its start and ends with a marker saying how many characters were cut
-  (``... [12345 characters cut]``), the whole at most :data:`MAX_TEXT`;
-- ``observations`` and ``reruns`` hold at most :data:`MAX_ITEMS` entries:
-  the first ``MAX_ITEMS - 1`` and one that says how many more were left out.
-  That last rerun failed when any rerun it stands for failed, so a row is
-  flaky exactly when it was.
-
-Nothing that decides a verdict is touched: the id, kind, verdict, code,
-measures, the check answers themselves and their number, containment and an
-attached report stay as they are. A row within the bounds is returned as it
-is, and a bounded row is within them, so bounding twice changes nothing
-(a stored grade folds again to what it states).
+:func:`bounded_row` keeps a grade under what ``truereward verify`` reads:
+every free text (``why``, observations', reruns', check answers') at most
+:data:`MAX_TEXT` characters, ending with a marker saying how many were cut;
+``observations`` and ``reruns`` at most :data:`MAX_ITEMS`, the last saying
+how many more were left out (a failed rerun among them keeps it failed, so
+flakiness holds). Nothing that decides a verdict is touched, and bounding
+twice changes nothing. docs/hostile.md, "Bounds".
 """
 
 from __future__ import annotations

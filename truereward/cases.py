@@ -1,32 +1,11 @@
 """The record every kind of evidence reduces to: the result of one case.
 
-A reader looks at one kind of evidence (a test report, an end state, a
-measured figure, criteria) and answers with one :class:`CaseResult` per case.
-Everything after it (the fold, the grade document, the published files) reads
-this record and nothing else.
-
-The record is strict: no type coercion (``"1"`` is not a number and ``True``
-is never one), unknown fields are rejected, NaN and infinities are rejected
-everywhere, and every validation error names the field. ``to_row()`` and
-``from_row()`` carry it as plain JSON with the same ten keys as the rows
-written by truereward 0.4.0, so rows written by that package load unchanged.
-
-A reader or a check may attach the evaluation report it made of the case
-(``report``), as data: the JSON form of a
-:class:`~truereward.evaluate.EvaluationReport` (this module does not import
-the evaluation model; ``EvaluationReport.model_validate(row.report)`` turns
-it back into one). It rides along for analysis and never enters the
-reward. A case whose test was run more than once in one session
-(pytest-rerunfailures, ``flaky``, Surefire's reruns, a JUnit report listing
-a test again) is the row of its **last** execution; the earlier ones are its
-``reruns``, oldest first, and a case that passed after failing is *flaky*.
-A row without a report or reruns has exactly the ten keys (no
-``"report": null``, no ``"reruns": []``), so such rows and grade documents
-are the same bytes as before those fields existed.
-
-A record is immutable all the way down: its sequences are tuples and its
-mappings :class:`~truereward.frozen.FrozenDict` (lists and dicts are accepted
-on input and frozen), so what was validated is what is published.
+A reader answers with one :class:`CaseResult` per case, and everything
+after it (the fold, the document, the published files) reads this record
+alone. It is strict (no coercion, no unknown field, no NaN), immutable all
+the way down, and carried as plain JSON with the ten keys of truereward
+0.4.0's rows (``report`` and ``reruns`` only when present). docs/design.md,
+"Immutable records", and README.md, "File formats", describe it.
 """
 
 from __future__ import annotations
@@ -265,8 +244,7 @@ class CaseResult(BaseModel):
         if verdict == UNGRADABLE:
             if not code:
                 raise ValueError("an ungradable case needs a refusal code")
-            if not codes.known(code):
-                raise ValueError(str(codes.UnknownCode(code)))
+            codes.lookup(code)  # UnknownName, a ValueError naming the known codes
         elif code:
             raise ValueError(
                 f"only an ungradable case carries a code (verdict is {verdict!r}, code is {code!r})"

@@ -1,17 +1,13 @@
 """The declared case set of a task: which cases exist, and what each is for.
 
-The fold takes a case set so that a subset of cases can never pass for the
-whole: a declared case without a result is ``CASES_MISSING``, a result for a
-case outside the set (or of another kind than declared) is ``CASE_INVALID``.
-
-A case set is given as a mapping ``{id: kind}`` or as a list of ``{"id",
-"kind"}`` entries (extra keys in an entry, such as per-case options, are
-ignored here). Objects with ``id`` and ``kind`` attributes are accepted in the
-list too, and so is any object with a ``case_kinds()`` method returning the
-mapping (task specs do). Declarations that are invalid (a bad id, an unknown
-kind, an id declared twice) do not raise: they become ``CASE_INVALID``
-refusals, because a broken task definition is a reason there is no reward,
-not a crash of the grader.
+The fold takes a case set so that a subset can never pass for the whole: a
+declared case without a result is ``CASES_MISSING``, a result outside the
+set (or of another kind) ``CASE_INVALID``. A case set is a mapping ``{id:
+kind}``, a list of ``{"id", "kind"}`` entries or objects with those
+attributes, or an object with ``case_kinds()`` (a task spec). Invalid
+declarations (a bad id, an unknown kind, an id twice) do not raise: they
+are ``CASE_INVALID`` refusals, since a broken task is a reason there is no
+reward, not a crash. README.md, "The rules of the fold".
 """
 
 from __future__ import annotations

@@ -1,26 +1,13 @@
 """Refusal codes: why a run, or a case, has no reward, and who failed.
 
-A grade has three outcomes, not two: a case passed, it failed, or nothing was
-measured. The third is never folded into a failure. It carries a **code** from
-a closed list; consumers key on the code and never parse the sentence beside
-it (``why``). Every code says who failed (:class:`Blame`): ``run`` when the
-graded run itself is at fault (its evidence is missing or malformed), or
-``grader`` when the grading machinery, the task definition or the
-infrastructure is. Every code also says whether a retry by default may help
-(``retry``): only grader-blamed codes can be retried, and only transient ones
-(an unreadable store, a timeout) are retried by default.
-
-Readers add codes of their own with :func:`declare`, or through the
-entry-point group ``truereward.codes`` (an entry point names a mapping in the
-same shape as :func:`declare` takes, or a callable returning one), so that
-every process (an xdist controller, a Prefect worker) knows a reader's codes
-without importing the reader. Entry points are read lazily, the first time a
-code is not found among the ones already known.
-
-Run checks are questions about the whole run rather than one case (did the
-same submission give the same result twice?). A case answers a check in its
-row's ``checks``; the run holds a check only when every answer holds. Each
-check fails with one code (:data:`RUN_CHECKS`).
+A case passes, fails, or was not measured; the third carries a code from a
+closed list (consumers key on it, never on ``why``), its blame
+(:class:`Blame`: ``run`` or ``grader``) and whether a retry may help
+(``retry``: grader-blamed transient codes only). Readers add codes with
+:func:`declare` or through the entry-point group ``truereward.codes``, read
+lazily, so every process knows them without importing the reader. Run
+checks (:data:`RUN_CHECKS`) are questions about the whole run, each failing
+with one code. README.md, "Refusal codes", lists them; docs/design.md.
 """
 
 from __future__ import annotations
@@ -31,6 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from .exceptions import TruerewardError, UnknownName
 from .registry import Registry
 
 __all__ = [
@@ -41,7 +29,6 @@ __all__ = [
     "Blame",
     "Code",
     "Ungradable",
-    "UnknownCode",
     "all_codes",
     "declare",
     "known",
@@ -160,17 +147,6 @@ SHARED: Mapping[str, Code] = {
 RUN_CHECKS: Mapping[str, str] = {"determinism": "RUN_NOT_DETERMINISTIC"}
 
 
-class UnknownCode(ValueError):
-    """A code that is neither shared nor declared. The message lists the
-    known codes."""
-
-    def __init__(self, code: object, message: str | None = None) -> None:
-        self.code = code
-        if message is None:
-            message = f"unknown refusal code {code!r}; known codes: {', '.join(_CODES.names())}"
-        super().__init__(message)
-
-
 def _parse_declaration(name: object, spec: object) -> Code:
     """One declaration entry, checked; raises ValueError naming the code."""
     if not isinstance(name, str) or not CODE_PATTERN.match(name):
@@ -222,7 +198,6 @@ _CODES: Registry[Code] = Registry(
     "refusal code",
     ENTRY_POINT_GROUP,
     expand=_expand,
-    missing=lambda name, message: UnknownCode(name, message),
 )
 _CODES.register_all(SHARED)
 
@@ -241,13 +216,17 @@ def declare(codes: Mapping[str, Mapping[str, Any]]) -> None:
 
 
 def lookup(code: object) -> Code:
-    """The code named ``code``; :class:`UnknownCode` if nobody declared it
+    """The code named ``code``; :class:`~truereward.exceptions.UnknownName`
+    (kind ``"refusal code"``, the message listing the known codes) if nobody declared it
     (entry points are read the first time a code is not found)."""
     found = SHARED.get(code) if isinstance(code, str) else None
     if found is None and isinstance(code, str):
         found = _CODES.find(code)
     if found is None:
-        raise UnknownCode(code)
+        known = ", ".join(_CODES.names())
+        raise UnknownName(
+            "refusal code", code, f"unknown refusal code {code!r}; known codes: {known}"
+        )
     return found
 
 
@@ -255,7 +234,7 @@ def known(code: object) -> bool:
     """Whether ``code`` is a shared or declared code."""
     try:
         lookup(code)
-    except UnknownCode:
+    except UnknownName:
         return False
     return True
 
@@ -270,10 +249,10 @@ def run_check_code(check: str) -> str:
     return RUN_CHECKS[check]
 
 
-class Ungradable(Exception):
+class Ungradable(TruerewardError):
     """Raised where a grade cannot be given. Carries the ``code`` consumers key
     on and the ``why`` a person reads; the why should name the case, file or
-    field. Constructing it with an unknown code raises :class:`UnknownCode`,
+    field. Constructing it with an unknown code raises :class:`~truereward.exceptions.UnknownName`,
     so a typo cannot become a silent refusal of another kind.
 
     It pickles with both arguments, so a refusal raised in a worker process

@@ -1,30 +1,12 @@
 """The grade as a CTRF report (``ctrf.json``), for people and dashboards.
 
-Current CTRF (``reportFormat: "CTRF"``, ``specVersion: "1.0.0"``): one test
-per row (``passed``, ``failed``, or ``other`` for an ungradable row, with the
-verdict in ``rawStatus``) and one ``other`` test for every refusal that no
-row's own status shows (a missing case, a duplicate id, a failed run check,
-a refused evidence file), so the report never looks greener than the grade.
-An ungradable grade adds one test that stands for the grade itself
-(:data:`UNGRADABLE_TEST`, suite ``grade``, ``failed``, ``rawStatus``
-``ungradable``, its message the refusal codes): readers that count only
-``failed`` tests (GitHub's CTRF reporter fails its check and lists failures
-on ``summary.failed``) see that the run has no reward, while no case is
-called failed that did not fail.
-Durations are integer milliseconds; ``start``/``stop`` are the run's
-timestamps in epoch milliseconds, or 0 when the document has none. A row
-with reruns (earlier executions of its test) carries ``retries`` (their
-number), ``retryAttempts`` (those earlier executions, oldest first, numbered
-from 1: the final one is the test itself, as the CTRF schema and
-pytest-json-ctrf count them) and ``flaky`` (true when it passed after a
-failed execution); ``summary.flaky`` counts the flaky tests when there is
-one.
-``extra.truereward`` carries the grade's gradability, reward, scheme and the
-sha256 of the ``grade.json`` it was made from, and its named dimensions'
-values (``dimensions``) when it has any. That reward and those values are
-the view's only floats (durations, counts and timestamps are integers):
-:func:`truereward.files.render` names it so, to encode the view without
-searching it for floats (``tests/test_ctrf.py`` checks both).
+Current CTRF: one test per row, one ``other`` test for every refusal no
+row shows, and for an ungradable grade one ``failed`` test that stands for
+the grade (:data:`UNGRADABLE_TEST`), so the view never looks greener than
+the grade; reruns as ``retries``/``retryAttempts``/``flaky``;
+``extra.truereward`` carries the grade's reward and digest, the view's only
+floats (:func:`truereward.files.render` relies on it). README.md, "File
+formats", describes the view.
 """
 
 from __future__ import annotations

@@ -1,29 +1,13 @@
 """The grade document (``grade.json``): one run's fold, its rows and where it
 came from.
 
-:func:`grade_document` folds the rows and returns a :class:`GradeDocument`, a
-versioned, strict pydantic model. Its bytes (:meth:`GradeDocument.to_bytes`)
-are deterministic: sorted keys, ``detail`` sorted by id, refusals sorted,
-strict JSON (never NaN). The same rows in any order give the same bytes, and
-:attr:`GradeDocument.digest` (sha256 of those bytes) names the grade, which is
-how a publisher replaces exactly the grade it means to (``replaces=``).
-
-The document keeps everything needed to fold it again (``detail``, ``scheme``
-and ``inputs``: the case set, the refusals and run-check answers given from
-outside the rows), so ``truereward verify`` can check the stored figures
-rather than trust them.
-
-No timestamps are added implicitly: a document depends only on its inputs,
-so grading the same evidence twice gives the same grade (and republishing it
-is a no-op). Timestamps go in ``run`` when the caller has them.
-
-No document larger than what ``truereward verify`` reads
-(:data:`MAX_DOCUMENT_BYTES`) is published: each row is bounded before it is
-folded (:func:`truereward.bounded.bounded_row`: long text cut, long lists of
-observations and reruns shortened, never a verdict changed), and a document
-the rows would still make larger is replaced, where the graders publish, by
-a ``CASE_INVALID`` refusal saying how large it would have been
-(:func:`publishable`; :func:`truereward.publish` refuses it outright).
+:func:`grade_document` folds the rows into a :class:`GradeDocument`, a
+versioned, strict model whose canonical bytes
+(:meth:`GradeDocument.to_bytes`) and their sha256
+(:attr:`GradeDocument.digest`) name the grade; it keeps what folding it
+again needs, adds no timestamp of its own, and is never larger than what
+``truereward verify`` reads (:func:`publishable`). docs/design.md, "From
+evidence to published reward" and "Immutable records", describes it.
 """
 
 from __future__ import annotations
@@ -60,7 +44,7 @@ from .folding import (
     validate_rows,
 )
 from .frozen import Items
-from .refusal import Refusal, refusal
+from .refusal import Refusal, outlook, refusal
 from .scoring import Scoring
 from .segments import check_segment
 from .strictjson import canonical_bytes, loads
@@ -181,6 +165,10 @@ class Publication(BaseModel):
     reward_keys: Items[RewardKey] = ()
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
 def _default_layout(publication: Publication) -> bool:
     return publication == _PUBLICATION  # the defaults, not restated here
 
@@ -214,6 +202,13 @@ class GradeDocument(Fold):
     # left out, so a document written before it keeps its bytes.
     publication: Annotated[
         Publication, Field(default_factory=Publication, exclude_if=_default_layout)
+    ]
+    # Recorded only on a grade refused for reasons grading again cannot heal
+    # (:func:`~truereward.refusal.outlook` ``needs-fix``): the sha256 of the
+    # task definition and reader it was made with, so that a regrade can
+    # tell whether they changed since. Left out otherwise (older bytes kept).
+    definition: Annotated[
+        str | None, Field(default=None, pattern=r"^[0-9a-f]{64}$", exclude_if=_absent)
     ]
 
     @model_validator(mode="after")
@@ -299,6 +294,7 @@ def grade_document(
     attempts: Iterable[Attempt | Mapping[str, Any]] = (),
     publication: Publication | Mapping[str, Any] | None = None,
     scoring: Scoring | Mapping[str, Any] | None = None,
+    definition: str | None = None,
 ) -> GradeDocument:
     """Fold ``rows`` (see :func:`truereward.fold`) and build the grade document.
 
@@ -310,8 +306,11 @@ def grade_document(
     view as ``ctrf.json``, ``reward.json`` with ``reward`` alone),
     ``scheme`` and ``scoring`` as for :func:`truereward.fold` (a task
     spec given as ``case_set`` brings its scoring; a document with one is
-    version 4). Invalid rows raise ``pydantic.ValidationError`` naming the
-    row index and field.
+    version 4). ``definition``: the digest of the task definition and
+    reader the grade is made with, kept only when the grade is refused for
+    reasons that need a fix (``definition`` of :class:`GradeDocument`).
+    Invalid rows raise ``pydantic.ValidationError`` naming the row index
+    and field.
     Each row is bounded before the fold (:func:`~truereward.bounded.bounded_row`);
     :func:`publishable` says whether the document fits (module docstring).
     """
@@ -339,6 +338,9 @@ def grade_document(
     values["publication"] = (
         _PUBLICATION if publication is None else Publication.model_validate(publication)
     )
+    blamed = ((item.code, item.blame.value) for item in values["refusals"])
+    if definition is not None and outlook(blamed) == "needs-fix":
+        values["definition"] = definition
     return GradeDocument.model_validate(values)
 
 

@@ -1,36 +1,12 @@
 """The published files of one grade, and their bytes.
 
-In a verifier's logs directory (or under an object-store prefix):
-
-- ``grade.json``: always; the whole :class:`~truereward.document.GradeDocument`.
-- ``ctrf.json``: always; our CTRF view of the grade (:mod:`truereward.ctrfreport`).
-  When ``ctrf.json`` there is the evidence the grade was read from, or
-  another tool's report (pytest-json-ctrf under Harbor's task template), the
-  view is ``grade-ctrf.json`` instead and ``ctrf.json`` is left as it is
-  (the document's ``publication.ctrf`` says which; :func:`ctrf_view_for`
-  decides it).
-- ``reward.json``: only when gradable. ``{"reward": 1.0}`` alone by default,
-  as Harbor needs it: Harbor reads this first, rejects nesting, strings and
-  nulls, and computes pass@k only when every trial has exactly one key.
-  ``publication.reward_keys`` adds named figures (``fix_rate``,
-  ``guards_hold`` as 1 or 0, ``case_fraction``; one that is undefined is
-  left out, never written as null), which switches Harbor's pass@k off and
-  turns its job mean into one mean per key.
-  A task with named reward dimensions (:mod:`truereward.scoring`) adds
-  the ones it asks for (``publish``) under their names, with the same
-  effect on Harbor; ``reward`` is always the primary dimension's value.
-- ``reward-details.json``: only when gradable and the task declares a
-  scoring (weights, required cases, a threshold or dimensions): the grade
-  in the shape of rewardkit's file of that name (:func:`reward_details`),
-  for tools that read it. Written before ``reward.json``, removed with the
-  other reward files.
-- ``reward.txt``: only when gradable: the reward and a newline (``1.0\\n``),
-  the same value as ``reward.json``'s ``reward``. Written last: its
-  presence marks the set complete.
-
-:func:`render` gives the bodies in write order; :data:`REWARD_FILES` is the
-order stale reward files are removed in (``reward.txt`` first);
-:data:`NAMES` every name a grade of ours may write.
+``grade.json`` always; the CTRF view always (``ctrf.json``, or
+``grade-ctrf.json`` when ``ctrf.json`` is the evidence or another tool's:
+:func:`ctrf_view_for`); only when gradable, ``reward-details.json`` (for a
+task that declares a scoring), ``reward.json`` and ``reward.txt``, last.
+:func:`render` gives the bodies in write order, :data:`REWARD_FILES` the
+order stale reward files are removed in, :data:`NAMES` every name we write.
+README.md, "File formats", and docs/scoring.md, "What is published", say what each holds.
 """
 
 from __future__ import annotations

@@ -1,29 +1,11 @@
 """Immutable containers for the fields of our records.
 
-A frozen pydantic model refuses ``row.measures = ...`` but, by itself, not
-``row.measures["ms"] = nan``: the dicts and lists inside it stay mutable, and
-a value put there after validation would be published unchecked. So every
+A frozen pydantic model does not stop ``row.measures["ms"] = nan``, so every
 container in a row, a fold or a grade document is immutable: sequences are
-tuples, mappings are :class:`FrozenDict`.
-
-- :data:`Items` is the annotation of a sequence field: ``tuple[T, ...]``
-  that also takes a list on input (strict mode alone refuses a list where
-  a tuple is declared; JSON arrays are taken either way).
-- :class:`FrozenDict` is a ``dict`` (so pydantic, ``json`` and orjson
-  serialise it as one, and it compares equal to a dict with the same items)
-  whose mutating methods raise ``TypeError``. It pickles and deep-copies
-  (Prefect and Dask move rows between processes).
-  As a field annotation, ``FrozenDict[K, V]`` validates a JSON object as
-  ``dict[K, V]`` and then freezes it: the validated dict, always a new one,
-  is handed to the class itself (a C call per value, no Python function:
-  it is once per row in the fold).
-- :func:`deep_freeze` freezes nested JSON (objects to :class:`FrozenDict`,
-  arrays to tuples); :data:`FrozenJsonObject` is the field annotation for a
-  free-form JSON object (``containment``, an attached report), validated as
-  JSON (a frozen one is accepted again) and frozen at every depth.
-- :func:`is_empty` and :func:`is_absent` are the tests of the fields a
-  record leaves out of its dump when they hold nothing
-  (``Field(exclude_if=...)``): rows, folds, documents, metrics, reports.
+tuples (:data:`Items`), mappings :class:`FrozenDict`, free-form JSON
+:data:`FrozenJsonObject` (:func:`deep_freeze`); :func:`is_empty` and
+:func:`is_absent` pick the fields a dump leaves out. docs/design.md,
+"Immutable records", gives the rules.
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
+from .exceptions import TruerewardError
+
 __all__ = ["MISSING", "InvalidPointer", "json_equal", "json_pointer"]
 
 
@@ -25,7 +27,7 @@ class _Missing:
 MISSING: Final = _Missing()
 
 
-class InvalidPointer(ValueError):
+class InvalidPointer(TruerewardError, ValueError):
     """A JSON Pointer that is not one (it does not start with ``/``)."""
 
 

@@ -1,20 +1,19 @@
 """Names of a package loaded on first use.
 
-Packages keep ``import truereward`` (and their own import) light by naming
-their public objects in a table and importing a submodule only when one of
-its names is first looked up. :func:`lazy_names` builds the module-level
-``__getattr__`` and ``__dir__`` that do it::
+:func:`lazy_names` builds a package's module-level ``__getattr__`` and
+``__dir__`` from a table, so a submodule is imported only when one of its
+names is first looked up (``import truereward`` stays light)::
 
     _LAZY = {"EvaluationReport": "report", "fold": ("folding", "fold")}
     __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
 
-A table value is the submodule (relative to the package) holding the name,
-or ``(submodule, attribute)`` when the name differs there. The value is
-cached in the package namespace, so the lookup runs once per name.
+A value is the submodule holding the name, or ``(submodule, attribute)``;
+it is cached in the package namespace, so each lookup runs once.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from importlib import import_module
 from typing import Any
@@ -26,10 +25,19 @@ def lazy_names(
     package: str,
     table: Mapping[str, str | tuple[str, str]],
     namespace: dict[str, Any],
+    renamed: Mapping[str, str] | None = None,
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``(__getattr__, __dir__)`` for ``package`` over ``table``."""
+    """``(__getattr__, __dir__)`` for ``package`` over ``table``. ``renamed``
+    maps an old public name to its new one: the old name still gives the
+    object, with a ``DeprecationWarning`` each time, and is not listed."""
 
     def __getattr__(name: str) -> Any:
+        if renamed and name in renamed:
+            message = f"{package}.{name} is deprecated; use {package}.{renamed[name]}"
+            warnings.warn(message, DeprecationWarning, stacklevel=2)
+            name = renamed[name]
+            if name in namespace:
+                return namespace[name]
         try:
             where = table[name]
         except KeyError:

@@ -131,7 +131,7 @@ class Ledger:
         crash of the session."""
         from pydantic import ValidationError
 
-        from .errors import describe
+        from .validation import describe
 
         try:
             self.rows.append(CaseResult.from_row(row))
@@ -149,7 +149,7 @@ class Ledger:
         read is a refusal about that case, as in :meth:`add_row`."""
         from pydantic import ValidationError
 
-        from .errors import describe
+        from .validation import describe
 
         results: list[CaseResult] = []
         for row in rows:

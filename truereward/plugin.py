@@ -1,99 +1,11 @@
 """The pytest plugin: one test per case, folded once, never over a subset.
 
-A verifier's test module declares its case set and grades one case per
-test::
-
-    import pytest
-    from truereward.plugin import cases
-
-    CASES = cases("task.json")          # a task spec, or a list of {id, kind}
-
-    @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
-    def test_case(case, grade):
-        grade(case, read_case)           # read_case(case) -> CaseResult, or raise Ungradable
-
-and is run with ``pytest -p truereward.plugin`` (in one process or under
-pytest-xdist ``-n N``). The ``grade`` fixture records the case's row and
-fails the test unless the verdict is ``pass``, so ``-x`` and ``--lf`` behave
-as pytest users expect. At the end of the session the controlling process
-(the only one that sees every report; xdist workers never write) folds the
-rows against the declared case set and publishes ``grade.json``,
-``ctrf.json`` and, only when gradable, ``reward.json``/``reward.txt`` to the
-logs directory: ``--grade-logs DIR``, else ``$GRADE_LOGS``, else the ini key
-``grade_logs`` (relative to the ini file's directory), else
-``/logs/verifier``.
-
-Before any test runs, the controller prepares a local logs directory
-(:mod:`truereward.publishing.session`): ``reward.txt`` and ``reward.json``
-are removed, as Harbor does, so a session that dies before it publishes
-(pytest-timeout's thread method, ``kill -9``) leaves no reward; a standing
-``grade.json`` (an earlier session's, or one the graded agent planted) is
-set aside as ``grade.previous.json``, never taken for this session's grade.
-If a grade appears there during the session, publishing refuses loudly
-(exit status 3) and touches nothing.
-
-It lives beside the plugins verifiers already use:
-
-- **pytest-json-ctrf** writing ``ctrf.json`` into the same directory
-  (Harbor's task template runs ``pytest --ctrf /logs/verifier/ctrf.json``):
-  its report is never replaced; our CTRF view goes to ``grade-ctrf.json``
-  (also whenever a ``ctrf.json`` written during the session is not ours);
-- **pytest-rerunfailures** and **flaky**: a case's row is its last
-  execution, the earlier ones its ``reruns``; a case that passed only on a
-  rerun is flaky (``grade.json`` lists it, the CTRF view marks it);
-- **pytest-timeout**: a case stopped by the signal method fails, with the
-  timeout in its ``why`` (as pytest and SWE-bench count a timed-out test);
-  the thread method ends the process, which leaves no reward (see above);
-- **pytest-xdist**, **pytest-randomly**: the grade does not depend on the
-  order or the process a case ran in.
-
-``--grade-reward-keys fix_rate,guards_hold`` (ini ``grade_reward_keys``) adds
-named figures to ``reward.json`` (Harbor's multi-metric mode, which switches
-its pass@k off).
-
-It never publishes a reward over a subset or a broken session. Each of these
-ends in a refusal that names what happened:
-
-- no case set declared (``CASE_INVALID``);
-- tests deselected (``-k``, ``-m``, ``--deselect``, ``--lf``, ``--sw``;
-  ``CASES_MISSING``), node ids given on the command line that leave cases
-  out, declared cases that never ran (``CASES_MISSING``, per case);
-- a session stopped early (``-x``, ``--maxfail``; ``CASES_MISSING``),
-  interrupted, or with collection errors (``CASE_NOT_GRADED``);
-- a case's test that ended without a row: skipped (``pytest.skip``),
-  failed before ``grade()`` was called, or its worker crashed
-  (``CASE_NOT_GRADED``, about that case); a subtest that ended so
-  (``CASE_NOT_GRADED``, naming the subtest);
-- ``grade()`` called twice in one test (or one subtest), one case graded
-  twice, or one case graded by two tests that are not repetitions of one
-  (``CASE_INVALID``, saying what to write instead);
-- a test in the session that is not a case (``CASE_INVALID``).
-
-Several cases in one test: grade each in a subtest of its own (pytest 9's
-``subtests`` fixture)::
-
-    def test_cases(subtests, grade):
-        for case in CASES:
-            with subtests.test(case=case.id):
-                grade(case, read_case)
-
-A failing subtest does not stop the test, so every case is graded; a row is
-the case's (its id), whatever the subtest is called.
-
-Repetitions: under pytest-repeat (``--count N``, ``@pytest.mark.repeat(N)``)
-the N rows of a case fold into one (:func:`~truereward.ledger.fold_repetitions`):
-it passes only when every repetition passed, fails when one failed, and is
-ungradable when one could not be graded.
-
-``--collect-only`` and the other informational modes (``--fixtures``,
-``--markers``, ``--setup-plan``...) write nothing and delete nothing.
-``--grade-exit-ungradable N`` makes an ungradable session exit with status
-``N``, distinct from pass (0) and fail (1).
-
-The plugin is never active unless named: there is no ``pytest11`` entry
-point. Under xdist, name it on the command line (``-p truereward.plugin``):
-the controller never imports test modules, so a ``pytest_plugins`` line is
-not enough.
+A verifier declares its case set with :func:`cases` and grades one case per
+test with the ``grade`` fixture; run with ``pytest -p truereward.plugin``
+(one process or xdist), the controlling process folds every row at the end
+of the session and publishes the grade to the logs directory, or a refusal
+naming what went wrong (a deselected or missing case, a session stopped
+early, a test without a row). docs/plugin.md is the user's guide.
 """
 
 from __future__ import annotations

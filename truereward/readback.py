@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from .document import GradeDocument
+from .exceptions import TruerewardError
 from .folding import Fold, fold_prepared
 from .strictjson import StrictJSONError
 
 __all__ = ["Disagreement", "Unreadable", "load_document", "parse_document", "verify_document"]
 
 
-class Unreadable(Exception):
+class Unreadable(TruerewardError):
     """The grade could not be read at all (missing, not strict JSON, not a
     grade document, or folded under a scheme this process does not know)."""
 
@@ -43,11 +44,11 @@ class Disagreement:
 def verify_document(document: GradeDocument) -> list[Disagreement]:
     """Fold ``document.detail`` again and compare every fold field. Raises
     :class:`Unreadable` when the scheme is unknown here."""
-    from .folding import UnknownScheme
+    from .exceptions import UnknownName
 
     try:
         again = fold_prepared(list(document.detail), document.inputs, document.scheme)
-    except UnknownScheme as error:
+    except UnknownName as error:
         raise Unreadable(str(error)) from error
     found = []
     for name in Fold.model_fields:
@@ -85,7 +86,7 @@ def parse_document(where: str, data: bytes) -> GradeDocument:
     :class:`Unreadable` naming ``where`` when it is not one."""
     from pydantic import ValidationError
 
-    from .errors import describe
+    from .validation import describe
 
     try:
         return GradeDocument.from_bytes(data)

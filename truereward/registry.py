@@ -2,29 +2,10 @@
 found through one entry-point group.
 
 A :class:`Registry` holds what was registered in this process and finds the
-rest through its entry-point group: the built-ins are listed in
-``pyproject.toml`` exactly like a third-party package's, so the group is the
-only list of them. Two ways an entry point maps to items:
-
-- **one item per entry point** (``expand=None``): the entry point's name is
-  the item's name, and it is loaded only when that name is asked for (a
-  reader that needs an HTTP client is not imported to grade a JUnit file);
-- **many items per entry point** (``expand`` given): each entry point loads
-  a batch (a package's declaration of its refusal codes), so every entry
-  point is loaded the first time a name is not found; one that cannot be
-  loaded is reported as a warning and skipped (its names stay unknown, and
-  anything using them is refused loudly).
-
-A one-item registry may also take a ``fallback``: for a name that is not
-registered and not an entry point, it gives the entry-point value
-(``package.module:ATTRIBUTE``) to load instead, or ``None`` (the name is
-unknown). That is how a reader is named by its import path without being
-installed; the item loaded is kept (it is loaded once), but such names are
-not among :meth:`Registry.names`, which lists only what was registered and
-the entry points.
-
-A name never changes meaning: registering the same item again (equal) is a
-no-op, another item under a taken name is a ``ValueError``.
+rest through its entry-point group (one item per entry point, loaded when
+asked for, or a batch per entry point with ``expand``; a ``fallback`` for
+names given as import paths). A name never changes meaning. docs/design.md,
+"One of each", gives the rules.
 """
 
 from __future__ import annotations
@@ -34,6 +15,8 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Generic, Protocol, TypeVar
+
+from .exceptions import UnknownName
 
 __all__ = ["Registry", "named"]
 
@@ -72,9 +55,9 @@ class Registry(Generic[T]):
     ``check(name, loaded)`` turns what an entry point loaded into the item
     (raising ``TypeError`` or ``ValueError`` when it is not one); ``expand``,
     when given, turns it into several ``(name, item)`` pairs instead.
-    ``missing(name, message)`` makes the exception raised for a name that is
-    unknown or cannot be loaded (default: ``LookupError(message)``); the
-    message names the known ones, or why loading failed. ``plural`` is the
+    A name that is unknown or cannot be loaded raises
+    :class:`~truereward.exceptions.UnknownName` whose message names the
+    known ones, or why loading failed. ``plural`` is the
     kind's plural in messages (default: ``kind + "s"``). ``fallback(name)``
     (with ``check`` only) gives the entry-point value to load for a name
     that is neither registered nor an entry point, or ``None``.
@@ -87,7 +70,6 @@ class Registry(Generic[T]):
         *,
         check: Callable[[str, Any], T] | None = None,
         expand: Callable[[str, Any], Iterable[tuple[str, T]]] | None = None,
-        missing: Callable[[str, str], Exception] | None = None,
         plural: str | None = None,
         fallback: Callable[[str], str | None] | None = None,
     ) -> None:
@@ -100,7 +82,6 @@ class Registry(Generic[T]):
         self._check = check
         self._expand = expand
         self._fallback = fallback
-        self._missing = missing or _lookup_error
         self.plural = plural or f"{kind}s"
         self._lock = threading.RLock()
         self._items: dict[str, T] = {}
@@ -132,7 +113,7 @@ class Registry(Generic[T]):
             self._items.update(items)
 
     def find(self, name: str) -> T | None:
-        """The item named ``name``, or ``None``; the ``missing`` exception
+        """The item named ``name``, or ``None``; :class:`~truereward.exceptions.UnknownName`
         when its entry point (or ``fallback`` value) cannot be loaded or
         does not load an item."""
         with self._lock:
@@ -158,16 +139,18 @@ class Registry(Generic[T]):
                 item = self._check(name, point.load())
             except Exception as error:  # whatever the plug-in raised, named in the message
                 message = f"{self.kind} {name!r} ({point.value}) cannot be loaded: {error}"
-                raise self._missing(name, message) from error
+                raise UnknownName(self.kind, name, message) from error
             kept[name] = item
             return item
 
     def get(self, name: str) -> T:
-        """The item named ``name``; the ``missing`` exception otherwise."""
+        """The item named ``name``; :class:`~truereward.exceptions.UnknownName` otherwise."""
         found = self.find(name)
         if found is None:
             known = ", ".join(self.names()) or "none"
-            raise self._missing(name, f"unknown {self.kind} {name!r}; known {self.plural}: {known}")
+            raise UnknownName(
+                self.kind, name, f"unknown {self.kind} {name!r}; known {self.plural}: {known}"
+            )
         return found
 
     def names(self) -> list[str]:
@@ -201,7 +184,3 @@ class Registry(Generic[T]):
                     RuntimeWarning,
                     stacklevel=3,
                 )
-
-
-def _lookup_error(name: str, message: str) -> Exception:
-    return LookupError(message)

@@ -2,32 +2,12 @@
 evidence, task specs, stored grades and the files of a logs directory (and,
 with :func:`open_directory`, the directory a grade is written into).
 
-Runs we grade are not trusted: where a report should be there may be a FIFO
-(reading it would wait for a writer forever), ``/dev/zero`` (it never
-ends), a directory, or a symlink to another run's passing report or to
-``/etc/shadow``. So a file is
-
-- opened **without following a final symlink** (``O_NOFOLLOW``: a symlink
-  is refused, never read through) and **without blocking**
-  (``O_NONBLOCK``: opening a FIFO returns at once);
-- checked to be a **regular file** (``fstat``) before a byte is read:
-  anything else is refused with :class:`NotAFile` saying what it is;
-- read in chunks of :data:`CHUNK` bytes, never into a buffer sized by the
-  limit, up to ``limit`` bytes (default :data:`LIMIT`, 64 MiB: far above
-  any real report, far below what would hurt the grader): a larger file is
-  :class:`TooLarge`, however it grew while being read.
-
-:func:`inside` tells whether a path resolves inside a directory (a run's
-evidence must not lead out of the run through a symlinked directory), and
-:func:`same_file` whether two paths lead to one file (publishing must not
-write over the evidence it read).
-:func:`open_directory` opens a directory without following a final symlink,
-for the ``dir_fd`` that reads and writes are then made relative to.
-
-Errors are ``OSError`` subclasses, so callers that map I/O errors keep
-working: :class:`NotAFile` and :class:`TooLarge` are the run's doing,
-``FileNotFoundError`` is an absent file, any other ``OSError`` an I/O
-failure.
+A file is opened without following a final symlink and without blocking,
+read only when it is a regular file, in chunks, up to a limit (:data:`LIMIT`
+by default); :func:`inside` and :func:`same_file` keep reads inside a run
+and writes off the evidence. Errors are ``OSError`` subclasses:
+:class:`NotAFile` and :class:`TooLarge` are the run's doing. docs/hostile.md,
+"Reading a file", gives the rules.
 """
 
 from __future__ import annotations
@@ -37,6 +17,8 @@ import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+from .exceptions import TruerewardError
 
 __all__ = [
     "CHUNK",
@@ -64,7 +46,7 @@ _KINDS = (
 )
 
 
-class NotAFile(OSError):
+class NotAFile(TruerewardError, OSError):
     """The path is not a regular file: ``kind`` says what it is (``a
     symlink``, ``a directory``, ``a FIFO``, ``a character device``...)."""
 
@@ -73,7 +55,7 @@ class NotAFile(OSError):
         self.kind = kind
 
 
-class TooLarge(OSError):
+class TooLarge(TruerewardError, OSError):
     """The file is larger than the limit it was read under."""
 
     def __init__(self, path: str, size: int, limit: int) -> None:

@@ -1,28 +1,12 @@
 """A task's declared scoring: case weights, required cases, a threshold, and
 named reward dimensions.
 
-Two forms of one declaration:
-
-- the **spec form** a task author writes (:class:`ScoringSpec`, the ``scoring``
-  table of a task spec, beside each case's own ``weight`` and ``required``);
-- the **resolved form** a grade carries (:class:`Scoring`, in the fold's
-  ``inputs``), where every member of every dimension names its weight and
-  whether it is required, so that ``truereward verify`` folds the grade
-  again from the document alone. :func:`resolve` turns the first into the
-  second.
-
-Without dimensions the scoring is *flat*: the run's scheme weighs every case
-(``weights``: the declared weights, 1.0 when absent; ``optional``: the cases
-``required-pass/1`` does not require; ``threshold``: ``threshold/1``'s).
-With dimensions, each dimension folds its members (cases, or other
-dimensions) under its own scheme; ``primary`` names the one whose value is
-the reward, ``publish`` the others ``reward.json`` carries.
-
-This module checks structure only: names, references, cycles, bounds. What
-a scheme makes of a member (whether it weighs at all, negative weights,
-weights that sum to zero) is checked by the fold, which knows the schemes
-(:mod:`truereward.folding.weighing`), and refused there with
-``CASE_INVALID``.
+:class:`ScoringSpec` is what a task author writes; :class:`Scoring` is the
+resolved form a grade carries (every member with its weight and whether it
+is required), so ``truereward verify`` can fold the grade again;
+:func:`resolve` turns one into the other. This module checks structure
+(names, references, cycles, bounds); what a scheme makes of a member is the
+fold's. docs/scoring.md gives the declaration and the rules.
 """
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from .exceptions import TruerewardError
+
 __all__ = ["MAX_DEPTH", "StrictJSONError", "canonical_bytes", "check_depth", "loads"]
 
 #: The deepest nesting :func:`check_depth` allows by default: documents we
@@ -21,7 +23,7 @@ __all__ = ["MAX_DEPTH", "StrictJSONError", "canonical_bytes", "check_depth", "lo
 MAX_DEPTH = 64
 
 
-class StrictJSONError(ValueError):
+class StrictJSONError(TruerewardError, ValueError):
     """The text is not strict JSON. The message says where and why."""
 
 

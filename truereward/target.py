@@ -1,21 +1,17 @@
 """Where grades are published: a URL and the options to reach it.
 
 :class:`Target` is the plain configuration the core takes (the Prefect block
-of a deployment wraps it): ``url`` is a local path, a ``file://`` URL or any
-fsspec URL (``s3://bucket/prefix``, ``memory://...``, ``gcs://...``), and
-``storage_options`` are passed to the fsspec filesystem. Option values that
-are secrets (``key``, ``secret``, ``token``, ``password``, anything named
-like ``*_key``, ``*secret*``, ``*token*``, ``*password*``, ``*credential*``,
-at any depth) are held as ``SecretStr``: they never appear in a repr, a log
-line or ``model_dump(mode="json")``; :meth:`Target.options` reveals them for
-the filesystem. Credentials may also come from the usual environment
-(``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_ENDPOINT_URL``...),
-which s3fs reads itself.
+wraps it): ``url`` is a local path, a ``file://`` URL or any fsspec URL, and
+``storage_options`` go to the fsspec filesystem. Secret-looking option
+values (``key``, ``secret``, ``token``, ``*_key``, ``*password*``,
+``*credential*``..., at any depth) are held as ``SecretStr``, never in a
+repr, a log or a JSON dump; :meth:`Target.options` reveals them for the
+filesystem. Credentials may also come from the environment, which s3fs
+reads itself. docs/scale.md, "On object storage".
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
@@ -115,6 +111,4 @@ class Target(BaseModel):
         single path segment (a run id, a sweep name): ``ValueError`` if not."""
         for segment in segments:
             check_segment(segment)
-        base = self.url.rstrip("/") if self.url.rstrip("/") else self.url
-        joined = "/".join([base, *segments]) if base else os.path.join(*segments)
-        return self.model_copy(update={"url": joined})
+        return self.model_copy(update={"url": urls.join(self.url, *segments)})

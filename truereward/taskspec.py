@@ -1,31 +1,11 @@
 """A task's specification: its declared cases, and how its evidence is read.
 
-A :class:`TaskSpec` holds the case set (case id -> kind, with optional
-per-case options) and, optionally, the reader that grades the task, where
-the evidence lies inside a run, and the reader's options. It loads from
-
-- JSON or TOML (:meth:`TaskSpec.load`): ``{"cases": [{"id", "kind",
-  "options"?, "weight"?, "required"?}, ...]}``, or ``{"cases": {id:
-  kind}}``, or a bare list or mapping of cases, plus ``reader``,
-  ``evidence``, ``options`` and ``scoring`` (the task's scheme, threshold
-  and reward dimensions: :mod:`truereward.scoring`);
-- a SWE-bench instance: its ``FAIL_TO_PASS`` and ``PASS_TO_PASS`` fields,
-  as JSON-encoded strings (as the dataset stores them) or as lists
-  (:meth:`TaskSpec.from_swebench`; :meth:`TaskSpec.load` recognises them).
-
-Validation is strict and names the field: ``cases[3].kind: ...``. An id
-declared twice is an error when loading a spec (unlike a raw case set given
-to the fold, where it becomes a ``CASE_INVALID`` refusal: a spec file is
-checked when it is written, a fold must never crash).
-
-A spec comes from a run we may not trust, so it is bounded: the file is read
-through :func:`truereward.safefile.read_regular` (no symlink, FIFO or device),
-it has at most :data:`MAX_SPEC_BYTES` bytes, its value may nest at most
-:data:`~truereward.strictjson.MAX_DEPTH` levels, and it may declare at most
-:data:`~truereward.cases.MAX_CASES` cases, whose ids take at most
-:data:`~truereward.cases.MAX_CASE_SET_BYTES` bytes. Anything a parser raises (a TOML
-nested past the interpreter's recursion limit, an integer too long to
-convert) is a :class:`TaskSpecError` like any other bad spec.
+A :class:`TaskSpec` holds the case set and, optionally, the reader, the
+evidence's place in a run, the reader's options and the task's scoring; it
+loads from JSON, TOML or a SWE-bench instance, strictly (errors name the
+field) and within bounds, since a spec may come from an untrusted run.
+docs/readers.md, "Task specs", and docs/hostile.md, "Task specs", give the
+shapes and the bounds.
 """
 
 from __future__ import annotations
@@ -39,18 +19,19 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, model_validator
 
 from .cases import CaseId, Kind, case_set_problem
+from .exceptions import TruerewardError
 from .scoring import Scoring, ScoringSpec, resolve
 from .strictjson import MAX_DEPTH, StrictJSONError, check_depth, loads
 
 __all__ = ["MAX_SPEC_BYTES", "CaseSpec", "TaskSpec", "TaskSpecError"]
 
-#: The largest task spec read: a maximal case set takes a third of it (ids
-#: of 8 MiB in all), and parsing this much TOML, the slowest format, takes
-#: seconds (docs/hostile.md, "Bounds").
+#: The largest task spec read: a maximal case set (10,000 ids of up to 512
+#: characters) takes a third of it, and parsing this much TOML, the slowest
+#: format, takes seconds (docs/hostile.md, "Bounds").
 MAX_SPEC_BYTES = 16 << 20
 
 
-class TaskSpecError(ValueError):
+class TaskSpecError(TruerewardError, ValueError):
     """A task spec that cannot be loaded; the message names the file and field."""
 
 
@@ -136,7 +117,7 @@ class TaskSpec(BaseModel):
         instance. :class:`TaskSpecError` naming the field otherwise."""
         from pydantic import ValidationError
 
-        from .errors import describe
+        from .validation import describe
 
         if isinstance(value, TaskSpec):
             return value

@@ -1,24 +1,13 @@
 """Locations: local paths and URLs, in one place.
 
-Everywhere the package takes a location (evidence, a sweep, a target, a
-report) it takes a local path, a ``file://`` (or fsspec's ``local://``) URL,
-or any other fsspec URL (``s3://bucket/prefix``, ``memory://...``). This
-module is the one place that tells them apart and strips a protocol; a
-location is a URL when it holds ``://`` anywhere (the scheme is what comes
-before its first one, compared in lower case):
-
-- :func:`is_url`: whether ``location`` is written as a URL at all
-  (``file://`` ones included);
-- :func:`protocol`: ``file`` for a local path or ``file://``/``local://``
-  URL, else the URL's scheme in lower case;
-- :func:`is_local`; :func:`local_path`: the path of a local location
-  (``ValueError`` for a URL); :func:`local_or_none`: that path, or ``None``;
-  :func:`path_or_url`: that path, or the URL as it is;
-- :func:`strip_protocol`; :func:`bucket_and_key`: an object store URL's
-  bucket and key;
-- :func:`join`: a location and relative parts, with ``/`` (local paths on
-  POSIX too); :func:`name`: the last part of a location's path;
-  :func:`parent`: the location without it.
+Everywhere the package takes a location it takes a local path, a
+``file://`` (or ``local://``) URL, or any other fsspec URL; this module is
+the one place that tells them apart (a URL holds ``://``; its scheme,
+before the first one, in lower case): :func:`is_url`, :func:`protocol`,
+:func:`is_local`, :func:`local_path`, :func:`local_or_none`,
+:func:`path_or_url`, :func:`strip_protocol`, :func:`bucket_and_key`,
+:func:`join` (with ``/``), :func:`name`, :func:`parent`. docs/design.md,
+"One of each".
 """
 
 from __future__ import annotations

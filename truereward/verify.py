@@ -1,16 +1,14 @@
 """Checking a published grade instead of trusting it.
 
-:func:`verify_document` folds a document's ``detail`` again, with the inputs
+:func:`verify_document` folds a document's ``detail`` again with the inputs
 and scheme it records, and lists every stored field that disagrees.
 :func:`verify_published` does that for the ``grade.json`` in a directory and
-also checks the files beside it: ``reward.txt`` and ``reward.json`` present
-exactly when the grade is gradable and carrying its figures, the CTRF view
-(``ctrf.json``, or ``grade-ctrf.json`` as ``publication.ctrf`` says) being
-the CTRF report of that grade, ``reward-details.json`` present exactly
-beside a gradable grade with a declared scoring and holding its details,
-and a ``ctrf.json`` the grade was read from still holding the bytes it
-read. Reward files where no ``grade.json``
-stands are :class:`RewardWithoutGrade`, naming them.
+checks the files beside it: the reward files present exactly when the grade
+is gradable and carrying its figures, the CTRF view being that grade's,
+``reward-details.json`` holding its details, and an evidence ``ctrf.json``
+still holding the bytes read. Reward files where no ``grade.json`` stands
+are :class:`RewardWithoutGrade`. docs/hostile.md, "A grade the run could
+have written".
 """
 
 from __future__ import annotations
@@ -23,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .ctrfreport import ctrf
 from .document import GradeDocument
+from .exceptions import TruerewardError
 from .files import (
     CTRF,
     GRADE,
@@ -89,7 +88,7 @@ class RewardWithoutGrade(Unreadable):
         )
 
 
-class NotOurs(Exception):
+class NotOurs(TruerewardError):
     """Something stands under one of our names that is not a file we could
     have written (a directory, a FIFO, a symlink, an unreadable file)."""
 

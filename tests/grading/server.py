@@ -42,6 +42,8 @@ def offline_env(**extra: str) -> dict[str, str]:
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         DO_NOT_TRACK="1",
         PREFECT_SERVER_LOGGING_LEVEL="WARNING",
+        # An ephemeral API on a loaded machine can take longer than Prefect's default to start.
+        PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="180",
     )
     env.update(extra)
     return env

@@ -128,3 +128,35 @@ def test_prefect_block_register_shows_our_block_type_in_prefects_conventions(
     assert any(name.startswith("secret_options") for name in fields["secret_fields"])
     for name, field in fields["properties"].items():  # every field titled and described
         assert field.get("title") and field.get("description"), name
+
+
+def test_prefect_finds_our_block_type_by_its_slug_in_a_fresh_process(tmp_path: Path) -> None:
+    # The `prefect.collections` entry point: a process that has imported
+    # nothing of ours (a worker, a server, `Block.load("truereward-target/x")`)
+    # resolves the slug, and Prefect lists us among its collections.
+    import subprocess
+    import sys
+
+    from .server import offline_env
+
+    script = (
+        "import sys\n"
+        "from prefect.blocks.core import Block\n"
+        "from prefect.plugins import load_prefect_collections\n"
+        "before = sorted(m for m in sys.modules if m.startswith('truereward'))\n"
+        "kind = Block.get_block_class_from_key('truereward-target')\n"
+        "loaded = load_prefect_collections()\n"
+        "print(before, kind.__module__, kind.__qualname__, kind.get_block_type_slug(),\n"
+        "      getattr(loaded.get('truereward'), '__name__', repr(loaded.get('truereward'))))\n"
+    )
+    env = offline_env(PREFECT_HOME=str(tmp_path / "home"))
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=tmp_path,
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.split() == [
+        "[]", "truereward.prefect.block", "TargetBlock", "truereward-target",
+        "truereward.prefect.block",
+    ]  # fmt: skip
+    assert "Failed to load collection" not in done.stdout + done.stderr

@@ -9,6 +9,7 @@ regrade; a sweep that cannot be graded at all says why."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -362,11 +363,15 @@ def a_sweep_sharded_over_two_workers_grades_every_run_once(
     # The documents name the sweep, as if it had been graded whole.
     assert json.loads((out / "r0001" / "grade.json").read_text())["run"]["sweep"] == "big"
     # The parent's artifacts: the whole sweep's summary and one row per shard.
-    found = artifacts_named(deployed, "grade-run-big-")
-    summary = next(item for key, item in found.items() if key.endswith("-sweep-summary"))
+    # A small fixed set of keys per sweep: the parent's two; the shards'
+    # artifacts are on their flow runs, without a key.
+    assert not artifacts_named(deployed, "grade-run-big-")
+    found = artifacts_named(deployed, "grade-sweep-big-")
+    to = "to-" + re.sub(r"[^a-z0-9]+", "-", str(out).lower()).strip("-")[-40:].strip("-")
+    assert sorted(found) == [f"grade-sweep-big-{to}-shards", f"grade-sweep-big-{to}-summary"]
+    summary = found[f"grade-sweep-big-{to}-summary"]
     assert "2000 runs" in (summary.description or ""), summary.description
-    shards_table = next(item for key, item in found.items() if key.endswith("-shards"))
-    assert shards_table.type == "table"
+    assert found[f"grade-sweep-big-{to}-shards"].type == "table"
 
 
 def a_worker_killed_mid_shard_then_the_parent_again_completes_the_sweep(

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from truereward.grading import GradeRequest, PublishFailed
+from truereward.grading import GradeRequest, GradeRunOutcome, PublishFailed
 
 from .sweeps import make_sweep, published, run_flow, snapshot
 
@@ -126,23 +126,30 @@ def test_grader_faults_are_retried_as_task_retries_and_recorded(
                 flow_run_id=ArtifactFilterFlowRunId(any_=[state.state_details.flow_run_id])
             )
         )
+    # (Prefect keeps the persisted result's record as an artifact without a key.)
+    artifacts = [artifact for artifact in artifacts if artifact.key is not None]
     kinds = {artifact.key: artifact.type for artifact in artifacts}
-    digest = next(iter(kinds)).split("-")[3]
-    assert re.fullmatch(r"[0-9a-f]{8}", digest)
+    # Keys that say the sweep, the target and the part.
+    to = "to-" + re.sub(r"[^a-z0-9]+", "-", str(out).lower()).strip("-")[-40:].strip("-")
     assert kinds == {
-        f"grade-run-nightly-{digest}-runs": "table",
-        f"grade-run-nightly-{digest}-summary": "markdown",
-        f"grade-run-nightly-{digest}-regrade": "markdown",
-        f"grade-run-nightly-{digest}-report": "markdown",  # a link artifact
+        f"grade-run-nightly-{to}-runs": "table",
+        f"grade-run-nightly-{to}-summary": "markdown",
+        f"grade-run-nightly-{to}-regrade": "markdown",
+        f"grade-run-nightly-{to}-report": "markdown",  # a link artifact
+        f"grade-run-nightly-{to}-progress": "progress",  # runs published of those planned
     }
     page = out / "sweep-report.html"
     assert page.as_uri() in next(a.data for a in artifacts if a.key.endswith("-report"))
     html = page.read_text()
     assert 'data-metric="runs"' in html and "run-never" in html
     by_key = {artifact.key.rsplit("-", 1)[1]: artifact.data for artifact in artifacts}
+    assert by_key["progress"] == 100.0  # every run published
     assert "Graded with refusals" in by_key["summary"] and "EVIDENCE_MISSING" in by_key["summary"]
     # The table shows what a healed run healed from.
-    table = {row["run"]: row for row in json.loads(by_key["runs"])}
+    rows = json.loads(by_key["runs"])
+    # The columns a reader looks for first come first.
+    assert list(rows[0])[:6] == ["run", "state", "reward", "codes", "why", "earlier"]
+    table = {row["run"]: row for row in rows}
     assert table["run-heals"]["earlier"] == "1: EVIDENCE_UNREADABLE; 2: EVIDENCE_UNREADABLE"
     assert table["run-ok"]["earlier"] == "—"
     # The runs still refused for the grader's reasons, and how to grade them again.
@@ -154,6 +161,21 @@ def test_grader_faults_are_retried_as_task_retries_and_recorded(
     with get_client(sync_client=True) as client:
         flow_run = client.read_flow_run(state.state_details.flow_run_id)
     assert flow_run.name == "grade-run-nightly"
+    # Its result is persisted: read back through the API, the outcome's
+    # counts without the per-run detail (docs/prefect.md, "The flow run's result").
+    # A JSON object, which GradeRunOutcome reads again.
+    assert flow_run.state is not None
+    read_back = flow_run.state.result()
+    assert isinstance(read_back, dict) and read_back["summary"]["runs"] == 5
+    stored = GradeRunOutcome.model_validate(read_back)
+    assert stored.model_dump() == result.model_dump() and stored.detail is None
+    assert result.detail is not None and len(result.detail.runs) == 5
+    assert (stored.state, stored.sweep, stored.target) == (
+        "Graded with refusals",
+        "nightly",
+        str(out),
+    )
+    assert stored.report == str(page) and stored.headline == state.message
 
     # Running again publishes nothing new and changes nothing.
     before = snapshot(out)
@@ -187,7 +209,7 @@ def test_chunks_and_the_graded_state(prefect_client_settings: str, tmp_path: Pat
     # Tags carry the sweep (a tag concurrency limit on sweep:all-good bounds
     # its task runs across flow runs), one set for every task run: a tag
     # naming the run made each one-run chunk ask for its slots anew, a
-    # SQLite write that collided and waited 2 s (pipeline.py's docstring).
+    # SQLite write that collided and waited 2 s (docs/prefect.md, "Tags and limits").
     # The run is in the name.
     for name, run in runs.items():
         assert set(run.tags) == {"truereward", "sweep:all-good"}, (name, run.tags)
@@ -318,6 +340,15 @@ def test_a_grade_that_cannot_be_published_fails_the_flow_and_only_that_run(
     failure = state.result(raise_on_failure=False)
     assert isinstance(failure, PublishFailed)
     assert failure.result.failed == 1 and failure.result.summary.runs == 2
+    # Read back from the persisted result: the error with its message alone.
+    from prefect import get_client
+
+    with get_client(sync_client=True) as client:
+        stored = client.read_flow_run(state.state_details.flow_run_id).state
+    assert stored is not None
+    read_back = stored.result(raise_on_failure=False)
+    assert isinstance(read_back, PublishFailed) and read_back.result is None
+    assert str(read_back) == str(failure) and str(failure).startswith("Publish failed: 2 runs")
     from flows.grade_run import grade_run
 
     with pytest.raises(PublishFailed) as raised:

@@ -17,6 +17,7 @@ from truereward import GradeDocument, PublishConflict, grade_document, publish
 from truereward.cli import main
 from truereward.grading import GradeRequest, grade_request
 from truereward.grading.triage import selects
+from truereward.refusal import outlook
 
 from .sweeps import make_sweep, snapshot
 
@@ -50,20 +51,127 @@ def grades(out: Path) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.parametrize(
-    ("policy", "gradable", "blames", "expected"),
+    ("policy", "standing", "changed", "expected"),
     [
-        ("none", False, ["grader"], False),
-        ("grader-refusals", False, ["grader"], True),
-        ("grader-refusals", False, ["grader", "run"], False),
-        ("grader-refusals", False, ["run"], False),
-        ("grader-refusals", True, [], False),
-        ("refusals", False, ["run"], True),
-        ("refusals", True, [], False),
-        ("all", True, [], True),
+        ("none", "retryable", True, False),
+        ("grader-refusals", "retryable", False, True),
+        ("grader-refusals", "needs-fix", False, False),
+        ("grader-refusals", "needs-fix", True, True),
+        ("grader-refusals", "final", True, False),
+        ("grader-refusals", "gradable", True, False),
+        ("needing-fix", "needs-fix", False, True),
+        ("needing-fix", "retryable", True, False),
+        ("needing-fix", "final", True, False),
+        ("refusals", "final", False, True),
+        ("refusals", "gradable", False, False),
+        ("all", "gradable", False, True),
     ],
 )
-def test_which_standing_grades_each_policy_selects(policy, gradable, blames, expected) -> None:
-    assert selects(policy, gradable, blames) is expected
+def test_which_standing_grades_each_policy_selects(policy, standing, changed, expected) -> None:
+    asked: list[bool] = []
+
+    def ask() -> bool:
+        asked.append(True)
+        return changed
+
+    assert selects(policy, standing, ask) is expected
+    # The task definition is read again only for a grade that needs a fix.
+    assert not asked or (policy, standing) == ("grader-refusals", "needs-fix")
+
+
+@pytest.mark.parametrize(
+    ("refusals", "expected"),
+    [
+        ([], "gradable"),
+        ([("EVIDENCE_UNREADABLE", "grader")], "retryable"),
+        ([("EVIDENCE_UNREADABLE", "grader"), ("CASES_MISSING", "grader")], "needs-fix"),
+        ([("NO_FAIL_TO_PASS", "grader")], "needs-fix"),
+        ([("NO_SUCH_CODE_ANYWHERE", "grader")], "needs-fix"),
+        ([("EVIDENCE_UNREADABLE", "grader"), ("EVIDENCE_MISSING", "run")], "final"),
+    ],
+)
+def test_the_outlook_of_a_refused_grade(refusals, expected) -> None:
+    assert outlook(refusals) == expected
+
+
+def _break_definition(sweep: Path, run: str, how: str) -> None:
+    """Make ``run``'s task definition one that grading again cannot heal:
+    ``missing`` declares a case no row names (``CASES_MISSING``),
+    ``no-f2p`` declares no fail-to-pass case (``NO_FAIL_TO_PASS``)."""
+    path = sweep / run / "task.json"
+    spec = json.loads(path.read_text())
+    if how == "missing":
+        spec["cases"]["tests/test_absent.py::test_never_ran"] = "pass_to_pass"
+    else:
+        spec["cases"] = {case: "pass_to_pass" for case in spec["cases"]}
+        rows = sweep / run / "rows.jsonl"
+        rows.write_text(rows.read_text().replace('"fail_to_pass"', '"pass_to_pass"'))
+    path.write_text(json.dumps(spec))
+
+
+def _fix_definition(sweep: Path, run: str) -> None:
+    path = sweep / run / "task.json"
+    spec = json.loads(path.read_text())
+    spec["cases"].pop("tests/test_absent.py::test_never_ran")
+    path.write_text(json.dumps(spec))
+
+
+def test_refusals_that_need_a_fix_are_regraded_only_when_their_input_changed(
+    tmp_path: Path, capsys
+) -> None:
+    sweep = make_sweep(tmp_path / "nightly", {"ok": "pass", "cases": "pass", "kinds": "pass"})
+    _break_definition(sweep, "cases", "missing")
+    _break_definition(sweep, "kinds", "no-f2p")
+    out = tmp_path / "graded"
+    request = GradeRequest(sweep=str(sweep), target=str(out))
+    first = grade_request(request, sleep=no_wait)
+    assert (first.summary.needs_fix, first.summary.retryable) == (2, 0)
+    assert first.summary.needs_fix_runs == ["cases", "kinds"]
+    assert grades(out)["cases"]["definition"] != grades(out)["kinds"]["definition"]
+    assert "definition" not in grades(out)["ok"]  # recorded only where it is needed
+
+    # An ops regrade with nothing changed grades nothing again: no new attempt.
+    ops = request.model_copy(update={"regrade": "grader-refusals"})
+    before = snapshot(out)
+    second = grade_request(ops, sleep=no_wait)
+    assert (second.graded, second.regraded, second.already_graded) == (0, 0, 3)
+    assert second.summary.attempts.retried == 0
+    assert {k: v for k, v in snapshot(out).items() if "/" in k} == {
+        k: v for k, v in before.items() if "/" in k
+    }
+
+    # sweep retries lists them apart, with what to change, and no command that
+    # would only grade them again as they are.
+    assert main(["sweep", "retries", str(out), "--format", "json", "--runs", str(sweep)]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert (listing["retryable"], listing["needs_fix"], listing["regrade"]) == (0, 2, None)
+    assert "--regrade needing-fix" in listing["needing_fix"]["local"]
+    by_run = {item["run"]: item for item in listing["runs"]}
+    assert by_run["cases"]["outlook"] == "needs-fix"
+    assert by_run["cases"]["fix"].startswith("CASES_MISSING: change the task definition")
+    assert by_run["kinds"]["fix"].startswith("NO_FAIL_TO_PASS: change the task definition")
+
+    # The task definition of one is fixed: that one (its digest changed) is
+    # graded again and heals; the other is kept.
+    _fix_definition(sweep, "cases")
+    third = grade_request(ops, sleep=no_wait)
+    assert (third.graded, third.regraded, third.already_graded) == (1, 1, 2)
+    healed = grades(out)["cases"]
+    assert healed["gradable"] and "definition" not in healed
+    assert [item["attempt"] for item in healed["attempts"]] == [1]
+    assert third.summary.needs_fix_runs == ["kinds"]
+
+    # Asked by its own policy, the other is graded again whatever changed;
+    # nothing did, and every report says so.
+    fourth = grade_request(request.model_copy(update={"regrade": "needing-fix"}), sleep=no_wait)
+    assert (fourth.graded, fourth.regraded, fourth.unchanged) == (1, 1, 1)
+    assert "(1 regraded, 1 with nothing changed)" in fourth.headline()
+    assert (fourth.summary.needs_fix, fourth.summary.unchanged) == (1, 1)
+    assert main(["sweep", "retries", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "1 run still refused for the grader's reasons (0 retryable, 1 needing a fix, " in text
+    assert "1 graded again with nothing changed" in text
+    assert "needs a fix, graded again with nothing changed: NO_FAIL_TO_PASS" in text
 
 
 def test_regrading_grader_refusals_after_an_outage(tmp_path: Path, capsys) -> None:
@@ -72,7 +180,10 @@ def test_regrading_grader_refusals_after_an_outage(tmp_path: Path, capsys) -> No
     first = grade_request(GradeRequest(sweep=str(sweep), target=str(out)), sleep=no_wait)
     assert first.summary.grader_refused == 2
     assert first.summary.grader_refused_runs == ["down-a", "down-b"]
-    assert first.headline().endswith("graded now 7, 3 retried")
+    assert first.headline() == (
+        "7 runs: 3 gradable (mean reward 0.6667), 4 refused (2 retryable, 0 needing a fix); "
+        "graded now 7, 3 retried (1 healed)"
+    )
     before = grades(out)
 
     # sweep retries lists the retried and the grader-refused runs, attempt by attempt.
@@ -95,6 +206,7 @@ def test_regrading_grader_refusals_after_an_outage(tmp_path: Path, capsys) -> No
         "why": "",
     }
     assert (listing["retried"], listing["healed"], listing["still_refused"]) == (3, 1, 2)
+    assert (listing["retryable"], listing["needs_fix"], listing["needing_fix"]) == (2, 0, None)
 
     # The footer's command is the request that grades exactly those again.
     command = shlex.split(listing["regrade"]["deployment"])

@@ -1,31 +1,13 @@
 """Judge calibration: measure an LLM judge against human labels before its
 rewards are trusted.
 
-Questions (:class:`Question`: boolean, choice, score with zero-based rubric
-levels; region is described but unsupported) are put to a provider about
-labelled cases (:class:`Case`). Each :class:`Answer` reduces to a
-:data:`Decision` or to ``None``, an abstention (:func:`decide`).
-
-- :func:`score` scores collected answers offline into a :class:`Calibration`
-  (per question :class:`QuestionStats`, misses, decisions, latencies).
-- :func:`at_min_confidence` re-scores a report with low-confidence answers
-  made abstentions, without calling anything.
-- :func:`stability` compares repeated reports; :func:`ndcg` scores rankings.
-- :func:`run` (a coroutine; :func:`run_sync` for synchronous code) asks a
-  provider about every case under a warm-up and a concurrency bound, and
-  aborts on any provider failure (:class:`ProviderFailure`), which is never
-  an abstention. :func:`run_flow` and :func:`score_flows` do the same for
-  multi-step flows with traces.
-- Providers: the :class:`Provider` protocol, :class:`ScriptedProvider`
-  (deterministic), and ``OpenAIProvider`` (an OpenAI-compatible HTTP API;
-  needs the ``judge`` extra, imported on first use of the name).
-
-Questions, answers, providers and their errors are the judge's machinery,
-whose home is :mod:`truereward.judging` (the judge reader uses it too); they
-are re-exported here, so a calibration needs one import. Bad input raises
-:class:`~truereward.judging.JudgeError` (a bad case or log file its
-subclass :class:`CalibrationError`).
-- The calibration log file: :func:`read_log`, :func:`write_log`.
+Questions are put to a provider about labelled cases; :func:`score` scores
+the answers into a :class:`Calibration`, :func:`run` asks a provider (a
+provider failure aborts, never an abstention), and :func:`stability`,
+:func:`ndcg`, :func:`at_min_confidence` and the log file functions work on
+the results. The judge's machinery (questions, answers, providers) lives in
+:mod:`truereward.judging` and is re-exported here. docs/calibrate.md is the
+guide.
 """
 
 from __future__ import annotations

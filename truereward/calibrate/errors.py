@@ -10,6 +10,7 @@ flow raising.
 
 from __future__ import annotations
 
+from ..exceptions import TruerewardError
 from ..judging.errors import JudgeError
 
 __all__ = ["CalibrationError", "FlowFailure"]
@@ -20,7 +21,7 @@ class CalibrationError(JudgeError):
     (``cases[2].labels.quality: ...``) so a person can find it."""
 
 
-class FlowFailure(Exception):
+class FlowFailure(TruerewardError):
     """A flow raised instead of completing or stopping. ``flow_index`` is the
     flow; the original exception is ``__cause__``. Nothing is scored."""
 

@@ -1,16 +1,12 @@
 """Multi-step flows: a judge asked several things in sequence, with a trace.
 
-A flow is the caller's own coroutine function (no arguments) that asks its
-questions step by step and returns a :class:`FlowOutcome`: **completed** with
-a value (the flow's answer), or **stopped** at a step (for instance when the
-judge abstained there): the flow's abstention. Each keeps its
-:class:`TraceStep` list. A step that failed is not an outcome: a flow that
-meets a failure raises (so :func:`run_flow` aborts), and a trace that records
-a failed step is refused by :func:`score_flows`.
-
-:func:`run_flow` is a coroutine; :func:`run_flow_sync` wraps it. It runs the
-flows one after another (no warm-up, no retry), times each, and aborts on the
-first failure with :class:`~truereward.calibrate.FlowFailure`: no report.
+A flow is the caller's coroutine function that asks its questions step by
+step and returns a :class:`FlowOutcome`, completed with a value or stopped
+at a step (an abstention), with its :class:`TraceStep` list; a failed step
+is not an outcome. :func:`run_flow` (:func:`run_flow_sync`) runs flows one
+after another, timed, and aborts on the first failure
+(:class:`~truereward.calibrate.FlowFailure`, no report); :func:`score_flows`
+scores them. docs/calibrate.md, "Multi-step flows".
 """
 
 from __future__ import annotations

@@ -2,27 +2,10 @@
 JSON Lines, written by :func:`dump_log` and read by :func:`parse_log` (and
 by ``truereward calibrate``).
 
-Line 1 is the header::
-
-    {"format": "truereward-calibration/1", "questions": [QUESTION, ...], "total_ms": 812.5}
-
-Each following non-blank line is one case, in order::
-
-    {"id": "c1", "state": ..., "labels": {"NAME": LABEL}, "answers": {"NAME": ANSWER},
-     "latency_ms": 101.2}
-
-- QUESTION: ``{"name", "kind": "boolean" | "choice" | "score", "options"
-  (choice), "levels" (score), "text" (optional)}``.
-- LABEL: ``true``/``false``, an option name, or a rubric index (an integer).
-- ANSWER: ``{"value", "confidence", "probabilities" (optional)}``; ``value``
-  ``null`` is an abstention.
-- ``answers`` has exactly one entry per question. ``labels`` (default none),
-  ``id`` and ``state`` (default null) are optional. ``latency_ms`` and
-  ``total_ms`` are optional and default to 0 (not measured).
-
-Strict JSON only (no NaN, no duplicate keys); unknown fields are errors. A
-bad file raises :class:`LogFormatError` whose message names the file, the
-line and the field.
+A header line (``"format": "truereward-calibration/1"`` and the questions),
+then one case a line; strict JSON, unknown fields are errors, and a bad
+file raises :class:`LogFormatError` naming the file, line and field.
+docs/calibrate.md, "The calibration log", gives every field.
 """
 
 from __future__ import annotations

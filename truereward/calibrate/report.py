@@ -1,25 +1,13 @@
 """Scoring collected answers against labels: :func:`score` and its
 :class:`Calibration`.
 
-Only labelled (case, question) pairs count. For one question, over the cases
-that carry its label:
-
-- ``total``: labelled cases; ``answered``: those with a decision;
-  ``undecided``: those left undecided (abstentions), so
-  ``answered + undecided == total``; ``correct``: decisions equal to the label.
-- ``accuracy = correct / total``: abstentions count against the judge.
-  ``None`` when ``total`` is 0 (no labelled case: undefined, never 0).
-- ``accuracy_when_answered = correct / answered``: how often the judge is
-  right when it commits. ``None`` when ``answered`` is 0.
-- ``p_correct``: per labelled case, in case order, the probability the answer
-  gave the label's outcome, abstentions included; ``None`` for an answer that
-  reported no probabilities (0.0 for a label missing from reported ones).
-- ``mean_p_correct``: the mean of the reported ``p_correct`` values (those
-  not ``None``); ``None`` when no labelled answer reported probabilities.
-
-A **miss** is a decided answer that differs from its label; abstentions are
-never misses. Provider failures never reach a report: a run that meets one
-raises (:class:`~truereward.calibrate.ProviderFailure`).
+Only labelled (case, question) pairs count. Per question: ``total``,
+``answered``, ``undecided``, ``correct``; ``accuracy`` (abstentions count
+against the judge) and ``accuracy_when_answered``, ``None`` when undefined,
+never 0; ``p_correct`` per case and ``mean_p_correct`` over the answers that
+reported probabilities. A miss is a decided answer that differs from its
+label (never an abstention); provider failures never reach a report.
+docs/calibrate.md, "Scoring collected answers".
 """
 
 from __future__ import annotations

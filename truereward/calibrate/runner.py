@@ -1,27 +1,11 @@
 """Running a judge over labelled cases: bounded, timed, all-or-nothing.
 
-:func:`run` is a **coroutine** (``await run(...)``); :func:`run_sync` is the
-same run for synchronous callers (it starts an event loop with
-``asyncio.run``, so it cannot be called from inside a running loop).
-
-The order of work:
-
-1. Validation: questions, labels against their questions, options and the
-   provider. Nothing is called if any of it is wrong (CalibrationError).
-2. Warm-up: ``options.warmup`` calls (default 1, capped at the case count) on
-   the first cases, one after another. They are not timed and their answers
-   are discarded, but a failing warm-up call aborts the run like any other.
-3. Measured calls: one per case, at most ``options.concurrency`` (default 4)
-   in flight. A case's latency runs from the moment its call got a slot to
-   the moment it returned; ``total_ms`` is the wall time of this phase.
-4. Scoring (:func:`~truereward.calibrate.score`).
-
-Any provider failure (an exception, a timeout, an invalid response) aborts
-the run: calls in flight are cancelled, cases not yet started are never
-asked, and :class:`~truereward.calibrate.ProviderFailure` is raised. A
-failure is never counted as an abstention and there is no partial report.
-The call budget is exact: ``min(warmup, len(cases)) + len(cases)`` calls for
-a run that succeeds, no retries.
+:func:`run` (a coroutine; :func:`run_sync` for synchronous callers)
+validates everything first, warms up, then makes one timed call per case
+within a concurrency bound, and scores; any provider failure aborts the
+run with :class:`~truereward.calibrate.ProviderFailure` (never an
+abstention, no partial report, no retry). docs/calibrate.md, "Running a
+judge: run", gives the order of work and the call budget.
 """
 
 from __future__ import annotations

@@ -1,44 +1,22 @@
 """Scoring one case: a pure function from a case object to its outcome.
 
-A case is an object with ``id``, ``actual`` (or ``output``), ``expected`` (or
-``reference``), ``checks``, ``sources``, ``input``, ``tags``, ``costUsd``,
-``latencyMs`` and ``meta`` (which may hold ``costUsd`` and ``latencyMs``).
-Fields are read as ai-eval-forge reads them:
-
-- ``id``: when empty or absent, ``case-<index>`` (the case's 0-based position
-  in its file). Not a string: its JSON text, with a warning.
-- ``actual``: present (even ``null``, which is the text ``null``) or else
-  ``output`` or else ``""``; a value that is not a string is its JSON text.
-  ``expected`` / ``reference`` likewise.
-- ``tags``: a list; empty or absent: ``[]``; a single string is one tag
-  (ai-eval-forge copies the string as it is); another value is one tag, with
-  a warning.
-- ``costUsd`` / ``latencyMs``: the case's own, else ``meta``'s, else 0; a
-  number, a numeric string or a boolean (with a warning when not a number).
-
-A case passes when every required check passes; when every check is
-optional, when every check passes. Its score is the mean of its checks'
-reported scores, rounded to four decimals (ai-eval-forge's formula).
-
-What ai-eval-forge crashes on (a case that is not an object, ``checks`` that
-is not a list, an unknown check type, a regex that does not compile, ``min:
-null``, ``meta`` that is not an object...) makes this case an error
-(:attr:`CaseOutcome.error`): it is reported, not scored, and the other cases
-are scored as usual.
-
-:func:`score_case` does no I/O and keeps no state between calls: a reader
-can call it to turn an answer into a row.
+:func:`score_case` reads a case's fields as ai-eval-forge does (``id``,
+``actual``/``output``, ``expected``/``reference``, ``checks``, ``tags``,
+``costUsd``, ``latencyMs``, ``meta``...), passes it when its required checks
+pass, and scores it by the mean of its checks; what ai-eval-forge crashes on
+makes this case an error, reported and not scored. No I/O, no state.
+docs/checks.md, "Case files", gives each field's rule.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
+from ..exceptions import TruerewardError
 from .context import CaseContext, ScoringOptions, clock
 from .model import CaseMeta, CaseOutcome, CheckResult
-from .numbers import judge, round4
+from .numbers import lenient_float, reaches_min, round4
 from .registry import BadCheck, GaveUp
 from .spec import CheckSpec, parse_checks
 from .text import stringify
@@ -48,7 +26,7 @@ __all__ = ["DEFAULT_OPTIONS", "case_id", "score_case"]
 DEFAULT_OPTIONS = ScoringOptions()
 
 
-class BadCase(ValueError):
+class BadCase(TruerewardError, ValueError):
     """A case field that cannot be read."""
 
 
@@ -72,32 +50,7 @@ def _text(case: Mapping[str, Any], name: str, alias: str) -> str:
 
 
 def _number(case: Mapping[str, Any], meta: Mapping[str, Any], name: str, warn: Any) -> float:
-    raw = case[name] if name in case else meta.get(name, 0)
-    kind = type(raw)
-    if kind is float:
-        if math.isfinite(raw):
-            fast: float = raw
-            return fast
-        raise BadCase(f"{name}: a finite number, got {raw!r}")
-    if isinstance(raw, bool):
-        warn(f"{name} {raw!r} is a boolean; read as {float(raw)}")
-        value = float(raw)
-    elif isinstance(raw, int | float):  # int, or a float subclass
-        try:
-            value = float(raw)
-        except OverflowError:
-            raise BadCase(f"{name}: {raw} is too large") from None
-    elif isinstance(raw, str):
-        try:
-            value = float(raw)
-        except ValueError:
-            raise BadCase(f"{name}: a number, got {raw!r}") from None
-        warn(f"{name} {raw!r} is a string; read as {value!r}")
-    else:
-        raise BadCase(f"{name}: a number, got {raw!r}")
-    if not math.isfinite(value):
-        raise BadCase(f"{name}: a finite number, got {raw!r}")
-    return value
+    return lenient_float(case[name] if name in case else meta.get(name, 0), name, warn, BadCase)
 
 
 def _tags(case: Mapping[str, Any], warn: Any) -> tuple[Any, ...]:
@@ -138,7 +91,7 @@ def run_checks(specs: list[CheckSpec], context: CaseContext) -> tuple[CheckResul
             measured = spec.kind.measure(spec.params, context)
         except GaveUp as gave_up:
             raise GaveUp(f"checks[{position}] ({spec.kind.name}): gave up: {gave_up}") from None
-        passed, reported = judge(measured.value, measured.exact, spec.min_exact)
+        passed, reported = reaches_min(measured.value, measured.exact, spec.min_exact)
         results.append(
             CheckResult(
                 spec.kind.name,

@@ -1,25 +1,13 @@
 """Reading a case file as a stream: a JSON array of cases, or JSONL.
 
-As in ai-eval-forge, a file whose first character that is not whitespace is
-``[`` is one JSON array; any other file has one case per line, and lines
-that hold only whitespace are skipped. A UTF-8 byte-order mark is allowed.
-
-The reader hands out each case's JSON *text* with the line it starts on and
-its position (:class:`RawCase`), in chunks (:class:`Chunk`) that can go to
-worker processes; parsing the text happens where the case is scored. Memory
-does not grow with the number of cases: one chunk of the file is held at a
-time.
-
-Problems are attached to the case they concern, never raised: a JSONL line
-that is not UTF-8 becomes a case with a ``problem``; in a JSON array, a
-syntax error ends the array (where the next element starts cannot be known),
-so it becomes one last case with a ``problem`` that says the rest of the
-file was not read.
-
-One case is at most :data:`MAX_CASE_BYTES` long (standard input can be
-endless: ``< /dev/zero``): a longer JSONL line, like a longer element of a
-JSON array, is one last case with a ``problem`` that says the rest of the
-file was not read.
+A file whose first non-blank character is ``[`` is one JSON array, any
+other one case a line (blank lines skipped; a BOM allowed). Each case's
+JSON text goes out with its line and position (:class:`RawCase`), in chunks
+(:class:`Chunk`) parsed where they are scored; memory holds one chunk.
+Problems are attached to a case, never raised: a line not UTF-8, a syntax
+error in an array, or a case over :data:`MAX_CASE_BYTES` (standard input
+can be endless) becomes a case with a ``problem``, the last when the rest
+cannot be read. docs/checks.md, "Case files".
 """
 
 from __future__ import annotations
@@ -29,6 +17,8 @@ import json
 import re
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
+
+from ..exceptions import TruerewardError
 
 __all__ = [
     "CHUNK",
@@ -301,7 +291,7 @@ class _ArrayReader:
         return error.pos >= len(self.buffer) - _MARGIN
 
 
-class _Broken(Exception):
+class _Broken(TruerewardError):
     """The array cannot be read further."""
 
 

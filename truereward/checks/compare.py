@@ -1,25 +1,13 @@
 """Comparing two result files (``truereward checks score`` or ai-eval-forge
 ``score`` JSON): what regressed, what improved, what moved.
 
-Cases are paired by id. For a case in both:
-
-- *regression*: it passed in the baseline and does not pass now;
-- *improvement*: it did not pass and passes now;
-- *score change*: neither, and its score moved by more than the tolerance
-  (``|current - baseline| > tolerance``, compared exactly on the four-decimal
-  scores; the default tolerance 0 lists every change, as ai-eval-forge);
-- *unchanged*: the rest (counted).
-
-Cases only in the current file are *added*, only in the baseline *removed*.
-A case the current run could not score (``score: null``, an ``error``) is
-listed in ``errored_ids``. ``has_regressions`` is true when anything
-regressed, was removed (a subset of the suite is not the suite) or could not
-be scored now; the command exits 1 then.
-
-Two cases with one id in a file are an error, never silently collapsed
-(ai-eval-forge keeps the last). Pass rates are computed from the cases (not
-taken from the file's summary). The JSON shape is ai-eval-forge's, plus
-``score_delta`` on each pair, ``errored_ids`` and ``tolerance``.
+Cases are paired by id: regressions, improvements, score changes beyond the
+tolerance (exact on the four-decimal scores; default 0), unchanged, added,
+removed, and ``errored_ids`` for cases the current run could not score.
+``has_regressions`` (exit 1) when anything regressed, was removed or could
+not be scored. A duplicate id is an error, pass rates are computed from the
+cases, and the JSON is ai-eval-forge's plus ``score_delta``,
+``errored_ids`` and ``tolerance``. docs/checks.md, "Compare".
 """
 
 from __future__ import annotations
@@ -30,8 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..errors import describe
+from ..exceptions import TruerewardError
 from ..strictjson import StrictJSONError, loads
+from ..validation import describe
 
 __all__ = [
     "BadResults",
@@ -44,7 +33,7 @@ __all__ = [
 ]
 
 
-class BadResults(ValueError):
+class BadResults(TruerewardError, ValueError):
     """A result file that cannot be compared; the message names the file,
     the case and the field."""
 

@@ -1,23 +1,13 @@
 """Paths into a JSON value for ``json_field``: ``user.name``,
 ``items.0.id``, ``items[0].id``, ``matrix[1][2]``.
 
-A path is split on dots; empty segments are skipped (``a..b`` is ``a.b``, a
-leading dot is ignored, and an empty path is the whole value), as in
-ai-eval-forge. A segment steps into the current value:
-
-- an object: the member named by the whole segment, when there is one (so a
-  key that itself contains brackets, ``"b[0]"``, is still found, as in
-  ai-eval-forge);
-- otherwise a segment ``name[i][j]...`` steps into ``name`` (when not empty)
-  and then into each index ``i`` (an integer, negative counts from the end);
-  an index into an object looks up the member named by its digits;
-- otherwise, into an array: the segment read as an integer (Python's
-  ``int()``, negative counts from the end, as in ai-eval-forge).
-
-Anything else (a member or index that is not there, a step into a string, a
-number, ``true``/``false``/``null``) means the path is *missing*:
-:data:`MISSING`, never ``None``. ai-eval-forge returns ``None`` for a missing
-path, so that a missing field equals ``"value": null``; here it does not.
+A path is split on dots, empty segments skipped (an empty path is the whole
+value), as in ai-eval-forge. A segment steps into an object's member of that
+whole name when there is one (``"b[0]"`` is found), else ``name[i][j]...``
+steps into ``name`` then each index (negative from the end; into an object,
+the member named by the digits), else into an array by ``int()``. Anything
+else is :data:`MISSING`, never ``None``, so a missing field does not equal
+``"value": null`` (it does in ai-eval-forge). docs/checks.md.
 """
 
 from __future__ import annotations

@@ -1,35 +1,64 @@
 """Scores, thresholds and sums without float artefacts.
 
-A check's score is reported the way ai-eval-forge reports it: a float
-rounded to four decimals (:func:`round4`). Every score is also known exactly,
-as a ratio of integers (F1 is ``2·overlap / (|actual| + |expected|)``,
-coverage ``cited / ids``), and a threshold ``min`` is read as the decimal it
-was written as (``0.7`` is seven tenths, not the float just below it).
-
-A check passes when its exact score reaches ``min``, or when its score *as
-reported* reaches ``min`` (:func:`judge`): what you see is what is
-compared. ai-eval-forge compares the unrounded float instead, so an F1 of
-3/4 computed as ``0.7499999999999999`` is shown as 0.75 and fails
-``min: 0.75``; here it passes.
+A score is reported as ai-eval-forge reports it, a float rounded to four
+decimals (:func:`round4`), and is also known exactly as a ratio of integers;
+a threshold ``min`` is read as the decimal it was written as. A check passes
+when its exact score, or its score as reported, reaches ``min``
+(:func:`reaches_min`): what you see is what is compared (ai-eval-forge compares
+the unrounded float, so an F1 of 3/4 computed as ``0.7499999999999999`` is
+shown as 0.75 and fails ``min: 0.75``; here it passes). docs/checks.md.
 """
 
 from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 __all__ = [
     "Ratio",
     "RunningSum",
     "decimal_ratio",
-    "judge",
+    "lenient_float",
+    "reaches_min",
     "report_units",
     "round4",
     "round_places",
 ]
+
+
+def lenient_float(
+    raw: Any, name: str, warn: Callable[[str], None], error: Callable[[str], Exception]
+) -> float:
+    """``raw`` as a finite float, read leniently: a number as it is, a
+    boolean or a string ``float()`` reads with a warning naming ``name``;
+    anything else, an overflow or a non-finite value raises
+    ``error(message)``, the message starting with ``name``."""
+    if type(raw) is float and math.isfinite(raw):
+        return raw
+    if isinstance(raw, bool):
+        warn(f"{name} {raw!r} is a boolean; read as {float(raw)}")
+        value = float(raw)
+    elif isinstance(raw, int | float):  # int, or a float subclass
+        try:
+            value = float(raw)
+        except OverflowError:
+            raise error(f"{name}: {raw} is too large") from None
+    elif isinstance(raw, str):
+        try:
+            value = float(raw)
+        except ValueError:
+            raise error(f"{name}: a number, got {raw!r}") from None
+        warn(f"{name} {raw!r} is a string; read as {value!r}")
+    else:
+        raise error(f"{name}: a number, got {raw!r}")
+    if not math.isfinite(value):
+        raise error(f"{name}: a finite number, got {raw!r}")
+    return value
+
 
 #: An exact non-negative score ``numerator / denominator`` (denominator > 0).
 Ratio = tuple[int, int]
@@ -65,7 +94,7 @@ def decimal_ratio(value: float) -> Ratio:
     return exact.numerator, exact.denominator
 
 
-def judge(value: float, exact: Ratio, minimum: Ratio) -> tuple[bool, float]:
+def reaches_min(value: float, exact: Ratio, minimum: Ratio) -> tuple[bool, float]:
     """A check's verdict and reported score, from its score as a float
     (``value``) and as an exact ratio, and its threshold as an exact ratio.
 

@@ -1,22 +1,13 @@
 """An ordered, bounded map over worker processes.
 
-Items go to a process pool and their results come back in the order the
-items were given, with at most ``window`` items in flight: reading never
-runs ahead of the results by more than that, so memory stays bounded however
-long the input is. The first items are submitted as soon as the map is made,
-so the workers start while the caller does something else.
-
-A worker that dies (killed by the out-of-memory killer, say) breaks the
-pool for every item in flight: those items are computed again, each alone
-in a process of its own, so that the one that kills its process is found
-and handed to ``recover``; the others give their results, and a new pool
-takes the rest.
-
-Workers are forked from the caller on Linux when it runs a single thread
-(fast to start, nothing to import again, no fork-server or resource-tracker
-process); when other threads run, forking could copy a lock that one of them
-holds, so the workers come from a ``forkserver`` (a clean process), else
-from ``spawn``.
+Results come back in the items' order with at most ``window`` items in
+flight, so memory stays bounded however long the input; the first items go
+out as soon as the map is made. A worker that dies breaks the pool for the
+items in flight: each is computed again alone, so the one that kills its
+process is found and handed to ``recover``, and a new pool takes the rest.
+Workers are forked when the caller runs a single thread, else started from
+a ``forkserver`` (else ``spawn``), since a fork could copy a held lock.
+docs/checks.md, "Streaming and processes".
 """
 
 from __future__ import annotations
@@ -32,6 +23,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
 from typing import Any, Generic, TypeVar
+
+from ..exceptions import TruerewardError
 
 __all__ = ["OrderedMap", "WorkerDied", "available_cores", "process_context", "start_method"]
 
@@ -71,7 +64,7 @@ def process_context(method: str | None = None) -> Any:
     return _context(method or start_method())
 
 
-class WorkerDied(Exception):
+class WorkerDied(TruerewardError):
     """A worker process ended without handing back its result (killed by a
     signal, the out-of-memory killer's included, or exited). ``exitcode``
     is the process's (negative: the signal), None when unknown."""

@@ -1,17 +1,13 @@
 """The registry of check types.
 
 A check type is a name, a parser for its own parameters and a pure function
-that measures one case. Check types are found through the entry-point group ``truereward.checks``
-(:class:`truereward.registry.Registry`): the entry point's name is the
-type's name and it names a :class:`CheckType`. The built-ins live one per
-module in :mod:`truereward.checks.kinds` and are listed in
-``pyproject.toml`` like any other package's; a type is loaded when first
-asked for. A program may also :func:`register` one.
-
-The parameters every check shares (``type``, ``required``, ``min``) are read
-by :mod:`truereward.checks.spec`; a type's ``parse`` reads the rest and
-returns them validated (they travel with the result, see
-:class:`truereward.checks.model.CheckResult`).
+that measures one case. Types are found through the entry-point group
+``truereward.checks`` (built-ins one per module of
+:mod:`truereward.checks.kinds`, listed in ``pyproject.toml``), loaded when
+first asked for; :func:`register` adds one. The parameters every check
+shares (``type``, ``required``, ``min``) are read by
+:mod:`truereward.checks.spec`, a type's ``parse`` reads and validates the
+rest. docs/checks.md lists the types.
 """
 
 from __future__ import annotations
@@ -20,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..exceptions import TruerewardError
 from ..registry import Registry, named
 from .context import CaseContext
 from .model import Measurement
@@ -42,11 +39,11 @@ __all__ = [
 Warn = Callable[[str], None]
 
 
-class BadCheck(ValueError):
+class BadCheck(TruerewardError, ValueError):
     """A check that cannot be run. The message names the parameter."""
 
 
-class GaveUp(Exception):
+class GaveUp(TruerewardError):
     """A check that could not decide within the grader's bounds (a regular
     expression that ran out of time on this output). Raised by ``measure``;
     the case is then not scored (an error of the case, score ``None``,
@@ -74,7 +71,6 @@ _TYPES: Registry[CheckType] = Registry(
     "check type",
     ENTRY_POINT_GROUP,
     check=named("check type", CheckType),
-    missing=lambda _, message: BadCheck(message),
 )
 
 

@@ -1,32 +1,23 @@
 """Reading a case's ``checks``: what every check shares, and the registry.
 
-Every check takes ``type``, ``required`` and ``min``, read the way
-ai-eval-forge reads them, so that a file it scores means the same here:
-
-- ``type``: a registered check type. Absent or empty (``""``, ``null``):
-  ``token_f1``, with a warning, because ``min`` then defaults to 1, not to the
-  0.65 of the default check. Any other unknown name is an error.
-- ``required``: only ``false`` makes a check optional; any other value, even
-  ``0`` or ``"false"``, keeps it required (with a warning when it is not a
-  boolean).
-- ``min``: default 1. A number, or a string that Python's ``float()`` reads
-  (``"0.5"``), or a boolean (1 or 0), each with a warning when it is not a
-  number; ``null``, other strings and non-finite values are errors. Outside
-  [0, 1] it is kept (above 1 the check can never pass; below 0 it always
-  does) with a warning.
-
-A case without checks (absent, ``null``, ``[]``...) gets :data:`DEFAULT_CHECK`.
+Every check takes ``type``, ``required`` and ``min``, read as ai-eval-forge
+reads them so that a file means the same here: an absent or empty ``type``
+is ``token_f1`` with ``min`` 1 (warned), another unknown name an error; only
+``false`` makes a check optional; ``min`` (default 1) is a number, a
+numeric string or a boolean (warned when not a number), other values
+errors, and outside [0, 1] it is kept with a warning. A case without checks
+gets :data:`DEFAULT_CHECK`. docs/checks.md, "Migration from ai-eval-forge".
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..exceptions import UnknownName
 from .context import clock
-from .numbers import Ratio, decimal_ratio
+from .numbers import Ratio, decimal_ratio, lenient_float
 from .registry import BadCheck, CheckType, GaveUp, Warn, check_names, get_check
 
 __all__ = ["DEFAULT_CHECK", "BadCheck", "CheckSpec", "parse_checks"]
@@ -48,28 +39,7 @@ class CheckSpec:
 
 
 def _min(check: Mapping[str, Any], warn: Warn) -> float:
-    raw = check.get("min", 1.0)
-    kind = type(raw)
-    if (kind is float or kind is int) and 0 <= raw <= 1:
-        return float(raw)
-    if isinstance(raw, bool):
-        warn(f"min {raw!r} is a boolean; read as {float(raw)}")
-        value = float(raw)
-    elif isinstance(raw, int | float):
-        try:
-            value = float(raw)
-        except OverflowError:
-            raise BadCheck(f"min: {raw} is too large") from None
-    elif isinstance(raw, str):
-        try:
-            value = float(raw)
-        except ValueError:
-            raise BadCheck(f"min: a number, got {raw!r}") from None
-        warn(f"min {raw!r} is a string; read as {value!r}")
-    else:
-        raise BadCheck(f"min: a number, got {raw!r}")
-    if not math.isfinite(value):
-        raise BadCheck(f"min: a finite number, got {raw!r}")
+    value = lenient_float(check.get("min", 1.0), "min", warn, BadCheck)
     if value > 1:
         warn(f"min {value!r} is above 1: the check can never pass")
     elif value < 0:
@@ -138,7 +108,7 @@ def parse_checks(
         said: list[str] = []
         try:
             specs.append(parse_check(check, case, said.append))
-        except BadCheck as error:
+        except (BadCheck, UnknownName) as error:  # a check type that cannot be loaded
             problems.append(f"{_where(position, check)}: {error}")
         for message in said:
             warn(f"{_where(position, check)}: {message}")

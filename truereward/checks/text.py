@@ -1,15 +1,12 @@
 """Text as the checks see it: how a JSON value becomes text, how text is
 compared and how it is cut into tokens.
 
-ai-eval-forge compares lower-cased text and counts ``[a-z0-9]+`` tokens, so
-``café`` is the token ``caf``, ``Straße`` never equals ``STRASSE`` and a
-sentence in Greek has no tokens at all. Here text is folded the Unicode way
-(NFKC, then case folding, then NFKC again, because case folding can undo the
-normal form) and a token is a run of letters, digits and combining marks in
-any script; a Han, Hiragana or Katakana character is a token of its own,
-since those scripts do not separate words with spaces. On ASCII text both
-rules give exactly the same tokens and the same normalised text: the fast
-path below is the ASCII case, not an approximation.
+Text is folded the Unicode way (NFKC, case folding, NFKC again) and a token
+is a run of letters, digits and combining marks in any script, a Han,
+Hiragana or Katakana character a token of its own, where ai-eval-forge
+lower-cases and counts ``[a-z0-9]+`` (so ``café`` is ``caf`` and Greek has
+no tokens). On ASCII text both rules give the same tokens and text: the
+fast path is the ASCII case, not an approximation. docs/checks.md.
 """
 
 from __future__ import annotations

@@ -3,16 +3,23 @@
 Each subcommand is one module of this package with ``register(subparsers)``
 and ``run(args) -> int``; :data:`COMMANDS` lists them. Errors in the input
 end with exit status 2 and a message naming the file, line and field, never a
-traceback (:mod:`truereward.cli.common` has the exit codes).
+traceback (:mod:`truereward.cli.common` has the exit codes). SIGINT (Ctrl-C)
+and SIGTERM stop a command with one line on stderr saying how far it got
+and what it wrote (:mod:`truereward.cli.progress`), and status 130 or 143.
+``TRUEREWARD_LOG_LEVEL`` (``INFO``, ``DEBUG``) sends the ``truereward``
+logger to stderr at that level.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from importlib import import_module
+from typing import Any
 
 from .._version import __version__
 from .common import EXIT_INTERNAL, CliError
@@ -51,13 +58,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv = sys.argv[1:]
     parser = _parser(_commands_for(argv))
     args = parser.parse_args(argv)
+    _log_to_stderr(os.environ.get("TRUEREWARD_LOG_LEVEL", ""))
+    previous = _stop_on_sigterm()
     try:
         status: int = args.run(args)
     except CliError as error:
         print(f"truereward {args.command}: {error}", file=sys.stderr)
         return error.status
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as stop:
+        return _stopped(args, stop)
     except BrokenPipeError:
         # The reader of our output went away (``| head``): stop quietly, with
         # the status of a process ended by SIGPIPE, as other tools do.
@@ -72,7 +81,62 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return status
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is, as Ctrl-C raises KeyboardInterrupt."""
+
+
+def _terminate(number: int, frame: object) -> None:
+    raise Terminated("SIGTERM")
+
+
+def _stop_on_sigterm() -> Any:
+    """SIGTERM stops a command as Ctrl-C does (when it had Python's default
+    handler and this is the main thread); returns the handler it replaced."""
+    try:
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            return signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:
+        pass
+    return None
+
+
+def _stopped(args: argparse.Namespace, stop: KeyboardInterrupt) -> int:
+    """The one line a stopped command ends with, and its status."""
+    from .progress import current
+
+    number = signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT
+    status = 128 + int(number)
+    progress = current()
+    how_far = progress.stopped() if progress is not None else "nothing was written"
+    name = " ".join(str(part) for part in (args.command, getattr(args, "action", None)) if part)
+    try:
+        sys.stderr.write(
+            f"truereward {name}: stopped by {number.name}: {how_far}; exit status {status}; "
+            "run the same command again to resume\n"
+        )
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    return status
+
+
+def _log_to_stderr(level: str) -> None:
+    """Send the ``truereward`` logger to stderr at ``level`` (a logging
+    level's name); nothing for an empty or unknown one."""
+    number = logging.getLevelName(level.strip().upper()) if level.strip() else None
+    if not isinstance(number, int):
+        return
+    logger = logging.getLogger("truereward")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(number)
 
 
 #: The status of a command whose output pipe closed (128 + SIGPIPE).

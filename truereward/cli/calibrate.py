@@ -17,24 +17,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 from typing import TYPE_CHECKING, Any
 
-from .common import EXIT_OK, CliError, read_bytes
+from .common import EXIT_OK, CliError, number, read_bytes
 
 if TYPE_CHECKING:
     from ..calibrate import Calibration
-
-
-def _confidence(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"a number from 0 to 1, got {text!r}")
-    return value
 
 
 def _output_options(parser: argparse.ArgumentParser) -> None:
@@ -69,7 +58,7 @@ def register(subparsers: Any) -> None:
     threshold.add_argument("log", help="calibration log (JSON Lines; '-' for stdin)")
     threshold.add_argument(
         "--min-confidence",
-        type=_confidence,
+        type=number(float, least=0.0, most=1.0),
         required=True,
         metavar="X",
         help="answers with confidence strictly below X (0 to 1) become abstentions",

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import math
 import os
 import sys
 from collections.abc import Iterator
@@ -32,48 +31,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, TextIO
 
-from .common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, CliError
+from .common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, CliError, number
 
 #: Report formats of ``score`` and ``compare``.
 SCORE_FORMATS = ("json", "markdown", "junit", "ctrf")
 COMPARE_FORMATS = ("json", "markdown")
-
-
-def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a number between 0 and 1, got {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"a number between 0 and 1, got {text!r}")
-    return value
-
-
-def _non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a finite number >= 0, got {text!r}") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"a finite number >= 0, got {text!r}")
-    return value
-
-
-def _positive(text: str) -> float:
-    value = _non_negative(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError(f"a number > 0, got {text!r}")
-    return value
-
-
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a number of processes, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"0 (one per core) or more, got {text!r}")
-    return value
 
 
 def register(subparsers: Any) -> None:
@@ -91,20 +53,20 @@ def register(subparsers: Any) -> None:
     score.add_argument("--output", metavar="PATH", help="write the report here (default: stdout)")
     score.add_argument(
         "--jobs",
-        type=_jobs,
+        type=number(int, least=0),
         default=0,
         metavar="N",
         help="worker processes (default 0: one per core; 1: no workers)",
     )
     score.add_argument(
         "--fail-under",
-        type=_rate,
+        type=number(float, least=0.0, most=1.0),
         metavar="RATE",
         help="exit 1 only when the pass rate is below RATE (0..1), not on any failure",
     )
     score.add_argument(
         "--regex-timeout",
-        type=_positive,
+        type=number(float, positive=True),
         default=1.0,
         metavar="SECONDS",
         help="CPU seconds one regex search may take (default 1); a search that runs out "
@@ -112,7 +74,7 @@ def register(subparsers: Any) -> None:
     )
     score.add_argument(
         "--case-budget",
-        type=_positive,
+        type=number(float, positive=True),
         default=5.0,
         metavar="SECONDS",
         help="CPU seconds all the checks of one case may take together (default 5)",
@@ -127,7 +89,7 @@ def register(subparsers: Any) -> None:
     )
     compare.add_argument(
         "--tolerance",
-        type=_non_negative,
+        type=number(float, least=0.0),
         default=0.0,
         metavar="X",
         help="score changes of at most X are not listed (default 0)",

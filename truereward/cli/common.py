@@ -11,10 +11,14 @@ at most that many bytes too. Each refusal is exit 2 naming the file and why.
 
 from __future__ import annotations
 
+import argparse
+import math
 import sys
-from typing import TYPE_CHECKING, Any, BinaryIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from .. import safefile
+from ..exceptions import TruerewardError
 from ..strictjson import loads
 
 if TYPE_CHECKING:
@@ -30,10 +34,13 @@ __all__ = [
     "CliError",
     "load_case_set",
     "load_rows",
+    "number",
     "read_bytes",
     "read_stream",
     "refused_file",
 ]
+
+N = TypeVar("N", int, float)
 
 #: Success.
 EXIT_OK = 0
@@ -50,12 +57,38 @@ EXIT_PUBLISH_FAILED = 4
 EXIT_INTERNAL = 70
 
 
-class CliError(Exception):
+class CliError(TruerewardError):
     """An error the command reports in one message, with an exit status."""
 
     def __init__(self, message: str, status: int = EXIT_BAD_INPUT) -> None:
         super().__init__(message)
         self.status = status
+
+
+def number(
+    kind: type[N], *, least: N | None = None, most: N | None = None, positive: bool = False
+) -> Callable[[str], N]:
+    """The argparse ``type`` of every numeric option: the text as a finite
+    ``kind`` (``int`` or ``float``) from ``least`` to ``most``, above 0 when
+    ``positive``; otherwise ``ArgumentTypeError`` saying what is expected and
+    what was given."""
+    bounds = " > 0" if positive else f" >= {least:g}" if least is not None else ""
+    if least is not None and most is not None:
+        bounds = f" from {least:g} to {most:g}"
+    expected = ("a whole number" if kind is int else "a finite number") + bounds
+
+    def parse(text: str) -> N:
+        try:
+            value = kind(text)
+            if not math.isfinite(value) or (positive and value <= 0):
+                raise ValueError
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{expected}, got {text!r}") from None
+        if (least is not None and value < least) or (most is not None and value > most):
+            raise argparse.ArgumentTypeError(f"{expected}, got {text!r}")
+        return value
+
+    return parse
 
 
 def read_bytes(path: str, *, limit: int = safefile.LIMIT) -> bytes:

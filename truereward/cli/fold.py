@@ -50,10 +50,9 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from ..codes import UnknownCode
     from ..document import EvidenceDigest, digest_file, grade_document
-    from ..errors import describe
-    from ..folding import UnknownScheme
+    from ..exceptions import UnknownName
+    from ..validation import describe
 
     data = read_bytes(args.rows)
     rows = load_rows(args.rows, data)
@@ -82,10 +81,12 @@ def run(args: argparse.Namespace) -> int:
             evidence=evidence,
             publication=publication(args, read),
         )
-    except UnknownScheme as error:
+    except UnknownName as error:
+        if error.kind != "scheme":
+            raise CliError(f"{args.case_set or 'run'}: {error}") from None
         raise CliError(f"--scheme: {error}") from None
     except ValidationError as error:
         raise CliError(f"{args.case_set or 'run'}: {describe(error)}") from None
-    except (UnknownCode, TypeError) as error:
+    except TypeError as error:
         raise CliError(f"{args.case_set or 'run'}: {error}") from None
     return publish_and_report(document, args)

@@ -54,8 +54,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..folding import UnknownScheme
-    from ..readers import UnknownReader, grade_evidence
+    from ..exceptions import UnknownName
+    from ..readers import grade_evidence
     from ..taskspec import TaskSpec, TaskSpecError
     from .target_args import parse_storage_options
 
@@ -76,8 +76,6 @@ def run(args: argparse.Namespace) -> int:
             storage_options=parse_storage_options(args.evidence_options),
             publication=publication(args, [args.evidence]),
         )
-    except UnknownReader as error:
-        raise CliError(f"--reader: {error}") from None
-    except UnknownScheme as error:
-        raise CliError(f"--scheme: {error}") from None
+    except UnknownName as error:
+        raise CliError(f"--{error.kind}: {error}") from None
     return publish_and_report(document, args)

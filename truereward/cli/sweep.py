@@ -25,9 +25,11 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..strictjson import StrictJSONError, loads
-from .common import EXIT_FAILED, EXIT_OK, CliError
+from .common import EXIT_FAILED, EXIT_OK, CliError, number
+from .progress import Progress
 
 if TYPE_CHECKING:
+    from ..grading.request import Regrade
     from ..sweeps.record import RunRecord
     from ..sweeps.retries import RetriesListing
 
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "sweep",
-        help="summarise, compare or check the stability of sweeps of published grades",
+        help="sweeps of published grades: summary, retries, report, compare, stability",
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -101,7 +103,7 @@ def register(subparsers: Any) -> None:
     )
     report.add_argument(
         "--limit",
-        type=_positive,
+        type=number(int, least=1),
         default=50,
         metavar="N",
         help="rows of each list shown at most; the rest are counted (default: 50)",
@@ -156,16 +158,6 @@ def _reading_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
-    return value
-
-
 def storage_options(pairs: list[str]) -> dict[str, Any]:
     """``KEY=VALUE`` pairs as a dict; a VALUE that is JSON is parsed."""
     options: dict[str, Any] = {}
@@ -202,7 +194,8 @@ def run_summary(args: argparse.Namespace) -> int:
 
     source = _source(args.sweep, args)
     try:
-        summary = summarize(source.records(strict=args.strict))
+        with Progress("read", args.sweep) as progress:
+            summary = summarize(progress.each(source.records(strict=args.strict)))
     except SweepNotFound as error:
         raise CliError(str(error)) from None
     _emit(
@@ -219,7 +212,9 @@ def run_compare(args: argparse.Namespace) -> int:
 
     baseline, candidate = _source(args.baseline, args), _source(args.candidate, args)
     try:
-        comparison = compare_runs(paired_records(baseline, candidate, strict=args.strict))
+        with Progress("compared", args.candidate) as progress:
+            pairs = paired_records(baseline, candidate, strict=args.strict)
+            comparison = compare_runs(progress.each(pairs))
     except SweepNotFound as error:
         raise CliError(str(error)) from None
     tripped = []
@@ -251,10 +246,11 @@ def run_stability(args: argparse.Namespace) -> int:
         raise CliError("stability needs at least two sweeps")
     sources = [_source(url, args) for url in args.sweeps]
     try:
-        report = stability(
-            grouped_records(sources, strict=args.strict, with_cases=True),
-            sweeps=len(sources),
-        )
+        with Progress("read", ", ".join(args.sweeps)) as progress:
+            report = stability(
+                progress.each(grouped_records(sources, strict=args.strict, with_cases=True)),
+                sweeps=len(sources),
+            )
     except SweepNotFound as error:
         raise CliError(str(error)) from None
     _emit(
@@ -265,9 +261,12 @@ def run_stability(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _regrade_commands(args: argparse.Namespace, in_place: bool) -> tuple[str, str, str]:
+def _regrade_commands(
+    args: argparse.Namespace, in_place: bool, policy: Regrade = "grader-refusals"
+) -> tuple[str, str, str]:
     """The deployment and local commands that grade the still-refused runs
-    again, and a note when the sweep of runs had to be guessed."""
+    again under ``policy``, and a note when the sweep of runs had to be
+    guessed."""
     from ..grading.commands import deployment_command, local_command
     from ..grading.request import GradeRequest
     from ..target import secret_option_paths
@@ -286,12 +285,38 @@ def _regrade_commands(args: argparse.Namespace, in_place: bool) -> tuple[str, st
             "SWEEP is the sweep of runs these grades were published from "
             "(pass --runs SWEEP to have it filled in)"
         )
-    request = GradeRequest(regrade="grader-refusals", storage_options=options, **fields)
+    request = GradeRequest(regrade=policy, storage_options=options, **fields)
     return deployment_command(request, args.deployment), local_command(request), note
 
 
 def _attempts_text(run: Any) -> str:
-    return "; ".join(item.text() for item in run.attempts)
+    text = "; ".join(item.text() for item in run.attempts)
+    if run.fix:
+        again = ", graded again with nothing changed" if run.unchanged else ""
+        text += f" — needs a fix{again}: {run.fix}"
+    return text
+
+
+def _retries_counts(tally: Any) -> str:
+    """``3 runs retried (1 healed after a retry), 4 still refused for the
+    grader's reasons (2 retryable, 2 needing a fix, 1 graded again with
+    nothing changed)``."""
+    text = (
+        f"{_runs(tally.retried)} retried ({tally.healed} healed after a retry), "
+        f"{_runs(tally.still_refused, 'still refused')} for the grader's reasons"
+    )
+    if tally.still_refused:
+        text += f" ({tally.retryable} retryable, {tally.needs_fix} needing a fix"
+        if tally.unchanged:
+            text += f", {tally.unchanged} graded again with nothing changed"
+        text += ")"
+    return text
+
+
+def _runs(count: int, what: str = "") -> str:
+    """``1 run``, ``2 runs`` (``what`` after the noun: ``1 run still refused``)."""
+    noun = "run" if count == 1 else "runs"
+    return f"{count} {noun}" + (f" {what}" if what else "")
 
 
 def run_retries(args: argparse.Namespace) -> int:
@@ -302,39 +327,41 @@ def run_retries(args: argparse.Namespace) -> int:
     tally = RetriesTally()
     keep = RetryFilter(code=args.code, blame=args.blame, still_refused=args.still_refused)
     out = sys.stdout
-    try:
-        lines = retried_runs(source.records(strict=args.strict), tally, keep)
-        if args.format == "json":
-            out.write('{"runs": [')
-            for index, run in enumerate(lines):
-                out.write(("," if index else "") + "\n  " + run.model_dump_json())
-            out.write("\n]")
-        else:
-            markdown = args.format == "markdown"
-            if markdown:
-                out.write(f"## Retries: {_md(args.sweep)}\n\n")
-                out.write("| run | state | reward | attempts | attempt by attempt |\n")
-                out.write("|---|---|---:|---:|---|\n")
+    with Progress("read", args.sweep) as progress:
+        try:
+            lines = retried_runs(progress.each(source.records(strict=args.strict)), tally, keep)
+            if args.format == "json":
+                out.write('{"runs": [')
+                for index, run in enumerate(lines):
+                    out.write(("," if index else "") + "\n  " + run.model_dump_json())
+                out.write("\n]")
             else:
-                out.write(f"{'RUN':<24} {'STATE':<10} {'REWARD':<6} {'ATTEMPTS':<8} HISTORY\n")
-            for run in lines:
-                reward = "—" if run.reward is None else repr(run.reward)
+                markdown = args.format == "markdown"
                 if markdown:
-                    out.write(
-                        f"| {_md(run.run)} | {run.state} | {reward} | {len(run.attempts)} "
-                        f"| {_md(_attempts_text(run))} |\n"
-                    )
+                    out.write(f"## Retries: {_md(args.sweep)}\n\n")
+                    out.write("| run | state | reward | attempts | attempt by attempt |\n")
+                    out.write("|---|---|---:|---:|---|\n")
                 else:
-                    out.write(
-                        f"{run.run:<24} {run.state:<10} {reward:<6} {len(run.attempts):<8} "
-                        f"{_attempts_text(run)}\n"
-                    )
-    except SweepNotFound as error:
-        raise CliError(str(error)) from None
+                    out.write(f"{'RUN':<24} {'STATE':<10} {'REWARD':<6} {'ATTEMPTS':<8} HISTORY\n")
+                for run in lines:
+                    reward = "—" if run.reward is None else repr(run.reward)
+                    if markdown:
+                        out.write(
+                            f"| {_md(run.run)} | {run.state} | {reward} | {len(run.attempts)} "
+                            f"| {_md(_attempts_text(run))} |\n"
+                        )
+                    else:
+                        out.write(
+                            f"{run.run:<24} {run.state:<10} {reward:<6} {len(run.attempts):<8} "
+                            f"{_attempts_text(run)}\n"
+                        )
+        except SweepNotFound as error:
+            raise CliError(str(error)) from None
     deployment, local, note = _regrade_commands(args, source.in_place)
+    fixed = _regrade_commands(args, source.in_place, "needing-fix")
     counts = (
-        f"{tally.retried} runs retried ({tally.healed} healed), {tally.still_refused} still "
-        f"refused for the grader's reasons, of {tally.runs} runs"
+        _retries_counts(tally)
+        + f", of {tally.runs} runs"
         + (f" ({tally.unreadable} without a readable grade)" if tally.unreadable else "")
         + f"; {tally.listed} listed."
     )
@@ -346,9 +373,15 @@ def run_retries(args: argparse.Namespace) -> int:
             "retried": tally.retried,
             "healed": tally.healed,
             "still_refused": tally.still_refused,
+            "retryable": tally.retryable,
+            "needs_fix": tally.needs_fix,
+            "unchanged": tally.unchanged,
             "listed": tally.listed,
             "regrade": {"deployment": deployment, "local": local, "note": note or None}
-            if tally.still_refused
+            if tally.retryable
+            else None,
+            "needing_fix": {"deployment": fixed[0], "local": fixed[1], "note": fixed[2] or None}
+            if tally.needs_fix
             else None,
         }
         for key, value in footer.items():
@@ -356,15 +389,26 @@ def run_retries(args: argparse.Namespace) -> int:
         out.write("}\n")
         return EXIT_OK
     out.write(f"\n{counts}\n")
-    if tally.still_refused:
-        fence = ("```bash\n", "```\n") if args.format == "markdown" else ("", "")
+    fence = ("```bash\n", "```\n") if args.format == "markdown" else ("", "")
+    if tally.retryable:
         out.write(
-            f"\nTo grade the {tally.still_refused} runs still refused for the grader's reasons "
-            "again once the fault is fixed (each replaces the grade it finds):\n\n"
-            f"{fence[0]}{deployment}\n{local}\n{fence[1]}"
+            f"\nTo grade the {_runs(tally.retryable, 'still refused')} for the grader's reasons "
+            "that grading again may heal, once the fault is fixed (each replaces the grade it "
+            f"finds):\n\n{fence[0]}{deployment}\n{local}\n{fence[1]}"
         )
         if note:
             out.write(f"({note})\n")
+    if tally.needs_fix:
+        out.write(
+            f"\n{_runs(tally.needs_fix)} {'needs' if tally.needs_fix == 1 else 'need'} a change "
+            "of the task definition or the reader "
+            "first (each line says what to change); grading them again as they are adds "
+            "an identical attempt. regrade grader-refusals grades one again once its "
+            "task definition or reader changed; to grade them all again whatever changed:\n\n"
+            f"{fence[0]}{fixed[0]}\n{fixed[1]}\n{fence[1]}"
+        )
+        if fixed[2]:
+            out.write(f"({fixed[2]})\n")
     return EXIT_OK
 
 
@@ -391,16 +435,18 @@ def run_report(args: argparse.Namespace) -> int:
     # One pass: each record is summarised and offered to the listing as it is
     # read; the listing keeps --limit lines, the summary bounded tallies.
     try:
-        if baseline is None:
-            builder = SummaryBuilder()
-            for record in source.records(strict=args.strict):
-                builder.add(record)
-                listing.add(record)
-            summary = builder.result()
-        else:
-            pairs = paired_records(baseline, source, strict=args.strict)
-            comparison = compare_runs(_listed(pairs, listing))
-            summary = comparison.candidate  # compare_runs summarised the candidate's records
+        with Progress("read", args.sweep) as progress:
+            if baseline is None:
+                builder = SummaryBuilder()
+                for record in progress.each(source.records(strict=args.strict)):
+                    builder.add(record)
+                    listing.add(record)
+                summary = builder.result()
+            else:
+                pairs = paired_records(baseline, source, strict=args.strict)
+                comparison = compare_runs(progress.each(_listed(pairs, listing)))
+                # compare_runs summarised the candidate's records
+                summary = comparison.candidate
     except SweepNotFound as error:
         raise CliError(str(error)) from None
     regrade: tuple[str, ...] = ()
@@ -408,6 +454,8 @@ def run_report(args: argparse.Namespace) -> int:
     if listing.tally.still_refused:
         deployment, local, note = _regrade_commands(args, source.in_place)
         regrade = (deployment, local)
+    from datetime import UTC, datetime
+
     page = render_report(
         summary,
         listing.runs,
@@ -419,8 +467,12 @@ def run_report(args: argparse.Namespace) -> int:
         regrade=regrade,
         regrade_note=note,
         limit=args.limit,
+        made=datetime.now(UTC),
     )
     _write_output(args.output, page)
+    if args.output != "-":
+        # The page went to a file: say where, so the reader can open it.
+        print(f"wrote the sweep report to {args.output}")
     return EXIT_OK
 
 

@@ -23,6 +23,7 @@ import json
 from typing import Any
 
 from .common import EXIT_FAILED, EXIT_OK, CliError
+from .progress import Progress
 
 
 def register(subparsers: Any) -> None:
@@ -156,6 +157,18 @@ def _print(outcome: dict[str, Any]) -> None:
         print(f"{where}: consistent ({what}, {outcome['scheme']})")
 
 
+def _count(outcome: dict[str, Any], counts: dict[str, int]) -> None:
+    """Add what one run's verify came to to ``counts``."""
+    counts["runs"] += 1
+    if not outcome["readable"]:
+        counts["unreadable"] += 1
+    elif outcome["consistent"]:
+        counts["consistent"] += 1
+        counts["repaired"] += bool(outcome["repaired"])
+    else:
+        counts["inconsistent"] += 1
+
+
 def run(args: argparse.Namespace) -> int:
     from ..publishing import as_target
     from ..sweeps import SweepNotFound, SweepSource
@@ -179,20 +192,17 @@ def run(args: argparse.Namespace) -> int:
     except SweepNotFound as error:
         raise CliError(str(error)) from None
     counts = {"runs": 0, "consistent": 0, "repaired": 0, "inconsistent": 0, "unreadable": 0}
-    for run in runs:
-        outcome = _one(_run_place(target, run), args.repair)
-        counts["runs"] += 1
-        if not outcome["readable"]:
-            counts["unreadable"] += 1
-        elif outcome["consistent"]:
-            counts["consistent"] += 1
-            counts["repaired"] += bool(outcome["repaired"])
-        else:
-            counts["inconsistent"] += 1
-        if args.json:
-            print(json.dumps(outcome, sort_keys=True, default=str))
-        elif not outcome.get("consistent") or outcome.get("repaired"):
-            _print(outcome)
+    writes = "runs repaired" if args.repair else None
+    with Progress("verified", args.target, len(runs), writes) as progress:
+        for run in runs:
+            outcome = _one(_run_place(target, run), args.repair)
+            _count(outcome, counts)
+            progress.written += bool(outcome.get("repaired"))
+            progress.advance()
+            if args.json:
+                print(json.dumps(outcome, sort_keys=True, default=str))
+            elif not outcome.get("consistent") or outcome.get("repaired"):
+                _print(outcome)
     summary = ", ".join(f"{value} {name}" for name, value in counts.items())
     if args.json:
         print(json.dumps({"sweep": args.target, **counts}, sort_keys=True))

@@ -1,23 +1,12 @@
 """Harbor's agent trajectories (ATIF, the Agent Trajectory Interchange Format).
 
-Harbor writes an agent's run as ``/logs/agent/trajectory.json``: an object
-with ``schema_version`` (``ATIF-v1.0`` to ``ATIF-v1.8`` in Harbor 0.26),
-``agent`` (``name``, ``version``...) and ``steps``, at least one, each with
-``step_id`` (1, 2, 3... in order), ``source`` (``system``, ``user`` or
-``agent``), a ``message``, and on agent steps the ``tool_calls`` the agent
-made (``tool_call_id``, ``function_name``, ``arguments``).
-
-:func:`parse` reads one as strict JSON (no NaN, no duplicate keys) and
-checks the part criteria rely on, as Harbor's own model does: a version of
-the form ``ATIF-vN.M``, an agent with a name, sequential step ids, a known
-source, tool calls only on agent steps and each with a string
-``function_name`` and an object of ``arguments``. Fields it does not use are
-not checked (a later ATIF version may add some). Anything else is
-``TRAJECTORY_MALFORMED`` (:mod:`.codes`): the harness wrote the trajectory,
-so a broken one is the grader's.
-
-Only the top-level steps count: tool calls of embedded subagent
-trajectories are the subagents' (as rewardkit counts them).
+:func:`parse` reads ``trajectory.json`` as strict JSON and checks the part
+criteria rely on, as Harbor's model does: a version ``ATIF-vN.M``, an agent
+with a name, steps with sequential ids and a known ``source``, tool calls
+only on agent steps, each with a string ``function_name`` and an object of
+``arguments``; other fields are not checked (later versions may add some).
+Anything else is ``TRAJECTORY_MALFORMED``, the grader's (the harness wrote
+it). Only top-level steps count, not embedded subagents'. docs/criteria.md.
 """
 
 from __future__ import annotations
@@ -103,7 +92,7 @@ class Trajectory(BaseModel):
 def parse(data: bytes, where: str) -> Trajectory:
     """The trajectory in ``data`` (named ``where`` in the refusal), or
     ``TRAJECTORY_MALFORMED``."""
-    from ..errors import describe
+    from ..validation import describe
 
     try:
         document = loads(data)

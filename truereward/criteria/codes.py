@@ -1,29 +1,12 @@
 """The refusal codes of the criteria, declared ahead of them.
 
-Each is the grader's: the run cannot cause any of them by what it was asked
-to produce (docs/criteria.md gives the rule criterion by criterion).
-
-- :data:`WORKSPACE_MISSING`: the workspace directory is not there. The
-  harness makes it (Harbor's ``/app``) or copies it for a separate verifier;
-  a verifier pointed at the wrong path is far likelier than a run that
-  removed its own working directory. Not retried: grading again finds the
-  same directory.
-- :data:`TRAJECTORY_MISSING`, :data:`TRAJECTORY_MALFORMED`: the agent's
-  trajectory (ATIF) is absent, or not a trajectory. The harness writes it
-  from the agent's logs after the run; it is not the graded agent's work
-  product, so the run is not blamed. Not retried.
-- :data:`TOOL_MISSING`: a program a criterion runs (named by the task, not
-  by a path inside the workspace) is not installed where the verifier runs.
-  Not retried.
-- :data:`SERVICE_UNREACHABLE`: an HTTP request could not be made (refused,
-  reset, name not resolved, TLS failed). Retried: a service that was
-  starting may answer later. A request that runs out of time is the shared
-  ``GRADER_TIMEOUT``.
-
-The entry point ``criteria`` of the ``truereward.codes`` group names
-:data:`DECLARATION`, so every process knows the codes without importing the
-criteria; importing this module also declares them (an identical
-redeclaration is a no-op).
+Each is the grader's (the run cannot cause it by what it was asked to
+produce): :data:`WORKSPACE_MISSING`, :data:`TRAJECTORY_MISSING`,
+:data:`TRAJECTORY_MALFORMED`, :data:`TOOL_MISSING` (not retried) and
+:data:`SERVICE_UNREACHABLE` (retried). The entry point ``criteria`` of the
+``truereward.codes`` group names :data:`DECLARATION`, so every process
+knows them; importing this module declares them too. docs/criteria.md
+gives each code's meaning and why it is the grader's.
 """
 
 from __future__ import annotations

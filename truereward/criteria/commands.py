@@ -1,36 +1,12 @@
 """Running the command a criterion names, with the outcome's blame decided.
 
-Options every command criterion takes (:class:`CommandOptions`):
-
-- ``cmd``: a list of arguments (run as given, no shell), or a string. A
-  string is split as a POSIX shell splits words (``shlex``) and run without
-  a shell, unless ``shell`` is true: then ``/bin/sh -c cmd`` runs it, as
-  rewardkit does. A string that uses shell syntax without ``shell: true``
-  (a pipe, a redirection, ``&&``, ``$VAR``, a glob, braces, ``VAR=value cmd``...) is
-  ``CASE_INVALID``: run without a shell it would mean something else;
-- ``cwd``: a directory of the workspace to run in (default: the workspace);
-  it must exist (else the case fails) and stay inside the workspace;
-- ``timeout`` (seconds, default 30, as rewardkit), ``max_output`` (bytes
-  per stream, default 1 MiB), ``env`` (variables added to the verifier's);
-- ``timeout_fails`` (default false) and ``missing_program_fails`` (default
-  false): see below.
-
-Who failed (docs/criteria.md):
-
-- the command ran and exited: measured (its exit status, its output);
-- it wrote more than ``max_output`` bytes to a stream: the run's program
-  flooded its output: the case **fails**;
-- it did not finish within ``timeout``: the verifier's time bound ran out,
-  ``GRADER_TIMEOUT``; unless ``timeout_fails``, for a task whose point is
-  finishing in time: then the case fails;
-- the program cannot be started: the case **fails** when it is named by a
-  path inside the workspace (``./run.sh``: the run should have written it)
-  or ``missing_program_fails`` is set (a task that asks the agent to install
-  it); otherwise it is a program of the environment (``python``,
-  ``/usr/bin/jq``) missing where the verifier runs: ``TOOL_MISSING``, the
-  grader's. With ``shell: true`` only the shell itself can be missing: a
-  program the shell does not find is exit status 127, measured like any
-  other exit.
+:class:`CommandOptions` are the options every command criterion takes
+(``cmd``, ``shell``, ``cwd``, ``timeout``, ``max_output``, ``env``,
+``timeout_fails``, ``missing_program_fails``). A command that ran is
+measured; one that floods its output fails; one out of time is
+``GRADER_TIMEOUT``, a missing program of the environment ``TOOL_MISSING``,
+unless the options make them the run's failure. docs/criteria.md gives the
+options and who failed in each case.
 """
 
 from __future__ import annotations

@@ -1,32 +1,12 @@
 """The workspace's files, read the way a hostile workspace cannot abuse.
 
-:class:`WorkspaceFiles` reads the files criteria name (``options.Path``):
-
-- a **relative path** is resolved inside the workspace (symlinks that stay
-  inside are followed, as Python's ``Path.read_text`` would); one that leads
-  out of the workspace is never read, and its criterion fails
-  (:class:`~.kind.Failure`): the run planted the link, and what lies outside
-  is not the run's work. The file is then opened one directory at a time
-  from the workspace (``O_NOFOLLOW`` at each step: a link swapped in after
-  the path was resolved is not followed either), and only when it is a
-  regular file (:mod:`truereward.safefile`);
-- an **absolute path** names a file of the environment the verifier runs in
-  (``/usr/local/bin/tool``, ``/etc/app.conf``): read in a live workspace only
-  (a verifier; never over a stored run of a sweep, where it would be the
-  grading machine's file: ``CASE_INVALID``), symlinks followed, the final
-  file opened without following a link;
-- every read is bounded (``limit``, at most :data:`~truereward.safefile.LIMIT`
-  by default) and recorded in the grade's evidence (path, sha256, size).
-
-What a read finds is the run's doing, so it is a fact or a failure, never a
-refusal a run could use to dodge a failing case: absent (``None``), a
-directory, FIFO, device or socket, too large, unreadable to the verifier
-(:class:`~.kind.Failure`, naming the file). An I/O error is the grader's
-(``EVIDENCE_UNREADABLE``). A workspace that is not there at all is
-``WORKSPACE_MISSING`` (:mod:`.codes`).
-
-A workspace given as an fsspec URL (a stored copy) is read through the
-reader's :class:`~truereward.readers.Evidence` (no symlinks there).
+:class:`WorkspaceFiles` resolves a relative path inside the workspace (a
+link that leads out fails its criterion, never read) and opens it one
+directory at a time without following links; an absolute path is read in a
+live workspace only. Every read is bounded and recorded in the grade's
+evidence; what it finds is a fact or the run's failure, an I/O error the
+grader's. docs/criteria.md and docs/hostile.md, "A workspace and its
+criteria", give the rules.
 """
 
 from __future__ import annotations

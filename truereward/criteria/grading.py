@@ -1,20 +1,12 @@
 """One declared case, graded as a criterion: its options in, its row out.
 
-:func:`grade_case` reads ``options["criterion"]`` (the kind's name), validates
-the rest with the kind's options model and evaluates it:
-
-- an :class:`~.kind.Outcome`: ``pass`` or ``fail``, the score in
-  ``measures["score"]`` (what a scheme that weighs scores reads);
-- a :class:`~.kind.Failure`: ``fail``, score 0.0, the failure as its why;
-- :class:`~truereward.codes.Ungradable`: ``ungradable`` with its code;
-- no ``criterion``, an unknown one, options its model refuses, a criterion
-  this reader cannot read (a workspace criterion in the ``trajectory``
-  reader): ``CASE_INVALID``;
-- a kind that crashes, or scores outside [0, 1] (or NaN): ``CASE_NOT_GRADED``,
-  the grader's. A score out of range is refused, never clipped: a kind that
-  computes 1.5 has a bug, and no reward should rest on it.
-
-``duration_s`` is the time the criterion took.
+:func:`grade_case` reads ``options["criterion"]``, validates the rest with
+the kind's options model and evaluates it: an outcome is ``pass`` or
+``fail`` with its score in ``measures["score"]``; a failure is ``fail``,
+score 0.0; :class:`~truereward.codes.Ungradable` is its code; a missing,
+unknown or unreadable criterion or refused options are ``CASE_INVALID``; a
+kind that crashes or scores outside [0, 1] is ``CASE_NOT_GRADED``, never
+clipped. ``duration_s`` is the time it took. docs/criteria.md.
 """
 
 from __future__ import annotations
@@ -27,11 +19,12 @@ from pydantic import ValidationError
 
 from ..cases import CaseResult
 from ..codes import Ungradable
-from ..errors import describe
+from ..exceptions import UnknownName
 from ..taskspec import CaseSpec
+from ..validation import describe
 from .context import Context
 from .kind import Failure, Needs, Outcome
-from .registry import UnknownCriterion, get_criterion
+from .registry import get_criterion
 
 __all__ = ["MAX_WHY", "grade_case"]
 
@@ -71,7 +64,7 @@ def grade_case(case: CaseSpec, context: Context, *, reads: frozenset[Needs]) -> 
         )
     try:
         kind = get_criterion(name)
-    except UnknownCriterion as error:
+    except UnknownName as error:
         return _refused(case, started, "CASE_INVALID", f"options.criterion: {error}")
     if kind.needs not in reads:
         return _refused(

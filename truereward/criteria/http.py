@@ -1,27 +1,12 @@
 """One HTTP GET for a criterion, only to a host the task names, bounded.
 
-:func:`get` asks ``url`` (``http`` or ``https``) and answers with the final
-status and, when asked for, the body, or raises:
-
-- ``Ungradable("CASE_INVALID")`` when the URL is not an HTTP URL, or names a
-  host the task does not allow (``allowed_hosts``: the reader option, by
-  default loopback only: ``localhost``, ``127.0.0.1``, ``::1``). A host is
-  matched exactly (no wildcard, case-insensitive). ``localhost`` must also
-  resolve to loopback addresses only, or the request is not made (a run in a
-  shared environment can rewrite ``/etc/hosts``);
-- ``Ungradable("GRADER_TIMEOUT")`` when the answer takes longer than
-  ``timeout`` seconds in all (connecting, every redirect, reading);
-- ``Ungradable("SERVICE_UNREACHABLE")`` when the request cannot be made:
-  connection refused or reset, the name does not resolve, TLS fails;
-- :class:`~.kind.Failure` when the server answers with something that is not
-  HTTP, redirects to a host the task does not name, or sends a body larger
-  than ``max_body`` bytes: the service answered, and what it answered is the
-  run's.
-
-Redirects (301, 302, 303, 307, 308) are followed as Python's ``urllib``
-follows them (what rewardkit uses), at most :data:`MAX_REDIRECTS`, each to an
-allowed host; ``follow_redirects=False`` reports the redirect's own status.
-No proxy from the environment is used, and no cookie or credential is sent.
+:func:`get` answers with the final status (and the body when asked), or
+refuses: ``CASE_INVALID`` for a URL or host the task does not allow
+(loopback by default; ``localhost`` must resolve to loopback),
+``GRADER_TIMEOUT``, ``SERVICE_UNREACHABLE``; a server's bad answer, a
+redirect elsewhere or a body over ``max_body`` is the run's failure.
+Redirects as ``urllib`` follows them, at most :data:`MAX_REDIRECTS`; no
+proxy, no cookie. docs/criteria.md gives the HTTP options and the rules.
 """
 
 from __future__ import annotations

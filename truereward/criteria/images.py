@@ -1,15 +1,12 @@
 """Images for criteria, through Pillow (the ``images`` extra).
 
-:func:`opened` opens the bytes of a workspace file as an image of a raster
-format (:data:`FORMATS`; Pillow would also open formats whose decoders run
-programs, such as EPS through Ghostscript: they are not opened), and only
-reads its header: its size is known before a pixel is decoded. A file that
-is not such an image is the run's failure.
-
-:func:`same_pixels` counts the pixels two images of one size have equal in
-RGBA (every channel), decoding at most :data:`MAX_PIXELS` pixels each:
-larger images are the task's choice of reference, over the grader's bound
-(``CASE_INVALID``).
+:func:`opened` opens a workspace file as an image of a raster format
+(:data:`FORMATS`: never one whose decoder runs programs, such as EPS) and
+reads only its header, so its size is known before a pixel is decoded; a
+file that is not such an image is the run's failure. :func:`same_pixels`
+counts the pixels two images of one size have equal in RGBA, decoding at
+most :data:`MAX_PIXELS` each (a larger reference is ``CASE_INVALID``).
+docs/criteria.md.
 """
 
 from __future__ import annotations

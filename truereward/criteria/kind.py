@@ -1,23 +1,13 @@
 """What a criterion kind is, and what it answers.
 
-A :class:`CriterionKind` is a name, a pydantic model of its options and a
-function ``evaluate(options, context) -> Outcome``. The function answers in
-one of three ways, one per outcome of a case:
-
-- an :class:`Outcome`: the case was measured; ``score`` in [0, 1] and
-  ``passed``. Binary criteria score 1.0 or 0.0 (:meth:`Outcome.binary`);
-  criteria graded by degree (a diff ratio, an image similarity, a turn
-  budget) score the degree and pass when it reaches the case's ``min``
-  (:meth:`Outcome.graded`);
-- raise :class:`Failure`: the run's failure, found before anything could be
-  scored (the file it should have written is absent, is not text, leads out
-  of the workspace): the case fails with score 0.0;
-- raise :class:`~truereward.codes.Ungradable`: nothing was measured, and the
-  code says whose fault that is (a command that ran out of the grader's
-  time, a missing trajectory, options that do not make a criterion).
-
-A kind says what it ``needs``: ``workspace`` (files, commands, HTTP: the
-``workspace`` reader) or ``trajectory`` (either reader).
+A :class:`CriterionKind` is a name, a pydantic model of its options and
+``evaluate(options, context)``, which answers with an :class:`Outcome` (a
+score in [0, 1] and ``passed``: :meth:`Outcome.binary`, or
+:meth:`Outcome.graded` against the case's ``min``), raises :class:`Failure`
+(the run's, found before anything could be scored: the case fails, score
+0.0), or raises :class:`~truereward.codes.Ungradable` (nothing measured; the
+code says whose fault). A kind ``needs`` a ``workspace`` or a
+``trajectory``. docs/criteria.md.
 """
 
 from __future__ import annotations
@@ -27,6 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from ..exceptions import TruerewardError
 
 if TYPE_CHECKING:
     from .context import Context
@@ -52,7 +44,7 @@ class GradedOptions(Options):
     min: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
 
 
-class Failure(Exception):
+class Failure(TruerewardError):
     """The run's failure: the case fails (score 0.0) and the message is its why."""
 
 

@@ -1,22 +1,13 @@
 """Running a program for a criterion, bounded in time and in output.
 
-:func:`run_bounded` starts ``argv`` in a new session (its own process
-group), with standard input closed (``/dev/null``), in ``cwd``, and reads its
-standard output and error as they come (never into a buffer larger than
-``max_output`` bytes each). It ends in one of three ways:
-
-- **finished**: the program exited and both streams reached their end. The
-  rest of its process group is killed as soon as it exits: nothing a
-  criterion started outlives it (a daemon started in the background would
-  otherwise keep running, and keep writing to the workspace);
-- **timed out**: ``timeout`` seconds (wall clock) passed first, or the
-  program exited but something it started outside its group still holds its
-  output open. The whole group is killed (``SIGKILL``);
-- **flooded**: it wrote more than ``max_output`` bytes to one stream. The
-  whole group is killed at once: nothing more is read.
-
-Starting it raises ``OSError`` as :class:`subprocess.Popen` does (the program
-is absent or not executable); the caller decides whose fault that is.
+:func:`run_bounded` starts ``argv`` in a session of its own, standard input
+closed, reading both streams as they come (never more than ``max_output``
+bytes each). It **finishes** (exited, streams ended; the rest of its
+process group is killed then, so nothing it started outlives it), **times
+out** (``timeout`` wall seconds, or something outside its group still holds
+its output: the group is killed) or **floods** (over ``max_output`` on a
+stream: killed at once). Starting it raises ``OSError`` as ``Popen`` does;
+the caller decides whose fault. docs/criteria.md.
 """
 
 from __future__ import annotations

@@ -14,22 +14,16 @@ from __future__ import annotations
 from ..registry import Registry, named
 from .kind import CriterionKind
 
-__all__ = ["ENTRY_POINT_GROUP", "UnknownCriterion", "criterion_names", "get_criterion", "register"]
+__all__ = ["ENTRY_POINT_GROUP", "criterion_names", "get_criterion", "register"]
 
 #: The entry-point group criterion kinds are found through.
 ENTRY_POINT_GROUP = "truereward.criteria"
-
-
-class UnknownCriterion(LookupError):
-    """No criterion kind of that name (or it cannot be loaded); the message
-    lists the known ones, or says why."""
 
 
 _KINDS: Registry[CriterionKind] = Registry(
     "criterion",
     ENTRY_POINT_GROUP,
     check=named("criterion", CriterionKind),
-    missing=lambda _, message: UnknownCriterion(message),
     plural="criteria",
 )
 
@@ -41,7 +35,7 @@ def register(kind: CriterionKind) -> CriterionKind:
 
 
 def get_criterion(name: str) -> CriterionKind:
-    """The kind registered as ``name``; :class:`UnknownCriterion` otherwise."""
+    """The kind registered as ``name``; :class:`~truereward.exceptions.UnknownName` otherwise."""
     return _KINDS.get(name)
 
 

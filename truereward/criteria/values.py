@@ -1,18 +1,11 @@
 """Comparing a value a criterion found with the value the task expects.
 
-The task's ``expected`` is JSON; what is found comes from a JSON file, a
-SQLite row or a spreadsheet cell:
-
-- :func:`json_value_equal`: JSON against JSON, as :func:`truereward.jsonvalues.json_equal`
-  (``1`` equals ``1.0``; ``true`` never equals ``1``);
-- :func:`sqlite_value_equal`: SQLite has no booleans (it stores ``true`` as
-  1), so an expected ``true``/``false`` means 1/0; numbers by value; text
-  exactly; ``null`` is ``NULL``; a BLOB equals nothing;
-- :func:`cell_value_equal`: a spreadsheet cell (``bool``, number, text,
-  empty, or a date and time) as JSON, a date or time cell equal to the
-  string of its ISO 8601 form (``2026-01-31T00:00:00``).
-
-:func:`shown` cuts a value for a message.
+The expected value is JSON. :func:`json_value_equal` compares JSON with
+JSON (``1`` equals ``1.0``, ``true`` never ``1``); :func:`sqlite_value_equal`
+a SQLite value (``true``/``false`` mean 1/0, numbers by value, text
+exactly, ``null`` is ``NULL``, a BLOB equals nothing);
+:func:`cell_value_equal` a spreadsheet cell (a date or time equals its ISO
+8601 text). :func:`shown` cuts a value for a message. docs/criteria.md.
 """
 
 from __future__ import annotations

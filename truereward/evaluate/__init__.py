@@ -28,15 +28,15 @@ from typing import TYPE_CHECKING
 from ..lazy import lazy_names
 
 if TYPE_CHECKING:
-    from .comparison import Comparison, MetricComparison
+    from .comparison import ExperimentComparison, MetricComparison
     from .composite import Component, CompositeEvaluator, PassPolicy
-    from .dataset import Case, Dataset
+    from .dataset import Dataset, EvaluationCase
     from .distribution import Distribution, DistributionDelta
     from .errors import EvaluationError, NotEvaluated
     from .evaluator import Evaluator, EvaluatorFunc, evaluate_sync
     from .experiment import ErrorPolicy, Experiment, ExperimentReport
     from .metric import Direction, Metric
-    from .outcome import CaseOutcome, CaseStatus
+    from .outcome import CaseStatus, EvaluationOutcome
     from .projection import ProjectionEvaluator
     from .report import EvaluationReport
     from .score import Score
@@ -46,12 +46,12 @@ if TYPE_CHECKING:
 
 #: Public name -> module, imported on first access.
 _LAZY = {
-    "Comparison": "comparison",
+    "ExperimentComparison": "comparison",
     "MetricComparison": "comparison",
     "Component": "composite",
     "CompositeEvaluator": "composite",
     "PassPolicy": "composite",
-    "Case": "dataset",
+    "EvaluationCase": "dataset",
     "Dataset": "dataset",
     "Distribution": "distribution",
     "DistributionDelta": "distribution",
@@ -65,7 +65,7 @@ _LAZY = {
     "ExperimentReport": "experiment",
     "Direction": "metric",
     "Metric": "metric",
-    "CaseOutcome": "outcome",
+    "EvaluationOutcome": "outcome",
     "CaseStatus": "outcome",
     "ProjectionEvaluator": "projection",
     "EvaluationReport": "report",
@@ -77,10 +77,7 @@ _LAZY = {
 }
 
 __all__ = [
-    "Case",
-    "CaseOutcome",
     "CaseStatus",
-    "Comparison",
     "Component",
     "CompositeEvaluator",
     "Dataset",
@@ -88,12 +85,15 @@ __all__ = [
     "Distribution",
     "DistributionDelta",
     "ErrorPolicy",
+    "EvaluationCase",
     "EvaluationError",
+    "EvaluationOutcome",
     "EvaluationReport",
     "EvaluationVerdict",
     "Evaluator",
     "EvaluatorFunc",
     "Experiment",
+    "ExperimentComparison",
     "ExperimentReport",
     "ExperimentSummary",
     "Metric",
@@ -107,4 +107,10 @@ __all__ = [
     "evaluate_sync",
 ]
 
-__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
+# Renamed so that each name means one thing across the package.
+_RENAMED = {
+    "Case": "EvaluationCase",
+    "CaseOutcome": "EvaluationOutcome",
+    "Comparison": "ExperimentComparison",
+}
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals(), _RENAMED)

@@ -15,7 +15,7 @@ from .distribution import Distribution, DistributionDelta
 from .metric import Metric, MetricKey
 from .summary import ExperimentSummary, MetricSummary
 
-__all__ = ["Comparison", "MetricComparison", "compare_summaries"]
+__all__ = ["ExperimentComparison", "MetricComparison", "compare_summaries"]
 
 _FROZEN = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
 _ABSENT = Distribution(count=0)
@@ -38,7 +38,7 @@ class MetricComparison(BaseModel):
     measurement_delta: DistributionDelta
 
 
-class Comparison(BaseModel):
+class ExperimentComparison(BaseModel):
     """Candidate minus baseline: the count deltas and, per metric (baseline
     order, then metrics only the candidate has), a :class:`MetricComparison`."""
 
@@ -79,7 +79,9 @@ def _compare_metric(
     )
 
 
-def compare_summaries(baseline: ExperimentSummary, candidate: ExperimentSummary) -> Comparison:
+def compare_summaries(
+    baseline: ExperimentSummary, candidate: ExperimentSummary
+) -> ExperimentComparison:
     """Compare two summaries (candidate minus baseline); see the module
     docstring. ``ArithmeticError`` when a difference of means is not finite."""
     base: dict[MetricKey, MetricSummary] = {item.metric.key(): item for item in baseline.metrics}
@@ -88,7 +90,7 @@ def compare_summaries(baseline: ExperimentSummary, candidate: ExperimentSummary)
     metrics += [
         _compare_metric(item.metric, None, item) for key, item in cand.items() if key not in base
     ]
-    return Comparison(
+    return ExperimentComparison(
         baseline=baseline,
         candidate=candidate,
         evaluated_delta=candidate.evaluated - baseline.evaluated,

@@ -25,7 +25,7 @@ from pydantic import JsonValue, TypeAdapter
 from ..cases import check_case_id
 from .jsondepth import check_json_depth
 
-__all__ = ["Case", "Dataset"]
+__all__ = ["Dataset", "EvaluationCase"]
 
 T = TypeVar("T")
 
@@ -59,7 +59,7 @@ def _refuse_non_finite(value: Any, where: str) -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class Case(Generic[T]):
+class EvaluationCase(Generic[T]):
     """One evaluation subject with a stable ``id`` and owned ``metadata``."""
 
     id: str
@@ -75,9 +75,9 @@ class Case(Generic[T]):
             raise ValueError(f"case id {self.id!r}: {error}") from None
         object.__setattr__(self, "metadata", _owned_metadata(self.metadata, f"case {self.id!r}"))
 
-    def copy(self) -> Case[T]:
+    def copy(self) -> EvaluationCase[T]:
         """The same case with its own copy of the metadata."""
-        return Case(self.id, self.subject, copy.deepcopy(self.metadata))
+        return EvaluationCase(self.id, self.subject, copy.deepcopy(self.metadata))
 
 
 class Dataset(Generic[T]):
@@ -93,29 +93,29 @@ class Dataset(Generic[T]):
     __slots__ = ("_cases", "_index")
 
     @overload
-    def __init__(self, cases: Iterable[Case[T]], /) -> None: ...
+    def __init__(self, cases: Iterable[EvaluationCase[T]], /) -> None: ...
     @overload
-    def __init__(self, *cases: Case[T]) -> None: ...
+    def __init__(self, *cases: EvaluationCase[T]) -> None: ...
     @overload
-    def __init__(self, *, cases: Iterable[Case[T]]) -> None: ...
+    def __init__(self, *, cases: Iterable[EvaluationCase[T]]) -> None: ...
 
-    def __init__(self, *args: Any, cases: Iterable[Case[T]] | None = None) -> None:
+    def __init__(self, *args: Any, cases: Iterable[EvaluationCase[T]] | None = None) -> None:
         if args and cases is not None:
             raise TypeError("give the cases positionally or as cases=..., not both")
         given: Iterable[Any]
         if cases is not None:
             given = cases
-        elif len(args) == 1 and not isinstance(args[0], Case):
+        elif len(args) == 1 and not isinstance(args[0], EvaluationCase):
             given = args[0]
         else:
             given = args
         if isinstance(given, str | bytes | Mapping) or not isinstance(given, Iterable):
             raise TypeError(f"a dataset takes cases, got {type(given).__name__}")
-        owned: list[Case[T]] = []
+        owned: list[EvaluationCase[T]] = []
         index: dict[str, int] = {}
         for position, item in enumerate(given):
-            if not isinstance(item, Case):
-                raise TypeError(f"cases[{position}] is a Case, got {type(item).__name__}")
+            if not isinstance(item, EvaluationCase):
+                raise TypeError(f"cases[{position}] is a EvaluationCase, got {type(item).__name__}")
             if item.id in index:
                 raise ValueError(
                     f"case id {item.id!r} appears twice (positions {index[item.id]} "
@@ -123,11 +123,11 @@ class Dataset(Generic[T]):
                 )
             index[item.id] = position
             owned.append(item.copy())
-        self._cases: tuple[Case[T], ...] = tuple(owned)
+        self._cases: tuple[EvaluationCase[T], ...] = tuple(owned)
         self._index = index
 
     @property
-    def cases(self) -> tuple[Case[T], ...]:
+    def cases(self) -> tuple[EvaluationCase[T], ...]:
         """The cases in order, each with its own copy of the metadata."""
         return tuple(case.copy() for case in self._cases)
 
@@ -139,13 +139,13 @@ class Dataset(Generic[T]):
     def __len__(self) -> int:
         return len(self._cases)
 
-    def __iter__(self) -> Iterator[Case[T]]:
+    def __iter__(self) -> Iterator[EvaluationCase[T]]:
         return iter(self.cases)
 
     def __contains__(self, case_id: object) -> bool:
         return case_id in self._index
 
-    def __getitem__(self, case_id: str) -> Case[T]:
+    def __getitem__(self, case_id: str) -> EvaluationCase[T]:
         """The case with this id (a copy); ``KeyError`` when there is none."""
         return self._cases[self._index[case_id]].copy()
 

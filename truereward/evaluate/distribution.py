@@ -160,6 +160,10 @@ class ValueCounts:
     def __len__(self) -> int:
         return sum(self._counts.values())
 
+    def counts(self) -> dict[float, int]:
+        """How many times each distinct value was added (a copy)."""
+        return dict(self._counts)
+
     def distribution(self) -> Distribution:
         """The distribution of every value added so far."""
         return Distribution.from_counts(self._counts)

@@ -32,11 +32,12 @@ from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import Generic, TypeVar
 
-from .comparison import Comparison, compare_summaries
-from .dataset import Case, Dataset
+from ..exceptions import TruerewardError
+from .comparison import ExperimentComparison, compare_summaries
+from .dataset import Dataset, EvaluationCase
 from .errors import NotEvaluated
 from .evaluator import Evaluator, call_evaluator, check_evaluator, require_no_running_loop
-from .outcome import CaseOutcome, CaseStatus
+from .outcome import CaseStatus, EvaluationOutcome
 from .scheduling import check_limit, run_bounded
 from .summary import ExperimentSummary, summarize
 
@@ -52,7 +53,7 @@ class ErrorPolicy(StrEnum):
     FAIL_FAST = "fail_fast"
 
 
-class _Stop(Exception):
+class _Stop(TruerewardError):
     """A fail_fast case failed: stop the run (internal)."""
 
 
@@ -61,13 +62,13 @@ class ExperimentReport:
 
     __slots__ = ("_cases", "_stopped_by", "_summary")
 
-    def __init__(self, cases: tuple[CaseOutcome, ...], stopped_by: str | None = None) -> None:
+    def __init__(self, cases: tuple[EvaluationOutcome, ...], stopped_by: str | None = None) -> None:
         self._cases = cases
         self._stopped_by = stopped_by
         self._summary: ExperimentSummary | None = None
 
     @property
-    def cases(self) -> tuple[CaseOutcome, ...]:
+    def cases(self) -> tuple[EvaluationOutcome, ...]:
         """Every case's outcome, in dataset order."""
         return self._cases
 
@@ -84,7 +85,7 @@ class ExperimentReport:
             self._summary = summarize(self._cases)
         return self._summary
 
-    def compare(self, candidate: ExperimentReport) -> Comparison:
+    def compare(self, candidate: ExperimentReport) -> ExperimentComparison:
         """``candidate`` against this report (the baseline): candidate minus
         baseline, metrics paired by identity."""
         if not isinstance(candidate, ExperimentReport):
@@ -131,23 +132,23 @@ class Experiment(Generic[T]):
         """Run the experiment (coroutine). Cancelling it cancels every
         running case."""
         cases = self.dataset.cases
-        outcomes: list[CaseOutcome | None] = [None] * len(cases)
+        outcomes: list[EvaluationOutcome | None] = [None] * len(cases)
         fail_fast = self.error_policy is ErrorPolicy.FAIL_FAST
         stopped_by: list[str] = []
 
-        def job(position: int, case: Case[T]) -> Callable[[], Awaitable[None]]:
+        def job(position: int, case: EvaluationCase[T]) -> Callable[[], Awaitable[None]]:
             async def evaluate() -> None:
                 try:
                     report = await call_evaluator(self.evaluator, case.subject)
                 except Exception as error:
-                    outcomes[position] = CaseOutcome(
+                    outcomes[position] = EvaluationOutcome(
                         id=case.id, status=CaseStatus.ERROR, error=error, metadata=case.metadata
                     )
                     if fail_fast:
                         stopped_by.append(case.id)
                         raise _Stop from error
                     return
-                outcomes[position] = CaseOutcome(
+                outcomes[position] = EvaluationOutcome(
                     id=case.id, status=CaseStatus.EVALUATED, report=report, metadata=case.metadata
                 )
 
@@ -163,7 +164,7 @@ class Experiment(Generic[T]):
         final = tuple(
             outcome
             if outcome is not None
-            else CaseOutcome(
+            else EvaluationOutcome(
                 id=case.id,
                 status=CaseStatus.NOT_EVALUATED,
                 error=NotEvaluated(f"not evaluated: the run stopped at case {first!r}'s error"),

@@ -9,7 +9,7 @@ from typing import Any
 from .report import EvaluationReport
 from .verdict import EvaluationVerdict
 
-__all__ = ["CaseOutcome", "CaseStatus"]
+__all__ = ["CaseStatus", "EvaluationOutcome"]
 
 
 class CaseStatus(StrEnum):
@@ -23,7 +23,7 @@ class CaseStatus(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class CaseOutcome:
+class EvaluationOutcome:
     """One case of an experiment: its id and metadata (a copy), and either a
     ``report`` (status ``evaluated``) or an ``error`` (status ``error`` or
     ``not_evaluated``), never both."""

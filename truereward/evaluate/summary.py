@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .distribution import Distribution, ValueCounts
 from .metric import Metric, MetricKey
-from .outcome import CaseOutcome, CaseStatus
+from .outcome import CaseStatus, EvaluationOutcome
 from .report import EvaluationReport
 from .verdict import EvaluationVerdict
 
@@ -126,7 +126,7 @@ class _MetricTally:
         )
 
 
-def summarize(cases: Iterable[CaseOutcome]) -> ExperimentSummary:
+def summarize(cases: Iterable[EvaluationOutcome]) -> ExperimentSummary:
     """The summary of case outcomes (streaming: one pass, memory in the
     number of metrics and distinct values)."""
     total = evaluated = passed = failed = unjudged = errors = not_evaluated = 0

@@ -1,20 +1,13 @@
 """The fold: the rows of one run, one reward or the reasons there is none.
 
-``fold(rows, *, case_set=None, checks=(), refusals=(), scheme=None, scoring=None)``
-validates the rows, applies the shared refusal rules
-(:mod:`truereward.folding.rules`) and, when nothing refuses the run, asks the
-named scheme (:mod:`truereward.folding.registry`) for the reward. A task's
-declared scoring (:mod:`truereward.scoring`: weights, required cases, a
-threshold, named dimensions; a task spec given as the case set brings its
-own) is read by the weighing schemes and gives the dimensions their values
-(:mod:`truereward.folding.weighing`). It is pure: the same inputs in any
-order give the same :class:`Fold`.
-
-The scheme: the one named; when none is, the primary dimension's scheme of
-a task with dimensions, else the task's own scheme, else
-:data:`DEFAULT_SCHEME`. A task with dimensions folded under another scheme
-than its primary dimension's is refused (``CASE_INVALID``): its reward is
-that dimension's value.
+:func:`fold` validates the rows, applies the shared refusal rules
+(:mod:`.rules`) and, when nothing refuses, asks the scheme for the reward; a
+task's declared scoring is read by the weighing schemes and gives named
+dimensions their values (:mod:`.weighing`). Pure: the same inputs in any
+order give the same :class:`Fold`. The scheme is the one named, else the
+primary dimension's, else the task's, else :data:`DEFAULT_SCHEME`; another
+scheme than the primary dimension's is ``CASE_INVALID``. docs/design.md,
+README.md ("The rules of the fold") and docs/scoring.md.
 """
 
 from __future__ import annotations
@@ -28,10 +21,11 @@ from pydantic import TypeAdapter
 from ..cases import CaseResult, CheckAnswer
 from ..caseset import DeclaredCases, declared_cases
 from ..codes import Ungradable
+from ..exceptions import UnknownName
 from ..refusal import Refusal, from_ungradable, refusal, sort_key
 from ..scoring import Scoring
 from .model import CaseCounts, FailedIds, Fold, FoldInputs, KindCounts, RunCheck
-from .registry import Scheme, UnknownScheme, get_scheme, register, scheme_names
+from .registry import Scheme, get_scheme, register, scheme_names
 from .rules import Tally, tally
 
 __all__ = [
@@ -44,7 +38,6 @@ __all__ = [
     "RunCheck",
     "Scheme",
     "Tally",
-    "UnknownScheme",
     "as_refusals",
     "fold",
     "fold_fields",
@@ -73,7 +66,7 @@ def validate_rows(rows: Iterable[CaseResult | Mapping[str, Any]]) -> list[CaseRe
 def as_refusals(items: Iterable[Refusal | Ungradable | Mapping[str, Any]]) -> list[Refusal]:
     """Refusals from :class:`Refusal` objects, :class:`Ungradable` errors or
     mappings ``{code, why, case?}`` (``blame`` comes from the code's
-    declaration; an unknown code raises :class:`~truereward.codes.UnknownCode`)."""
+    declaration; an unknown code raises :class:`~truereward.exceptions.UnknownName`)."""
     out: list[Refusal] = []
     for item in items:
         if isinstance(item, Refusal):
@@ -146,7 +139,7 @@ _NO_INPUTS = FoldInputs()
 
 def scheme_for(scheme: str | Scheme | None, scoring: Scoring | None) -> Scheme:
     """The scheme a fold uses (module docstring): ``scheme`` when named
-    (:class:`UnknownScheme` when nobody registered it), else the task's
+    (:class:`~truereward.exceptions.UnknownName` when nobody registered it), else the task's
     (its primary dimension's, or its own), else :data:`DEFAULT_SCHEME`. A
     scheme the task names and nobody registered gives the default here; the
     fold refuses the run for it (``CASE_INVALID``)."""
@@ -161,7 +154,7 @@ def scheme_for(scheme: str | Scheme | None, scoring: Scoring | None) -> Scheme:
         name = scoring.scheme
     try:
         return get_scheme(name)
-    except UnknownScheme:
+    except UnknownName:
         return get_scheme(DEFAULT_SCHEME)
 
 
@@ -177,7 +170,7 @@ def _scoring_refusals(
         if scoring is not None and scoring.scheme is not None:
             try:
                 get_scheme(scoring.scheme)
-            except UnknownScheme:
+            except UnknownName:
                 found.append(
                     refusal(
                         "CASE_INVALID", f"the task names scheme {scoring.scheme!r}, unknown here"
@@ -264,7 +257,7 @@ def fold(
     the rows' own; ``refusals`` are reasons found outside the rows (a reader
     that refused the evidence, a test session that stopped early).
     ``scheme``: see the module docstring; an unknown one named here raises
-    :class:`UnknownScheme`. ``scoring``: the task's declared scoring
+    :class:`~truereward.exceptions.UnknownName`. ``scoring``: the task's declared scoring
     (default: the task spec's, when ``case_set`` is one).
 
     The result is gradable exactly when there is no refusal; then ``reward``

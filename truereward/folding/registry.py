@@ -1,17 +1,13 @@
 """The registry of reward schemes.
 
 A scheme is a name and a pure function from the tally of a gradable run to
-its reward. The name is written into every document, and a scheme's
-behaviour never changes under the same name: a change is a new name
-(``/2``). The shared refusal rules (:mod:`truereward.folding.rules`) apply to
-every scheme; a scheme only says what the reward of a gradable run is.
-
-Schemes are found through the entry-point group ``truereward.schemes``
-(:class:`truereward.registry.Registry`): the entry point's name is the
-scheme's name and it names a :class:`Scheme` object. The built-ins live one
-per module in :mod:`truereward.folding.schemes` and are listed in
-``pyproject.toml`` like any other package's; a scheme is loaded when its
-name is first asked for. A program may also :func:`register` one.
+its reward; the shared refusal rules (:mod:`truereward.folding.rules`) apply
+to every scheme. The name is written into every document, so a scheme's
+behaviour never changes under it (a change is a new name, ``/2``). Schemes
+are found through the entry-point group ``truereward.schemes`` (built-ins
+one per module of :mod:`truereward.folding.schemes`, listed in
+``pyproject.toml``), loaded when first asked for; :func:`register` adds one.
+docs/scoring.md lists the schemes.
 """
 
 from __future__ import annotations
@@ -26,7 +22,6 @@ from .rules import Tally
 __all__ = [
     "ENTRY_POINT_GROUP",
     "Scheme",
-    "UnknownScheme",
     "Weighed",
     "get_scheme",
     "register",
@@ -78,10 +73,6 @@ class Scheme:
     needs_required: bool = False
 
 
-class UnknownScheme(ValueError):
-    """A scheme name nobody registered. The message lists the known ones."""
-
-
 _a_scheme = named("scheme", Scheme)
 
 
@@ -94,9 +85,7 @@ def _checked(name: str, value: Any) -> Scheme:
     return scheme
 
 
-_SCHEMES: Registry[Scheme] = Registry(
-    "scheme", ENTRY_POINT_GROUP, check=_checked, missing=lambda _, message: UnknownScheme(message)
-)
+_SCHEMES: Registry[Scheme] = Registry("scheme", ENTRY_POINT_GROUP, check=_checked)
 
 
 def register(scheme: Scheme) -> Scheme:
@@ -107,7 +96,8 @@ def register(scheme: Scheme) -> Scheme:
 
 
 def get_scheme(name: str) -> Scheme:
-    """The scheme registered under ``name``; :class:`UnknownScheme` otherwise."""
+    """The scheme registered under ``name``;
+    :class:`~truereward.exceptions.UnknownName` otherwise."""
     return _SCHEMES.get(name)
 
 

@@ -1,23 +1,13 @@
 """The refusal rules every scheme shares, as small named functions.
 
-Given validated rows, the declared case set, run-check answers and refusals
-from outside the rows, :func:`tally` finds every reason the run has no reward
-and counts what was measured. A scheme then only says what the reward of a
-gradable run is. The rules, in the order they are applied:
-
-1. :func:`duplicate_ids`: rows that share an id give one ``CASE_INVALID`` for
-   that id; all of them stay in the detail and in the counts.
-2. :func:`case_set_mismatches`: a declared case without a row is
-   ``CASES_MISSING`` (one refusal per case); a row outside the set, or of
-   another kind than declared, is ``CASE_INVALID`` (once per id).
-3. :func:`ungradable_rows`, the given refusals, and :func:`failed_run_checks`:
-   every ungradable row gives its own refusal (``case`` = its id); every run
-   check whose answers do not all hold gives its code.
-4. :func:`coverage_refusals`: if no row is graded, ``NOTHING_GRADED`` unless a
-   refusal already explains why; otherwise, if no row of any verdict and no
-   declared case is fail-to-pass, ``NO_FAIL_TO_PASS`` (even beside others).
-
-Refusals are then sorted by (case, code, why).
+:func:`tally` finds every reason a run has no reward and counts what was
+measured, applying in order :func:`duplicate_ids` (``CASE_INVALID`` per
+shared id), :func:`case_set_mismatches` (``CASES_MISSING`` per missing case,
+``CASE_INVALID`` per stray or mis-kinded row), :func:`ungradable_rows`, the
+given refusals and :func:`failed_run_checks`, then
+:func:`coverage_refusals` (``NOTHING_GRADED``, ``NO_FAIL_TO_PASS``);
+refusals sorted by (case, code, why). A scheme only says what a gradable
+run's reward is. README.md, "The rules of the fold".
 """
 
 from __future__ import annotations

@@ -1,36 +1,11 @@
 """Weighing: the value of a case, the inputs of a weighing scheme, and the
 values of named reward dimensions.
 
-A case's **value** is its score (``measures["score"]``) when its reader
-measured one, else 1.0 for a passed case and 0.0 for a failed one; it
-**passes** when its verdict is ``pass``. A dimension's value is what its
-scheme makes of its members; as a member of another dimension it passes when
-its value is 1.0 (rewardkit's rule for every input). Weighing schemes
-(:attr:`~truereward.folding.registry.Scheme.combine`) refuse a case whose
-score lies outside [0, 1] (``SCORE_OUT_OF_RANGE``), never clip it.
-
-Without dimensions (*flat* scoring) the run's scheme weighs its cases with
-the task's weights (:func:`flat_members`). With dimensions,
-:func:`evaluate` gives every dimension's value, or ``None`` when it has none
-(one of its cases is missing, ungradable or out of range, or its
-declaration does not fit its scheme), and the refusals that make the run
-ungradable:
-
-- ``CASE_INVALID``: a dimension names an unknown scheme; a scheme that does
-  not weigh (``gated-binary/1``, ``fix-rate/1``, ``mean-score/1``) is given
-  dimensions, weights or optional members; a negative weight where the
-  scheme is not ``weighted-sum/1``; weights summing to zero under
-  ``weighted-mean/1`` or ``threshold/1``; ``required-pass/1`` with nothing
-  required; a threshold given to a scheme that takes none; without a case
-  set (the cases a reader discovered), a result that no dimension holds;
-- ``CASES_MISSING``: without a case set, a case a dimension names has no
-  result;
-- ``SCORE_OUT_OF_RANGE``: a case a weighing dimension folds scored outside
-  [0, 1].
-
-A dimension's value is computed even when the run is not gradable, as long
-as everything under it was graded: like ``fix_rate``, it describes what was
-measured; only a gradable run has a reward and reward files.
+A case's value is its score when its reader measured one, else 1.0 or 0.0
+by its verdict; a score outside [0, 1] is refused, never clipped.
+:func:`flat_members` weighs a task's cases without dimensions;
+:func:`evaluate` gives every dimension's value (or ``None``) and the
+refusals that make the run ungradable. docs/scoring.md gives the rules.
 """
 
 from __future__ import annotations
@@ -39,11 +14,12 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 
 from ..cases import PASS, CaseResult
+from ..exceptions import UnknownName
 from ..frozen import EMPTY
 from ..refusal import Refusal, refusal
 from ..score_codes import SCORE_OUT_OF_RANGE
 from ..scoring import Dimension, Scoring
-from .registry import Scheme, UnknownScheme, Weighed, get_scheme
+from .registry import Scheme, Weighed, get_scheme
 from .rules import Tally, tally
 
 __all__ = [
@@ -222,7 +198,7 @@ def _order(dimensions: Sequence[Dimension]) -> list[Dimension]:
 def _lookup(name: str) -> Scheme | None:
     try:
         return get_scheme(name)
-    except UnknownScheme:
+    except UnknownName:
         return None
 
 

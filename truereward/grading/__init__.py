@@ -1,23 +1,13 @@
 """Grading whole sweeps: runs in, one published grade per run out.
 
 The Prefect-free core of the ``grade-run`` flow (:mod:`truereward.prefect`
-wraps it in tasks):
-
-- :class:`GradeRequest` (:mod:`.request`): what to grade and how;
-- :func:`plan_runs` (:mod:`.plan`): one :class:`RunJob` per run;
-- :func:`triage` (:mod:`.triage`): whether a run with a grade is graded
-  again (the regrade policy), decided once per run;
-- :func:`read_run` (:mod:`.reading`): one attempt at reading a run, every
-  problem a refusal; :func:`worth_retrying`: whether a refusal may pass;
-- :class:`ChunkProgress` (:mod:`.progress`): attempts over a chunk of runs;
-- :func:`fold_reading`, :func:`publish_graded` (:mod:`.steps`);
-- :class:`GradeRunReport` (:mod:`.report`): the summary, what publishing
-  did, the per-run table;
-- :class:`~.halt.Halt` (:mod:`.halt`): stopping a sweep's grading without
-  cutting a run's publish;
-- :func:`grade_request` (:mod:`.loop`): all of it in a plain loop.
-
-Importing this package is cheap; names load on first use.
+wraps it in tasks): :mod:`.request` (what to grade), :mod:`.plan` and
+:mod:`.triage` (which runs, decided once), :mod:`.reading` and
+:mod:`.progress` (attempts), :mod:`.steps` (fold, publish), :mod:`.report`
+(what it came to), :mod:`.outcome` (the part a flow run persists),
+:mod:`.halt` (stopping without cutting a publish) and :func:`grade_request`
+(:mod:`.loop`, all of it in a plain loop). Names load on first use.
+docs/prefect.md and docs/scale.md.
 """
 
 from __future__ import annotations
@@ -29,6 +19,7 @@ from ..lazy import lazy_names
 if TYPE_CHECKING:
     from .chunks import Chunk, chunk_size_for, chunked
     from .loop import grade_request
+    from .outcome import GradeRunOutcome
     from .plan import GradeSettings, RunJob, plan_runs
     from .progress import ChunkProgress, read_chunk, retry_delays
     from .reading import RunReading, read_run, worth_retrying
@@ -43,6 +34,7 @@ _LAZY = {
     "chunk_size_for": "chunks",
     "chunked": "chunks",
     "grade_request": "loop",
+    "GradeRunOutcome": "outcome",
     "GradeSettings": "plan",
     "RunJob": "plan",
     "plan_runs": "plan",
@@ -71,6 +63,7 @@ __all__ = [
     "Chunk",
     "ChunkProgress",
     "GradeRequest",
+    "GradeRunOutcome",
     "GradeRunReport",
     "GradeRunResult",
     "GradeSettings",

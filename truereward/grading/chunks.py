@@ -1,18 +1,12 @@
 """Runs in chunks: the unit a task run grades.
 
-Orchestrating a task run costs milliseconds (an API round trip, state
-changes), and more on Prefect's default SQLite database under concurrency;
-grading a run of twenty cases costs about as much. So a sweep is graded in
-chunks of runs, one task run per step per chunk; a sweep no larger than the
-number of chunks in flight is graded one run per chunk, so each run has task
-runs of its own named after it.
-
-A chunk, and what each step makes of it, is a :class:`Payload`: a plain
-class, not a dataclass. Prefect walks every task parameter and result that
-is a collection, a dataclass or a pydantic model, down to each row of each
-run, looking for futures to resolve and inputs to record; a plain object it
-takes as it is. That walk was a quarter of a Dask worker's samples and a
-sixth of the flow process's (``infra/bench/dask_cluster.py --profile``).
+Orchestrating a task run costs about as much as grading a run of twenty
+cases, so a sweep is graded in chunks, one task run per step per chunk (a
+sweep no larger than the chunks in flight: one run per chunk). A chunk and
+what each step makes of it are :class:`Payload` objects, plain classes
+Prefect takes as they are instead of walking every row looking for futures.
+docs/prefect.md, "Scale" and "How grade-run schedules its chunks", and
+docs/scale.md give the reasons and the figures.
 """
 
 from __future__ import annotations
@@ -37,24 +31,22 @@ __all__ = [
 
 #: The largest chunk :func:`chunk_size_for` chooses for the thread runner.
 #: The flow process holds the rows of every chunk in flight; larger chunks
-#: made it faster but raised its peak (10,000 runs: 274 MB with chunks of
-#: 313 against 197 MB with chunks of 100, ``infra/bench/dask_cluster.py``).
+#: made it faster but raised its peak (``infra/bench/dask_cluster.py``;
+#: figures in docs/scale.md).
 MAX_AUTO_CHUNK = 100
 #: The largest chunk chosen for a runner whose task runs are in other
 #: processes (Dask): there a task run costs a worker a fresh API client and
 #: its state changes, and its result travels to the flow process, so fewer,
-#: larger task runs pay (10,000 runs: 0.61x the thread runner's throughput
-#: with chunks of 100, 0.85x with 313); the rows stay on the workers (peak
-#: 267 MB a worker with chunks of 313).
+#: larger task runs pay, and the rows stay on the workers
+#: (``infra/bench/dask_cluster.py``; figures in docs/scale.md).
 MAX_REMOTE_CHUNK = 300
 #: The smallest chunk :func:`chunk_size_for` chooses when the sweep has more
 #: runs than chunks in flight. Each task run of a tagged task asks the server
 #: for its tags' concurrency slots in a write transaction, and on SQLite
 #: (Prefect's default, and its ephemeral API) eight at once collide: the
-#: server answers ``503`` and the client waits about 2 s before it asks
-#: again. The 30-run sample sweep, 8 at a time, took 24.4 s in one-run
-#: chunks (29 such waits) and 10.5 s in chunks of 4 (``python
-#: flows/grade_run.py samples/sweep --chunk-size N``, ephemeral API).
+#: server answers ``503`` and the client backs off before it asks again, so
+#: one-run chunks of the 30-run sample sweep were much slower than chunks of
+#: 4 (docs/prefect.md, "Scale").
 MIN_AUTO_CHUNK = 25
 
 
@@ -109,9 +101,9 @@ class Payload:
         (reading an attribute then raises ``AttributeError``). Prefect's
         engine keeps a task run's parameters and result in reference
         cycles, so a chunk's rows outlived it until a full garbage
-        collection, whose cost grows with everything alive: 4.9 s of a
-        17-second flow over 10,000 runs (``gc.callbacks``). Released, they
-        go as soon as the last reference does."""
+        collection, whose cost grows with everything alive (docs/scale.md,
+        "Where the time goes"). Released, they go as soon as the last
+        reference does."""
         for name in self.__slots__:
             with contextlib.suppress(AttributeError):  # still packed, or released already
                 object.__delattr__(self, name)

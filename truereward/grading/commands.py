@@ -1,17 +1,12 @@
 """The commands that grade a request again, for people to copy.
 
-The flow's artifacts and ``truereward sweep retries`` end with the exact
-command that grades the runs still refused for the grader's reasons once
-the fault is fixed: the same request with ``regrade: grader-refusals``,
-
-- through a deployment: ``prefect deployment run 'grade-run/local' -p
-  request='{...}' --watch`` (:func:`deployment_command`);
-- on this machine, without a server: ``python flows/grade_run.py ...``
-  (:func:`local_command`), with flags when the request has only fields that
-  have one, else ``--request '{...}'``.
-
-A request is written with its non-default fields only, as compact JSON with
-sorted keys, quoted for a POSIX shell.
+The flow's artifacts and ``truereward sweep retries`` end with the command
+that grades the runs still refused for the grader's reasons, once the fault
+is fixed: the same request with ``regrade: grader-refusals``, through a
+deployment (:func:`deployment_command`) or on this machine with
+``flows/grade_run.py`` (:func:`local_command`: flags when every field has
+one, else ``--request '{...}'``). A request is written with its non-default
+fields only, as compact JSON with sorted keys, quoted for a POSIX shell.
 """
 
 from __future__ import annotations

@@ -1,26 +1,11 @@
 """Stopping a sweep's grading without cutting a run's publish.
 
-A :class:`Halt` is shared by a flow run's pipeline and its publish steps.
-Until :meth:`Halt.stop` is called it only watches: each run's publish checks
-in (:meth:`Halt.publishing`) and what it came to is noted. Once stopped:
-
-- **no run's publish starts**; a run whose publish has started finishes its
-  whole file set. The publisher writes each file whole or not at all, with
-  ``reward.txt`` last, so a set cut between two files is never a wrong
-  reward, but it is an unfinished set that a later publish must repair;
-  letting it finish leaves none;
-- :meth:`Halt.wait_idle` waits, up to a bound, for the publishes in
-  progress, and names the runs still publishing when the bound passed;
-- :meth:`Halt.published` counts the runs published so far by decision,
-  whatever happened to the task runs that published them, so whoever ends
-  the process can say what was published;
-- :meth:`Halt.outcomes` gives what each run of a chunk came to, until the
-  pipeline has its chunk's result (:meth:`Halt.collected`): a publish whose
-  task run never reported back (its process lost the API it reports to) is
-  still accounted for. Memory holds the chunks in flight, not the sweep.
-
-Thread-safe. Prefect-free: the flow stops it when its Prefect API is lost
-(:mod:`truereward.prefect.lifeline`).
+A :class:`Halt` is shared by a flow run's pipeline and its publish steps:
+once :meth:`Halt.stop` is called no run's publish starts, the ones started
+finish their whole file set (:meth:`Halt.wait_idle`, bounded), and
+:meth:`Halt.published` and :meth:`Halt.outcomes` say what was published,
+even by task runs that never reported back. Thread-safe and Prefect-free.
+docs/prefect.md, "When the Prefect server goes away", describes its use.
 """
 
 from __future__ import annotations

@@ -1,17 +1,13 @@
 """The I/O budget of a grading process: runs whose reads and writes are in
 flight at once.
 
-An object store answers in tens of milliseconds, and a run costs a few
-requests, so one run after another leaves the process waiting on round
-trips. :func:`ordered_map` overlaps them: a function over items with at
-most ``size`` calls at work at once, on threads of one pool per process
-(shared by every chunk of a flow run, so the budget holds whatever the
-number of task runs), results in the order of the items, items taken only
-as room frees up. A budget of 1 calls the function in the caller's thread,
-as a plain loop would. The calls must not themselves submit to the pool
-(a full pool would wait on itself). :func:`read_ahead` keeps such a map
-going while its consumer is busy elsewhere (a flow waiting on its task
-runs): up to ``n`` results are made ahead, in a thread of their own.
+:func:`ordered_map` overlaps a store's round trips: at most ``size`` calls
+at work at once, on one thread pool per process (shared by every chunk of a
+flow run), results in the items' order, items taken as room frees up; a
+budget of 1 is a plain loop in the caller's thread. The calls must not
+submit to the pool themselves. :func:`read_ahead` keeps such a map going
+while its consumer is busy elsewhere. docs/scale.md, "The I/O budget", says
+how to size it.
 """
 
 from __future__ import annotations

@@ -9,16 +9,17 @@ from .report import GradeRunResult
 
 __all__ = ["cell", "render_result", "render_runs"]
 
+#: The table's columns, in :meth:`~truereward.grading.report.RunLine.cells`'s order.
 _COLUMNS = (
     "run",
     "state",
     "reward",
     "codes",
-    "blame",
-    "attempts",
-    "earlier",
-    "published",
     "why",
+    "earlier",
+    "attempts",
+    "blame",
+    "published",
 )
 
 

@@ -118,11 +118,9 @@ class RunJob:
 class PlannedJobs(Sequence[RunJob]):
     """The jobs of a plan, each made when it is taken: the plan keeps one
     string per run (its name in the sweep, or its URL), and ``make`` turns
-    one into its :class:`RunJob`. A list of jobs held 214 bytes a run
-    (``tracemalloc``; a name is about 60): at 100,000 runs, 21 MB a flow
-    process would hold from start to end for nothing
-    (``infra/bench/grade_run.py`` measures the flow's peak from 10,000 to
-    100,000 runs)."""
+    one into its :class:`RunJob`. A list of whole jobs, held by the flow
+    process from start to end, made its peak grow with the sweep
+    (``infra/bench/grade_run.py``; figures in docs/scale.md)."""
 
     __slots__ = ("_entries", "_make")
 

@@ -1,22 +1,12 @@
 """Reading a chunk of runs, attempt after attempt.
 
-:class:`ChunkProgress` holds what a chunk's reading has come to between
-attempts: the runs settled (a reading that is gradable, refused for a
-reason that will not pass, or read for the last time), and for each run
-still worth reading again, the attempts it has had. Each call of
-:meth:`ChunkProgress.attempt` reads the unsettled runs once more; a run
-whose refusals are all grader-blamed and may pass
-(:func:`~truereward.grading.reading.worth_retrying`) stays unsettled unless
-this is the last attempt. Nothing else is read twice: a settled run keeps
-its reading.
-
-:class:`PublishProgress` is the same for publishing a chunk's grades: only
-the runs whose publish failed for a reason that may pass are published
-again.
-
-The Prefect ``read`` task keeps one progress per task run and calls
-:meth:`attempt` once per Prefect attempt, so the retries the UI shows are
-these attempts; :func:`read_chunk` does the same in a plain loop.
+:class:`ChunkProgress` holds the runs settled (gradable, refused for good,
+or read for the last time) and the attempts of those worth reading again;
+each :meth:`ChunkProgress.attempt` reads only the unsettled runs once more.
+:class:`PublishProgress` does the same for publishing. The Prefect ``read``
+task keeps one per task run and calls :meth:`attempt` once per Prefect
+attempt, so the retries the UI shows are these; :func:`read_chunk` does it
+in a plain loop. docs/prefect.md, "Retries, routed by blame".
 """
 
 from __future__ import annotations

@@ -1,34 +1,11 @@
 """Reading one run: its task spec, its evidence, its rows, once per attempt.
 
-:func:`read_run` is one attempt at reading a run (:class:`RunReading`): the
-rows its reader gave, or the refusal it raised, with the digests of what
-was read and when. Every problem becomes a refusal, never an exception:
-
-- the task spec (``case_set`` inside the run) is missing, too large or not
-  a valid spec: ``CASE_INVALID`` (the task definition's fault, the
-  grader's; not retried); it cannot be read (I/O): ``EVIDENCE_UNREADABLE``
-  (retried);
-- neither the request nor the task spec names a reader, or the spec names an
-  unknown one: ``CASE_INVALID``;
-- whatever the reader raises (:func:`truereward.readers.read_with_evidence`);
-- anything else that goes wrong while reading one run (an exception nothing
-  above expected): ``CASE_NOT_GRADED`` (the grader's, retried), naming it, so
-  that one run can never take the other runs of its chunk down with it.
-
-The digests of the evidence read are recorded with paths relative to the
-run directory (``logs/verifier/ctrf.json``), so a run's grade is the same
-whether its sweep lies in a local directory or in a bucket.
-
-A run whose grade is kept (:mod:`truereward.grading.triage` decided so when
-the sweep was planned) is not read at all: :func:`kept` is its reading, the
-standing document.
-
-:meth:`RunReading.refusals` folds the reading (a pure function of it) to
-tell whether it is worth reading again: only when every refusal is a
-grader-blamed code that may pass (:func:`worth_retrying`). When the reader
-refused, the reading is folded without the case set: the reader's refusal
-is the whole reason, and "every declared case is missing" would only
-restate it (and is not a fault that passes).
+:func:`read_run` is one attempt (:class:`RunReading`: the rows, or the
+refusal, with the digests of what was read); every problem is a refusal,
+never an exception. :func:`kept` is the reading of a run whose standing
+grade is kept, and :meth:`RunReading.refusals` folds a reading to tell
+whether it is worth reading again. docs/prefect.md, "What happens to each
+run" and "Retries, routed by blame", gives the rules.
 """
 
 from __future__ import annotations
@@ -52,6 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RunReading",
+    "current_definition",
+    "definition_of",
     "kept",
     "load_spec",
     "read_run",
@@ -90,6 +69,7 @@ class RunReading:
     stored: GradeDocument | None = None
     history: tuple[Attempt, ...] = ()
     scoring: Scoring | None = None
+    definition: str | None = None
 
     @property
     def case_set(self) -> TaskSpec | None:
@@ -160,12 +140,47 @@ def load_spec(job: RunJob) -> TaskSpec:
         raise Ungradable("CASE_INVALID", f"task spec {error}") from None
 
 
+def definition_of(job: RunJob, spec: TaskSpec, reader: str, evidence: str) -> str:
+    """The sha256 of what ``job``'s run is graded with besides its evidence:
+    the task ``spec`` as loaded, the ``reader``'s name, the ``evidence``
+    path, the request's reader options and scheme, and this library's
+    version (its readers are part of it). Pure."""
+    import hashlib
+
+    from .._version import __version__
+    from ..strictjson import canonical_bytes
+
+    settings = job.settings
+    value = {
+        "spec": spec.model_dump(mode="json"),
+        "reader": reader,
+        "evidence": evidence,
+        "options": settings.options,
+        "scheme": settings.scheme,
+        "grader": __version__,
+    }
+    return hashlib.sha256(canonical_bytes(value, finite=True)).hexdigest()
+
+
+def current_definition(job: RunJob) -> str | None:
+    """:func:`definition_of` ``job``'s run as it is now (its task spec read
+    again); ``None`` when the spec or the reader cannot be had (the run's
+    grade then records none either)."""
+    try:
+        spec = load_spec(job)
+        reader, where = reader_and_evidence(job, spec)
+    except Ungradable:
+        return None
+    return definition_of(job, spec, reader.name, where)
+
+
 def reader_and_evidence(job: RunJob, spec: TaskSpec) -> tuple[Reader, str]:
     """The reader of ``job``'s run and its evidence's path inside the run:
     the request's, else the task spec's, else the reader's default.
     :class:`~truereward.codes.Ungradable` (``CASE_INVALID``) when no reader
     is named or the name is unknown."""
-    from ..readers import UnknownReader, get_reader
+    from ..exceptions import UnknownName
+    from ..readers import get_reader
 
     settings = job.settings
     name = settings.reader or spec.reader
@@ -175,7 +190,7 @@ def reader_and_evidence(job: RunJob, spec: TaskSpec) -> tuple[Reader, str]:
         )
     try:
         reader = get_reader(name)
-    except UnknownReader as error:
+    except UnknownName as error:
         raise Ungradable("CASE_INVALID", str(error)) from None
     return reader, settings.evidence or spec.evidence or reader.default_evidence
 
@@ -217,17 +232,19 @@ def _ahead(job: RunJob) -> tuple[str, Future[tuple[int, bytes | None]]] | None:
 
 
 def _read(
-    job: RunJob, digests: list[EvidenceDigest]
+    job: RunJob, digests: list[EvidenceDigest], definition: list[str]
 ) -> tuple[TaskSpec, list[CaseResult], Scoring | None]:
     """The spec, rows and (when the evidence declares it) scoring of
     ``job``'s run; the digests of every evidence file read go to
-    ``digests``, also when the reader refuses."""
+    ``digests``, and the run's :func:`definition_of` to ``definition``,
+    also when the reader refuses."""
     from ..readers import Evidence, read_with_evidence
 
     settings = job.settings
     ahead = _ahead(job)
     spec = load_spec(job)
     reader, where = reader_and_evidence(job, spec)
+    definition.append(definition_of(job, spec, reader.name, where))
     evidence = Evidence(
         url=job.inside(where),
         storage_options=settings.storage_options,
@@ -276,9 +293,10 @@ def read_run(job: RunJob, attempt: int = 1) -> RunReading:
     the run) at reading ``job``'s run; see the module docstring."""
     started = datetime.now(UTC)
     digests: list[EvidenceDigest] = []
+    definition: list[str] = []
     with attempt_scope(attempt):
         try:
-            spec, rows, scoring = _read(job, digests)
+            spec, rows, scoring = _read(job, digests, definition)
         except Exception as error:  # noqa: BLE001 - a surprise is this run's, not its chunk's
             refused = error if isinstance(error, Ungradable) else _crashed(job, error)
             return RunReading(
@@ -288,6 +306,7 @@ def read_run(job: RunJob, attempt: int = 1) -> RunReading:
                 finished=datetime.now(UTC),
                 refusal=from_ungradable(refused),
                 evidence=tuple(digests),
+                definition=definition[0] if definition else None,
             )
     return RunReading(
         job=job,
@@ -298,4 +317,5 @@ def read_run(job: RunJob, attempt: int = 1) -> RunReading:
         spec=spec,
         evidence=tuple(digests),
         scoring=scoring,
+        definition=definition[0] if definition else None,
     )

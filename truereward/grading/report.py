@@ -1,38 +1,12 @@
 """What grading a sweep came to: the summary, what publishing did, a table.
 
-:class:`GradeRunReport` takes each run's :class:`~truereward.grading.steps.PublishedRun`
-as it comes and builds a :class:`GradeRunResult`:
-
-- ``summary``: the sweep summary of :mod:`truereward.sweeps` (the same code
-  ``truereward sweep summary`` runs over the published files) over every
-  run's grade: runs, gradable runs, the reward distribution over
-  **gradable runs only** (its mean is absent, never 0, when none is),
-  refusals by code and blame, attempts over each run's whole history. A
-  grade that was made but could not be published is counted by what it
-  is (and under ``failed``); a run for which no grade could be made (its
-  task failed) is *unreadable*.
-- this flow run: ``graded`` runs (``regraded`` of them over a standing
-  grade, ``distrusted`` of those over a grade in the run's own directory
-  that was not trusted), ``retried`` runs (read more than once in this flow
-  run);
-  ``already_graded`` runs whose standing grade was kept, ``retried_earlier``
-  of them retried by the flow run that graded them. The headline says
-  "retried" for this flow run's retries only.
-- ``published``: runs per publish decision (``created``, ``replaced``,
-  ``unchanged``, ``repaired``, ``conflict``, ``failed``); ``failed``: runs
-  whose grade was not published (a conflict, a failure, or no grade made);
-- ``failures``: those runs, and why;
-- ``runs``: one line per run for the table artifact;
-- ``not_graded``: every entry of the sweep that was not graded, with why
-  (a symlink, a hidden entry, a name that cannot be a run id);
-- ``retry_lines``: the first :data:`RETRY_LINES` retried or grader-refused
-  runs attempt by attempt (:mod:`truereward.sweeps.retries`), for the HTML
-  sweep report, and ``retry_tally`` the counts over all of them.
-
-Memory stays bounded whatever the sweep's size: the summary's tallies are
-bounded by the codes and attempt counts, and the table and the failures keep
-at most :data:`TABLE_LIMIT` and :data:`FAILURE_LIMIT` lines (runs that were
-refused, retried or not published first; counts cover every run).
+:class:`GradeRunReport` takes each run's
+:class:`~truereward.grading.steps.PublishedRun` as it comes and builds a
+:class:`GradeRunResult`: the sweep summary over every run's grade, this
+flow run's counts, what publishing did, the failures, a table, the entries
+not graded and the retried runs. Its memory is bounded whatever the sweep's
+size (:data:`TABLE_LIMIT`, :data:`FAILURE_LIMIT`). docs/prefect.md, "States,
+artifacts and the result", describes each field.
 """
 
 from __future__ import annotations
@@ -42,6 +16,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..exceptions import TruerewardError
 from ..sweeps.record import RunRecord, RunState
 from ..sweeps.retries import RetriedRun, RetriesListing, RetriesTally
 from ..sweeps.summary import SummaryBuilder, SweepSummary
@@ -98,17 +73,19 @@ class RunLine(BaseModel):
     why: str = ""
 
     def cells(self) -> dict[str, str | int | float]:
-        """The line as table cells (an absent reward is ``—``, never 0)."""
+        """The line as table cells, in the order shown (an absent reward is
+        ``—``, never 0)."""
+        # What a reader looks for first comes first: a wide table scrolls.
         return {
             "run": self.run,
             "state": self.state,
             "reward": "—" if self.reward is None else self.reward,
             "codes": ", ".join(self.codes) or "—",
-            "blame": ", ".join(self.blame) or "—",
-            "attempts": self.attempts,
-            "earlier": "; ".join(self.earlier) or "—",
-            "published": self.published,
             "why": self.why or "—",
+            "earlier": "; ".join(self.earlier) or "—",
+            "attempts": self.attempts,
+            "blame": ", ".join(self.blame) or "—",
+            "published": self.published,
         }
 
 
@@ -144,7 +121,9 @@ class GradeRunResult(BaseModel):
     published: dict[str, int]
     graded: Count = 0
     regraded: Count = 0
+    unchanged: Count = 0
     retried: Count = 0
+    healed: Count = 0
     already_graded: Count
     retried_earlier: Count = 0
     distrusted: Count = 0
@@ -175,15 +154,23 @@ class GradeRunResult(BaseModel):
             f"{summary.runs} runs: {summary.gradable} gradable ({reward}), "
             f"{summary.ungradable} refused"
         )
+        if summary.grader_refused:
+            # What grading again can do for them; the other refused runs
+            # are the runs' own fault (final).
+            grades += f" ({summary.retryable} retryable, {summary.needs_fix} needing a fix)"
         if summary.unreadable:
             grades += f", {summary.unreadable} without a grade"
         now = f"graded now {self.graded}"
         if self.regraded:
             now += f" ({self.regraded} regraded"
+            if self.unchanged:
+                now += f", {self.unchanged} with nothing changed"
             if self.distrusted:
                 now += f", {self.distrusted} over an untrusted grade"
             now += ")"
         now += f", {self.retried} retried"
+        if self.retried:
+            now += f" ({self.healed} healed)"
         parts = [grades, now]
         if self.already_graded:
             kept = f"{self.already_graded} already graded"
@@ -197,18 +184,24 @@ class GradeRunResult(BaseModel):
         return "; ".join(parts)
 
 
-class PublishFailed(Exception):
+class PublishFailed(TruerewardError):
     """Some grade of the sweep could not be published. ``result`` is the
     :class:`GradeRunResult` all the same (what was published, what failed):
     a failed Prefect flow run carries an exception, so the summary rides on
-    it."""
+    it. Read back from a persisted flow-run result, which keeps an
+    exception's message alone, it is made from that message (the state
+    name and the headline) and ``result`` is ``None``."""
 
-    def __init__(self, result: GradeRunResult) -> None:
+    def __init__(self, result: GradeRunResult | str) -> None:
+        if isinstance(result, str):
+            super().__init__(result)
+            self.result: GradeRunResult | None = None
+            return
         super().__init__(f"{result.state_name}: {result.headline()}")
         self.result = result
 
-    def __reduce__(self) -> tuple[type[PublishFailed], tuple[GradeRunResult]]:
-        return (PublishFailed, (self.result,))
+    def __reduce__(self) -> tuple[type[PublishFailed], tuple[GradeRunResult | str]]:
+        return (PublishFailed, (self.result if self.result is not None else str(self),))
 
 
 def _why(record: RunRecord) -> str:
@@ -228,6 +221,7 @@ class GradeRunReport:
         self._published: dict[str, int] = {}
         self._already = self._retried_earlier = 0
         self._graded = self._regraded = self._retried = self._distrusted = 0
+        self._unchanged = self._healed = 0
         self._failed = 0
         self._failures: list[RunFailure] = []
         self._not_graded: list[NotGraded] = []
@@ -252,6 +246,8 @@ class GradeRunReport:
             self._graded += 1
             self._regraded += published.regraded
             self._retried += published.attempts_now > 1
+            self._healed += published.attempts_now > 1 and record.graded
+            self._unchanged += published.regraded and record.unchanged
             self._distrusted += published.distrusted is not None
         if published.error is not None:
             self._failed += 1
@@ -298,7 +294,9 @@ class GradeRunReport:
             published=dict(sorted(self._published.items())),
             graded=self._graded,
             regraded=self._regraded,
+            unchanged=self._unchanged,
             retried=self._retried,
+            healed=self._healed,
             already_graded=self._already,
             retried_earlier=self._retried_earlier,
             distrusted=self._distrusted,

@@ -1,57 +1,11 @@
 """What to grade and how: the request of the ``grade-run`` flow.
 
-:class:`GradeRequest` is a pydantic model; its JSON Schema is what a Prefect
-deployment stores and enforces when a run is created, so the rules that can
-be said in JSON Schema are said there: unknown fields, wrong types, bounds,
-the known schemes, and **exactly one of** ``sweep`` and ``runs``
-(``oneOf``). The rest is checked when the flow starts (the model's own
-validation): run ids that are valid and distinct, a reader that exists,
-paths that stay inside a run, no secret among the storage options.
-
-Fields:
-
-- ``sweep``: URL (or path) of a directory whose immediate subdirectories are
-  runs (entries starting with ``.`` are skipped); or ``runs``: a list of run
-  URLs. A run's id is its directory name. ``sweep_name``: the sweep's name
-  recorded in each document (default: the last segment of ``sweep``; a
-  shard, given as ``runs``, names its sweep here).
-- ``reader``: the reader's name; default: the one the run's task spec names.
-- ``evidence``: path of the evidence inside a run; default: the task spec's,
-  else the reader's ``default_evidence``.
-- ``case_set``: path of the task spec inside a run (default ``task.json``;
-  ``.toml`` is TOML), or an inline case set (any shape a task spec takes),
-  the same for every run.
-- ``options``: reader options, over the task spec's.
-- ``target``: URL prefix: run ``<id>`` publishes to ``<target>/<id>/``;
-  default: the run's own ``logs/verifier/``. ``target_block``: the name of a
-  saved ``TargetBlock`` instead (credentials as secrets).
-- ``storage_options``: fsspec options for reading runs and publishing
-  (endpoint, region, anonymous access...). They are stored with the flow
-  run's parameters in plain text, so secrets are refused here: credentials
-  come from the worker's environment or from a target block.
-- ``regrade``: which runs that already have a grade at their target are
-  graded again (:mod:`truereward.grading.triage`): ``none`` (default:
-  a grade that stands is kept), ``grader-refusals`` (runs refused only
-  for the grader's reasons: the ops action after an outage),
-  ``refusals`` (every refused run) or ``all``. A run graded again replaces
-  exactly the grade it found and keeps that grade's attempts.
-- ``scheme``: default none, each run's task's (its primary dimension's, or
-  the one its spec names, else ``gated-binary/1``); ``max_attempts``
-  (attempts per flow run; 1 means never grade again);
-  ``retry_delay_seconds``: the first retry's delay, doubled for each later
-  one; ``concurrency``: chunks graded at once (and the task runner's
-  bound); ``chunk_size``: runs per task run (default: chosen from the
-  sweep's size, up to 100 on threads and 300 on Dask, see
-  :func:`truereward.grading.chunks.chunk_size_for`);
-  ``task_runner``: ``threads`` (default) or ``dask`` (``dask_address``: a
-  running Dask scheduler; default: a local cluster); ``io_concurrency``:
-  the runs whose reads or writes are in flight at once in a process
-  (:mod:`truereward.grading.io`; default 64 when the sweep or the target is
-  on an object store, else 1).
-- ``reward_keys``: figures ``reward.json`` carries beside ``reward``
-  (default none: ``{"reward": x}`` alone, as Harbor's pass@k needs).
-- ``report``: where the HTML sweep report goes
-  (:mod:`truereward.grading.sweep_report`).
+:class:`GradeRequest` is a pydantic model whose JSON Schema a Prefect
+deployment stores and enforces when a run is created (unknown fields,
+types, bounds, the known schemes, exactly one of ``sweep`` and ``runs``);
+the rest is checked when the flow starts (valid, distinct run ids, a reader
+that exists, paths inside a run, no secret among the storage options).
+docs/prefect.md, "The request", describes every field and its default.
 """
 
 from __future__ import annotations
@@ -69,8 +23,14 @@ from ..target import secret_option_paths
 __all__ = ["REGRADE_POLICIES", "GradeRequest", "Regrade", "check_inner_path", "run_id_of"]
 
 #: The regrade policies (see :mod:`truereward.grading.triage`).
-Regrade = Literal["none", "grader-refusals", "refusals", "all"]
-REGRADE_POLICIES: tuple[Regrade, ...] = ("none", "grader-refusals", "refusals", "all")
+Regrade = Literal["none", "grader-refusals", "needing-fix", "refusals", "all"]
+REGRADE_POLICIES: tuple[Regrade, ...] = (
+    "none",
+    "grader-refusals",
+    "needing-fix",
+    "refusals",
+    "all",
+)
 
 
 def check_inner_path(value: str, what: str) -> str:
@@ -181,7 +141,9 @@ class GradeRequest(BaseModel):
     regrade: Regrade = Field(
         default="none",
         description="which runs that already have a grade are graded again: none, "
-        "grader-refusals (refused only for the grader's reasons), refusals, all",
+        "grader-refusals (refused for the grader's reasons a regrade may heal), "
+        "needing-fix (refused for the grader's reasons that need a fixed task "
+        "definition or reader), refusals, all",
     )
     scheme: str | None = Field(
         default=None,
@@ -245,11 +207,12 @@ class GradeRequest(BaseModel):
         if self.scheme is not None and self.scheme not in scheme_names():
             raise ValueError(f"scheme: unknown scheme {self.scheme!r}")
         if self.reader is not None:
-            from ..readers import UnknownReader, get_reader
+            from ..exceptions import UnknownName
+            from ..readers import get_reader
 
             try:
                 get_reader(self.reader)
-            except UnknownReader as error:
+            except UnknownName as error:
                 raise ValueError(f"reader: {error}") from None
         secrets = secret_option_paths(self.storage_options)
         if secrets:

@@ -1,20 +1,12 @@
 """Splitting a sweep into shards: the unit one ``grade-run`` flow run grades.
 
-A sweep too large for one process is listed once and split by run id into
-``shards`` parts; each part is graded by one ``grade-run`` flow run (on any
-worker of the deployment's work pool), given as a list of runs that names
-its sweep (``sweep_name``), so every document says the same as if the sweep
-had been graded whole.
-
-- :func:`shard_of` is **stable**: the same run id lands in the same shard for
-  a given shard count, on every machine and every run (the first eight
-  bytes of its sha256, modulo the count), so a shard is the unit of
-  restart: grading the sweep again gives each shard the same runs, and a
-  run already graded is kept.
-- :func:`shard_requests` makes the ``grade-run`` request of each shard.
-
-:class:`SweepRequest` is the request of the ``grade-sweep`` flow
-(``flows/grade_sweep.py``): a :class:`GradeRequest` and how to shard it.
+A sweep listed once is split by run id into ``shards`` parts, each graded
+by one ``grade-run`` flow run as a list of runs naming its sweep
+(``sweep_name``), so every document says what it would have said graded
+whole. :func:`shard_of` is stable (the first eight bytes of the run id's
+sha256, modulo the count), so a shard is the unit of restart;
+:func:`shard_requests` makes each shard's request; :class:`SweepRequest` is
+the ``grade-sweep`` flow's. docs/scale.md, "On several process workers".
 """
 
 from __future__ import annotations

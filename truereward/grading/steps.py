@@ -1,18 +1,12 @@
 """The fold and publish steps of grading one run, as pure functions of
 the previous step's output (publishing is the only I/O).
 
-- :func:`fold_reading`: a :class:`~truereward.grading.reading.RunReading`
-  becomes the run's :class:`~truereward.GradeDocument`, with the run's id,
-  sweep, attempt and timestamps in ``run`` and the earlier attempts in
-  ``attempts``; a stored grade is returned as it is. A document too large
-  to publish is the refusal :func:`~truereward.document.publishable` gives;
-  one that cannot be built (a bug) becomes a ``CASE_NOT_GRADED`` refusal of
-  that run, never an exception that would fail the other runs of its chunk.
-- :func:`publish_graded`: the document is published at the run's target
-  and summarised as a :class:`PublishedRun` (the run's record for the sweep
-  summary, what publishing did, or why it failed). A failure is returned,
-  not raised, so one run's target cannot stop the others; ``transient``
-  says whether publishing again may succeed.
+:func:`fold_reading` makes a reading the run's grade document (``run`` and
+``attempts`` filled; a stored grade returned as it is; a document too large,
+or one that cannot be built, a refusal of that run). :func:`publish_graded`
+publishes it and returns a :class:`PublishedRun`; a failure is returned,
+not raised (``transient`` says whether it may pass), so one run's target
+cannot stop the others. docs/prefect.md, "What happens to each run".
 """
 
 from __future__ import annotations
@@ -147,6 +141,7 @@ def _document(reading: RunReading, attempts: tuple[Attempt, ...]) -> GradeDocume
             attempts=attempts,
             publication=publication,
             scoring=reading.scoring if not refusals else None,
+            definition=reading.definition,
         )
         return publishable(document)  # a refusal in place of a grade too large to check
     except Exception as error:  # noqa: BLE001 - a bug: this run's refusal, not its chunk's

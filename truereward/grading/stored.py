@@ -1,17 +1,12 @@
 """A grade already published at a run's target.
 
-Grading a sweep again must not grade a run again: a document records when
-it was graded, so a second grade would differ from the first and could not
-be published over it. A run whose target already holds a readable
-``grade.json`` is therefore not read again; the stored document is published
-once more instead, which writes nothing when the set is complete and
-repairs it when an earlier publish was interrupted (a worker killed between
-``grade.json`` and ``reward.txt``).
-
-A ``grade.json`` that is not a readable grade document (not ours, or
-damaged) is not a stored grade: the run is graded, and publishing over
-the foreign file is refused as a conflict, so nothing already there is
-lost.
+A run whose target holds a readable ``grade.json`` is not read again (a
+document records when it was graded, so a second grade could not be
+published over the first): the stored document is published once more,
+which writes nothing when the set is complete and repairs it when a publish
+was interrupted. A ``grade.json`` that is not a readable grade document is
+not a stored grade: the run is graded, and publishing over the foreign file
+is refused as a conflict. docs/prefect.md, "What happens to each run".
 """
 
 from __future__ import annotations

@@ -1,23 +1,19 @@
 """The HTML sweep report of a grading: where it goes, and writing it.
 
-After a sweep is graded, the ``grade-run`` flow writes one self-contained
-HTML page (:func:`truereward.sweeps.html.render_report`) made from the
-same :class:`~truereward.grading.GradeRunResult` as its headline and
-artifacts: the reward distribution over gradable runs, refusals by code and
-blame, attempts, the retried and still-refused runs with their reasons, and
-the commands that grade the still-refused ones again.
-
-It goes to ``GradeRequest.report`` when given, else ``sweep-report.html``
-in the target (the directory or prefix the runs publish under), else, for a
-sweep graded in place, at the top of the sweep; a list of runs graded in
-place gets no page unless ``report`` names one. A local path is written
-whole or not at all, and not at all when it already holds the same page (so
-running the flow again changes nothing); a URL with one fsspec write.
+The ``grade-run`` flow renders one page
+(:func:`truereward.sweeps.html.render_report`) from the same
+:class:`~truereward.grading.GradeRunResult` as its headline and artifacts,
+to ``GradeRequest.report``, else ``sweep-report.html`` in the target, else
+(graded in place) at the top of the sweep; a list of runs graded in place
+gets none unless named. A local page is written whole, and not at all when
+it is unchanged. docs/prefect.md ("report") and docs/sweeps.md, "Report".
 """
 
 from __future__ import annotations
 
 import os
+import re
+from datetime import UTC, datetime
 
 from .. import safefile, urls
 from ..target import Target
@@ -28,15 +24,21 @@ from .request import GradeRequest
 __all__ = ["REPORT_NAME", "report_location", "write_sweep_report"]
 
 
+#: The page's ``<time>`` element: when it was made, the one part of the
+#: page that differs between two renderings of the same grades.
+_MADE = re.compile(rb"<time [^>]*>[^<]*</time>")
+
+
 def _holds(path: str, data: bytes) -> bool:
-    """Whether the regular file at ``path`` already holds ``data`` (read by
-    :func:`truereward.safefile.read_regular`, never through a symlink and
-    no further than one byte past ``data``'s length); ``False`` when it
-    cannot be read."""
+    """Whether the regular file at ``path`` already holds ``data``, but for
+    the time it was made (read by :func:`truereward.safefile.read_regular`,
+    never through a symlink and no further than a little past ``data``'s
+    length); ``False`` when it cannot be read."""
     try:
-        return safefile.read_regular(path, limit=len(data)) == data
+        found = safefile.read_regular(path, limit=len(data) + 64)
     except OSError:  # absent, not a regular file, larger, unreadable
         return False
+    return _MADE.sub(b"", found) == _MADE.sub(b"", data)
 
 
 #: The page's name in a target or a sweep.
@@ -77,6 +79,8 @@ def write_sweep_report(
         title=f"grade-run {request.sweep_label or f'({len(request.runs or ())} runs)'}",
         sweep=request.sweep or ", ".join((request.runs or [])[:3]),
         regrade=[deployment_command(again, deployment), local_command(again)],
+        target=target.url if target is not None else request.target,
+        made=datetime.now(UTC),
     )
     data = page.encode("utf-8")
     path = urls.local_or_none(where)

@@ -1,62 +1,26 @@
 """Whether a run is graded: the grade that stands at its target, and the
 regrade policy.
 
-Decided once per run, when the sweep is planned, before anything is read:
-
-- no grade stands at the run's target: the run is graded;
-- a grade stands and the policy does not select it: it is **kept**. Nothing
-  is read; the grade is published again, which writes nothing when its files
-  are complete and repairs them when an earlier publish was interrupted. So
-  grading a sweep twice changes nothing;
-- a grade stands and the policy selects it: the run is graded again
-  (a **regrade**). Its new grade replaces exactly the grade that stood
-  (``replaces`` = that grade's digest: a grade that changed meanwhile is a
-  conflict, reported and never overwritten), and its document lists the
-  attempts the old grade recorded, then the old grade itself as an attempt,
-  then this flow run's attempts, oldest first, numbered on from them.
-
-The policies (``GradeRequest.regrade``), by what the standing grade is:
-
-============================  ===========================================
-``none`` (default)            nothing is graded again
-``grader-refusals``           refused, and every refusal is the grader's
-                              (the store, the judge, the task definition):
-                              the ops action after an outage
-``refusals``                  refused, whoever is to blame
-``all``                       every run
-============================  ===========================================
-
-A run-blamed refusal is never graded again under ``grader-refusals``: what
-the run left will not change. A ``grade.json`` at the target that is not a
-readable grade document is not a standing grade: the run is graded, and
-publishing over the foreign file is refused as a conflict.
-
-**A grade in the run's own directory is never kept on its word.** With
-the default target (each run's own ``logs/verifier/``), the graded agent
-could have written a ``grade.json`` there before the verifier ran, forged
-with this library's own API. Such a grade, gradable or not, is
-**confirmed**: the run is graded again and the standing grade is kept only
-when the new grade agrees with it (:func:`truereward.trust.disagreement`;
-decided when the run is folded, :func:`~truereward.grading.steps.fold_reading`).
-When they disagree, the new grade replaces it (naming its digest) and the
-old one is set aside as ``grade.previous.json``, its history not carried
-on. A ``grade.json`` there that is not a grade document at all is replaced
-and set aside the same way. The regrade policy still decides whether a
-confirmed grade's attempts are carried into a new grade. A target outside
-the runs is written by graders only: its grades are kept as they are.
+Decided once per run, when the sweep is planned: no grade, graded; a grade
+the policy does not select, kept (published again, which repairs an
+interrupted publish); one it selects, regraded, replacing exactly that
+grade and carrying its attempts. A grade in the run's own directory is
+confirmed by grading again, never kept on its word. docs/prefect.md, "A
+grade that already stands", gives the policies and the rules.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from .. import urls
 from ..document import Attempt, GradeDocument
 from ..files import GRADE
 from ..publishing import PublishError
 from ..publishing.index import Standing, TargetIndex
+from ..refusal import Outlook, outlook
 from .plan import DEFAULT_TARGET, RunJob
 from .request import REGRADE_POLICIES, Regrade
 from .stored import stored_grade_or_none
@@ -64,27 +28,45 @@ from .stored import stored_grade_or_none
 __all__ = [
     "REGRADE_POLICIES",
     "as_attempt",
+    "changed_since",
     "in_place",
     "index_for",
     "selects",
+    "standing_outlook",
     "triage",
     "triaged",
 ]
 
 
-def selects(policy: Regrade, gradable: bool, blames: Iterable[str]) -> bool:
-    """Whether ``policy`` grades again a run whose standing grade is
-    ``gradable`` with refusals blamed on ``blames`` (``run``/``grader``)."""
+def _never_changed() -> bool:
+    return False
+
+
+def selects(
+    policy: Regrade, standing: Outlook, changed: Callable[[], bool] = _never_changed
+) -> bool:
+    """Whether ``policy`` grades again a run whose standing grade has the
+    outlook ``standing`` (:func:`truereward.refusal.outlook`); ``changed``
+    says whether the task definition or reader changed since that grade,
+    asked only for a grade that needs a fix under ``grader-refusals``."""
+    if policy not in REGRADE_POLICIES:
+        raise ValueError(f"unknown regrade policy {policy!r}; one of {', '.join(REGRADE_POLICIES)}")
     if policy == "all":
         return True
-    if gradable or policy == "none":
+    if standing == "gradable" or policy == "none":
         return False
     if policy == "refusals":
         return True
-    if policy == "grader-refusals":
-        blamed = list(blames)
-        return bool(blamed) and all(blame == "grader" for blame in blamed)
-    raise ValueError(f"unknown regrade policy {policy!r}; one of {', '.join(REGRADE_POLICIES)}")
+    if policy == "needing-fix":
+        return standing == "needs-fix"
+    if standing == "retryable":
+        return True
+    return standing == "needs-fix" and changed()
+
+
+def standing_outlook(document: GradeDocument) -> Outlook:
+    """The outlook of a standing grade (:func:`truereward.refusal.outlook`)."""
+    return outlook((item.code, item.blame.value) for item in document.refusals)
 
 
 def as_attempt(document: GradeDocument) -> Attempt:
@@ -100,13 +82,29 @@ def as_attempt(document: GradeDocument) -> Attempt:
     )
 
 
-def triage(job: RunJob, standing: GradeDocument | None, policy: Regrade) -> RunJob:
+def changed_since(job: RunJob, standing: GradeDocument) -> bool:
+    """Whether ``job``'s task definition or reader differ from the ones
+    ``standing`` was made with (module docstring): its recorded digest
+    against :func:`~truereward.grading.reading.current_definition`."""
+    from .reading import current_definition
+
+    if standing.definition is None:
+        return True
+    return current_definition(job) != standing.definition
+
+
+def triage(
+    job: RunJob,
+    standing: GradeDocument | None,
+    policy: Regrade,
+    changed: Callable[[RunJob, GradeDocument], bool] = changed_since,
+) -> RunJob:
     """``job`` with the decision about ``standing`` (the grade at its target,
-    ``None`` when there is none) under ``policy`` (module docstring). Pure."""
+    ``None`` when there is none) under ``policy`` (module docstring).
+    Pure but for ``changed``, asked only about a grade that needs a fix."""
     if standing is None:
         return job
-    blames = [item.blame.value for item in standing.refusals]
-    if not selects(policy, standing.gradable, blames):
+    if not selects(policy, standing_outlook(standing), lambda: changed(job, standing)):
         return dataclasses.replace(job, standing=standing)
     history = (*standing.attempts, as_attempt(standing))
     return dataclasses.replace(

@@ -1,26 +1,12 @@
 """Asking an LLM judge: the machinery the judge reader grades with and
 judge calibration measures (one home for both).
 
-- :class:`Question` (boolean, choice, score with zero-based rubric levels;
-  region is described but unsupported) and :func:`check_questions`.
-- :class:`Answer` and :func:`decide`: an answer reduces to a
-  :data:`Decision`, or to ``None``, an abstention.
-- The :class:`Provider` protocol and :func:`ask`; :class:`ScriptedProvider`
-  (deterministic, for tests); ``OpenAIProvider`` in
-  :mod:`truereward.judging.openai` (an OpenAI-compatible HTTP API; needs
-  the ``judge`` extra, imported on first use of the name);
-  ``LiteLLMProvider`` in :mod:`truereward.judging.litellm` (any provider
-  LiteLLM routes to; needs the ``litellm`` extra, imported on the first call).
-- :mod:`truereward.judging.samples`: a criterion asked several times,
-  combined into one verdict (majority or unanimous; abstentions kept).
-- :class:`JudgeError` (bad input, raised before a provider is called) and
-  :class:`ProviderFailure` (the judge failed while asked: never an
-  abstention).
-- :mod:`truereward.judging.codes`: the judge's refusal codes, declared
-  through an entry point so every process knows them.
-
-Names are imported on first use, so ``import truereward.judging.codes``
-(which every process does to know the codes) loads nothing else.
+Questions and :func:`check_questions`; answers and :func:`decide` (a
+decision, or ``None``: an abstention); the :class:`Provider` protocol,
+:func:`ask` and the providers (scripted, OpenAI-compatible, LiteLLM, each
+imported on first use); :mod:`.samples` for repeated samples; the errors
+(:class:`JudgeError`, :class:`ProviderFailure`) and :mod:`.codes`.
+docs/calibrate.md describes them.
 """
 
 from __future__ import annotations

@@ -1,18 +1,12 @@
 """The refusal codes of the judge reader, declared ahead of the reader.
 
-A judge reader asks an LLM judge about a run's criteria. Two outcomes are
-neither a pass nor a fail, and both are the grader's doing, not the run's:
-
-- :data:`JUDGE_ABSTAINED`: the judge answered but left the criterion
-  undecided (below its confidence threshold, a tie, or no answer at all).
-- :data:`PROVIDER_FAILED`: the judge could not be asked (network error,
-  timeout, an HTTP error, a response that is not a valid answer).
-
-Both are retryable: asking again may give an answer. This module is tiny on
-purpose: the entry point ``judge`` of the ``truereward.codes`` group names
-:data:`DECLARATION`, so every process (an xdist controller, a Prefect worker)
-knows these codes without importing the calibration package. Importing this
-module also declares them (an identical redeclaration is a no-op).
+:data:`JUDGE_ABSTAINED` (the judge left the criterion undecided) and
+:data:`PROVIDER_FAILED` (the judge could not be asked): neither a pass nor a
+fail, both the grader's and retryable. Tiny on purpose: the entry point
+``judge`` of the ``truereward.codes`` group names :data:`DECLARATION`, so
+every process knows the codes without importing the calibration package;
+importing this module declares them too. docs/calibrate.md, "Abstentions
+and failures in grading".
 """
 
 from __future__ import annotations

@@ -8,10 +8,12 @@ counted as an abstention.
 
 from __future__ import annotations
 
+from ..exceptions import TruerewardError
+
 __all__ = ["JudgeError", "ProviderFailure", "UnsupportedQuestion"]
 
 
-class JudgeError(ValueError):
+class JudgeError(TruerewardError, ValueError):
     """Invalid input to a judge. The message starts with the field path
     (``cases[2].labels.quality: ...``) so a person can find it."""
 
@@ -22,7 +24,7 @@ class UnsupportedQuestion(JudgeError):
     question never passes silently as a run of abstentions."""
 
 
-class ProviderFailure(Exception):
+class ProviderFailure(TruerewardError):
     """The provider raised, timed out, or returned something that is not a
     valid answer. ``case_index`` is the case being asked (``None`` for a
     call outside a run); ``warmup`` says whether it was a warm-up call. The

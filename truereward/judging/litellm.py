@@ -1,29 +1,11 @@
 """A judge behind any provider LiteLLM speaks to (``litellm.acompletion``).
 
-Needs the ``litellm`` extra (``pip install 'truereward[litellm]'``). LiteLLM is
-heavy (docs/calibrate.md gives its import time and install size): it is
-imported on the first call, never by ``import truereward`` nor by anything
-the core loads.
-
-The call is the OpenAI-compatible provider's, routed by LiteLLM: the same
-system and user messages (:mod:`truereward.judging.prompt`), and the reply's
-first choice must hold the same JSON answer object. ``model`` is LiteLLM's
-model name (``openai/gpt-4o``, ``anthropic/claude-...``, ``ollama/llama3``);
-``api_base`` and ``api_key`` are passed through when given, otherwise LiteLLM
-reads the provider's usual environment variables.
-
-Every problem is a :class:`~truereward.judging.errors.ProviderFailure`, never an
-abstention and never a score: an exception LiteLLM raises (a timeout, a refused
-connection, an HTTP error status, a provider's own error), a reply without
-text, and text that is not the answer object. Nothing is retried here: LiteLLM
-and the OpenAI client under it are asked for no retries (``num_retries=0``,
-``max_retries=0``), so each sample is exactly one request; the grading flow
-retries the whole run.
-
-Before LiteLLM is imported, ``LITELLM_LOCAL_MODEL_COST_MAP`` is set to
-``True`` unless it is already set: otherwise importing LiteLLM fetches its
-model price list from the network (with retries, offline: seconds lost and
-warnings), which a grader never needs.
+The OpenAI-compatible provider's call, routed by LiteLLM (the ``litellm``
+extra, imported on the first call, never by the core). Every problem is a
+:class:`~truereward.judging.errors.ProviderFailure`; nothing is retried here
+(each sample is one request); ``LITELLM_LOCAL_MODEL_COST_MAP`` is set
+before the import unless already set. docs/calibrate.md, "Judges through
+LiteLLM", gives the details.
 """
 
 from __future__ import annotations

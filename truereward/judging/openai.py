@@ -1,26 +1,11 @@
 """A judge behind an OpenAI-compatible chat-completions API (httpx).
 
-Needs the ``judge`` extra (``pip install 'truereward[judge]'``). One call
-per case: a ``POST {base_url}/chat/completions`` with a system message that
-fixes the reply format, and a user message with the state and the questions.
-The reply's first choice must hold one JSON object (a fenced ```json block is
-accepted)::
-
-    {"answers": {"<question name>": {"value": ..., "confidence": 0.9,
-                                     "probabilities": {"true": 0.9, "false": 0.1}}}}
-
-``value`` is ``true``/``false`` (boolean), an option name (choice), a number
-from 0 to the last level index (score), or ``null`` when the judge cannot
-decide (an abstention); ``probabilities`` is optional.
-
-Every problem (connection error, timeout, an HTTP status >= 400, a body that
-is not chat-completions JSON, content that is not the answer object) raises
-:class:`~truereward.calibrate.ProviderFailure`: never an abstention, never
-retried here (the grading flow retries the whole run).
-
-The provider owns an ``httpx.AsyncClient``: use ``async with`` (or
-``await provider.aclose()``) to close it. Without that, a client is made on
-first use in each event loop. Pass ``client=`` to bring your own.
+Needs the ``judge`` extra. One ``POST {base_url}/chat/completions`` per
+case, whose reply must hold one JSON answer object; every problem raises
+:class:`~truereward.calibrate.ProviderFailure` (never an abstention, never
+retried here). The provider owns an ``httpx.AsyncClient``: close it with
+``async with`` or ``aclose()``, or pass ``client=``. docs/calibrate.md,
+"Providers", gives the reply format.
 """
 
 from __future__ import annotations

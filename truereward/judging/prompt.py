@@ -1,16 +1,13 @@
 """What a chat-completions judge is told and how its reply is read, for every
 chat provider (the OpenAI-compatible one, the LiteLLM one).
 
-One call per case: a system message that fixes the reply format, and a user
-message with the state and the questions (:func:`request_messages`). The reply
-must hold one JSON object (a fenced ```json block is accepted)::
-
-    {"answers": {"<question name>": {"value": ..., "confidence": 0.9,
-                                     "probabilities": {"true": 0.9, "false": 0.1}}}}
-
-:func:`parse_content` reads it, raising
-:class:`~truereward.judging.errors.ProviderFailure` saying what is wrong;
-nothing here needs a third-party package.
+One call per case: a system message that fixes the reply format and a user
+message with the state and the questions (:func:`request_messages`); the
+reply must hold one JSON answer object (a fenced ```json block is
+accepted), which :func:`parse_content` reads, raising
+:class:`~truereward.judging.errors.ProviderFailure` saying what is wrong.
+No third-party package needed. docs/calibrate.md, "Providers", shows the
+answer object.
 """
 
 from __future__ import annotations

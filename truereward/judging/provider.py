@@ -1,18 +1,15 @@
 """The provider protocol: how a judge is asked.
 
-A provider answers every question about one state in one call::
+A provider answers every question about one state in one call, as a
+coroutine (many may be in flight; ``run`` bounds them)::
 
     class MyJudge:
         async def answer(self, questions, state):
             return {question.name: Answer(...) for question in questions}
 
-It is a coroutine: many calls may be in flight at once (``run`` bounds how
-many). It returns exactly one :class:`~truereward.calibrate.Answer` per
-question name; an answer with value ``None`` is an abstention. Anything else
-(raising, timing out, a missing or extra key, an answer that does not fit its
-question) is a failure: :func:`ask` turns it into
-:class:`~truereward.calibrate.ProviderFailure`, never into an abstention.
-"""
+It returns one :class:`~truereward.calibrate.Answer` per question (value
+``None``: an abstention); anything else is a failure, which :func:`ask`
+makes a :class:`~truereward.calibrate.ProviderFailure`, never an abstention."""
 
 from __future__ import annotations
 

@@ -1,21 +1,13 @@
 """Questions put to a judge: boolean, choice, score (rubric levels), number, region.
 
-A question has a name (the key of its answers and labels), a kind, and the
-outcomes it allows. ``text`` is what the judge is asked; it defaults to the
-name. Outcomes have string keys, used by answer probabilities:
-
-- boolean: ``"true"``, ``"false"``;
-- choice: the option names, in the order given;
-- score: the zero-based rubric indices as decimal strings (``"0"``, ``"1"``,
-  ...); ``levels`` describes each level. An answer's value is the expected
-  score on that index scale and rounds half up to an index (see
-  :func:`~truereward.calibrate.decide`).
-- number: none (probabilities cannot be given); the value is any finite
-  number from ``minimum`` to ``maximum``, inclusive, and is the decision.
-- region: an image region. It can be described (a provider may support it)
-  but not decided, labelled or scored here: every such use raises
-  :class:`~truereward.calibrate.UnsupportedQuestion`, even when the answer is
-  undecided.
+A question has a name (the key of its answers and labels), a kind, its
+allowed outcomes (string keys, for answer probabilities: ``"true"`` and
+``"false"``, the option names, or the rubric indices ``"0"``, ``"1"``...),
+and ``text`` (default the name). A score's value is expected on the index
+scale and rounds half up; a number's is any finite value within its range;
+a region can be described but never decided, labelled or scored
+(:class:`~truereward.calibrate.UnsupportedQuestion`). docs/calibrate.md,
+"Questions, answers, decisions".
 """
 
 from __future__ import annotations

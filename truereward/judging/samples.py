@@ -1,20 +1,12 @@
 """Repeated samples of one criterion: the judge asked ``n`` times, one verdict.
 
-Each sample is what one call decided about the criterion: a decision (or an
-abstention), whether that decision passes the criterion, its score on a 0 to
-1 scale and the judge's confidence. :func:`combine` reduces the samples:
-
-- any sample abstained: the criterion is **abstained** (the judge was not sure
-  every time it was asked; never a fail);
-- ``majority`` (the default): the verdict a strict majority of samples gave;
-  a tie (as many passes as fails) is abstained, the disagreement named;
-- ``unanimous``: the verdict every sample gave; any disagreement is abstained.
-
-The combined ``score`` is the median of the samples' scores (the mean of the
-two middle ones for an even count), ``agreement`` the share of samples that
-gave the verdict (of the larger side for a tie), ``confidence`` the lowest
-sample's. A provider failure is not a sample: the call that failed decided
-nothing, and the reader refuses the evidence before samples are combined.
+Each sample is one call's decision (or abstention), whether it passes, its
+score from 0 to 1 and the judge's confidence. :func:`combine` reduces them:
+any abstention abstains; ``majority`` (default) takes a strict majority's
+verdict, a tie abstains; ``unanimous`` abstains on any disagreement. The
+score is the samples' median, ``agreement`` the share that gave the
+verdict, ``confidence`` the lowest. A provider failure is not a sample.
+docs/calibrate.md, "Repeated samples".
 """
 
 from __future__ import annotations

@@ -1,20 +1,12 @@
 """truereward as a Prefect task library (needs the ``prefect`` extra).
 
-- :mod:`.tasks`: the ``read``, ``fold`` and ``publish`` tasks over chunks of
-  runs, with grader faults retried as Prefect task retries;
-- :mod:`.pipeline`: :func:`grade_chunks`, the chunks through a task runner,
-  a bounded number at a time; :mod:`.runner`: the task runner a request
-  asks for (threads, or Dask);
-- :mod:`.artifacts`: the flow's table and markdown artifacts;
-- :mod:`.lifeline`: a flow run that loses its Prefect API stops grading
-  and ends its process within a bound, saying (:mod:`.lost`) what it
-  published and how to resume;
-- :mod:`.block`: :class:`TargetBlock`, a publish target with secret
-  credentials, for deployments.
-
-The flow itself is ``flows/grade_run.py`` (deployment: ``infra/prefect.yaml``);
-the Prefect-free core is :mod:`truereward.grading`. Prefect is imported only
-when one of these names is first used.
+:mod:`.tasks` (``read``, ``fold``, ``publish`` over chunks, grader faults
+retried as task retries), :mod:`.pipeline` (:func:`grade_chunks`) and
+:mod:`.runner` (threads or Dask), :mod:`.artifacts`, :mod:`.events`,
+:mod:`.lifeline` and :mod:`.lost` (a flow run that loses its API), :mod:`.block`
+(:class:`TargetBlock`). The flow is ``flows/grade_run.py``; the
+Prefect-free core is :mod:`truereward.grading`. Prefect is imported only
+when one of these names is first used. docs/prefect.md is the guide.
 """
 
 from __future__ import annotations

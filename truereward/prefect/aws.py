@@ -1,18 +1,12 @@
 """prefect-aws blocks a team already has, as truereward targets.
 
 Accepted, never required (prefect-aws is imported only when one is used):
-
-- an ``S3Bucket`` block (``s3-bucket/NAME`` as a request's
-  ``target_block``): grades go to ``s3://<bucket_name>/<bucket_folder>``
-  with the block's credentials;
-- an ``AwsCredentials`` (or ``MinIOCredentials``) block, named by a
-  :class:`~truereward.prefect.block.TargetBlock`'s ``credentials_block``:
-  its keys, session token, region and endpoint become the target's s3fs
-  options.
-
-The conversion reads the blocks' fields; it never calls prefect-aws to make
-a client (our publisher needs s3fs's conditional writes, which
-``S3Bucket`` cannot do).
+an ``S3Bucket`` block (``s3-bucket/NAME`` as a request's ``target_block``:
+grades go to its bucket and folder with its credentials), or an
+``AwsCredentials``/``MinIOCredentials`` block named by a ``TargetBlock``'s
+``credentials_block`` (its keys, token, region and endpoint become s3fs
+options). The blocks' fields are read; prefect-aws never makes the client,
+since publishing needs s3fs's conditional writes. docs/prefect.md.
 """
 
 from __future__ import annotations

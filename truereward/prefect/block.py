@@ -2,26 +2,11 @@
 target a request names.
 
 ``TargetBlock`` wraps :class:`truereward.Target` for deployments: the URL
-and the plain storage options in the clear, credentials in
-``secret_options`` (a ``SecretDict``: masked in the UI, the API and logs),
-or taken from a prefect-aws ``AwsCredentials`` block the team already has
-(``credentials_block``). Register the block type once, save a block, and
-name it in a request::
-
-    prefect block register -m truereward.prefect.block
-    TargetBlock(url="s3://grades/nightly",
-                storage_options={"endpoint_url": "http://minio:9000"},
-                secret_options={"key": "...", "secret": "..."}).save("nightly")
-    # request: {"sweep": "s3://runs/nightly", "target_block": "nightly"}
-
-A request's ``target_block`` may also name a prefect-aws ``S3Bucket`` block
-(``s3-bucket/NAME``): see :mod:`truereward.prefect.aws`. When the sweep is on
-the target's store (both ``s3://``), the target's options (its credentials)
-are used to read the runs too.
-
-Secret-looking names (``key``, ``secret``, ``token``, ``*_key``,
-``*password*``...) are refused among the plain ``storage_options``, so a
-credential cannot be saved in the clear by mistake.
+and plain storage options in the clear, credentials in ``secret_options``
+(a ``SecretDict``) or from a prefect-aws ``AwsCredentials`` block
+(``credentials_block``); a secret-looking name among the plain options is
+refused. A request names the block in ``target_block``. docs/prefect.md,
+"The target block", shows how to register, save and use one.
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """What a task run carries from one of its attempts to the next.
 
-Prefect retries a task by calling its function again with the same
-parameters, in the same process (a thread of the flow, or a Dask worker).
-The ``read`` and ``publish`` tasks keep their progress over a chunk here,
+Prefect retries a task by calling its function again, in the same process;
+the ``read`` and ``publish`` tasks keep their progress over a chunk here,
 keyed by the task run's id, so a retry reads (or publishes) again only the
-runs that need it and the earlier attempts are remembered. An entry is
-dropped when its task run returns or fails for good; memory holds the
-chunks being graded, never the sweep.
-
-Why not let Prefect's retries re-run a whole task run with nothing carried:
-that is only cheap when a task run grades one run, and one run per chunk
-is far slower (``infra/bench/pipeline_alternative.py --rounds 1
---per-run-runs 1000``, in one run on 2 shared cores: 12 runs/s one run a
-chunk through ``.map``, against 164 runs/s for the flow's chunks of 100).
-With chunks, a retry that re-read every run of the chunk would grade again
-runs already settled and lose their recorded attempts. Kept for that reason.
+runs that need it and their earlier attempts are remembered. An entry is
+dropped when its task run returns or fails for good. Why a chunk's retry
+carries state: docs/prefect.md, "How grade-run schedules its chunks".
 """
 
 from __future__ import annotations

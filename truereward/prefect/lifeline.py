@@ -1,60 +1,30 @@
 """A flow run's lifeline to its Prefect API: a flow run that has lost its
 API ends its process within a bounded time, saying so.
 
-Prefect's client retries every API call whose connection fails or times
-out (``PREFECT_CLIENT_MAX_RETRIES``, 5 by default, waiting 2, 4, 8, 16, 32
-seconds), each task run asks the API for its tags' concurrency slots, and
-at exit the process sends every event and log it still holds, each event
-trying to reconnect for seconds. A flow run whose server was killed went on
-for minutes that way and ended with its last state ``Running``.
-
-:class:`Lifeline` watches the API with Prefect's own health check
-(``api_healthcheck``, ``GET /health``: it answers while the server's process
-serves, whatever its database is doing), asked every
-:data:`PROBE_INTERVAL_SECONDS` from a daemon thread by a client of its own
-that does not retry and gives up after :data:`PROBE_TIMEOUT_SECONDS`. When
-no probe has been answered for the grace period (``TRUEREWARD_API_GRACE_SECONDS``,
-:data:`DEFAULT_GRACE_SECONDS` by default; ``0`` turns the lifeline off), the
-API is **lost**:
-
-1. the flow run's :class:`~truereward.grading.halt.Halt` is stopped: no
-   task run is submitted and no run's publish begins; a publish that has
-   begun finishes its run's whole file set (:data:`DRAIN_SECONDS` at most);
-2. the flow says what it published and which runs it did not grade, and
-   how to resume (:meth:`Lifeline.end`), on stderr;
-3. the process ends with status :data:`EXIT_API_LOST` (75, ``EX_TEMPFAIL``:
-   try again later) at once, without Prefect's exit (which would wait on
-   the API it lost for each event and log it holds).
-
-Should the flow not end the process itself within :data:`DRAIN_SECONDS` +
-:data:`ACCOUNT_SECONDS` of the loss (it was waiting on the API outside the
-pipeline: loading a block, creating artifacts, reporting its final state),
-the lifeline ends it, with what it knows (:attr:`Lifeline.farewell`). A
-flow that publishes nothing itself (``grade-sweep``, which waits for its
-shards) is given no time: its lifeline ends it at once.
-
-So the process ends at most grace + :data:`PROBE_INTERVAL_SECONDS` +
-:data:`PROBE_TIMEOUT_SECONDS` + :data:`DRAIN_SECONDS` +
-:data:`ACCOUNT_SECONDS` seconds after the API's last answer
-(:func:`exit_bound`): 47 s with the default grace.
-
-A lifeline belongs to one flow run (:func:`halt_for` finds its halt by
-the flow run's id, from a task run) and is stopped once the flow run's
-final state is recorded (the flow's state hooks call :func:`stop_lifeline`):
-a process that goes on after its flow run (a notebook, a test) is never
-ended by it.
+:class:`Lifeline` asks Prefect's health check every
+:data:`PROBE_INTERVAL_SECONDS` from a thread of its own; once none has been
+answered for the grace period, it stops the flow run's
+:class:`~truereward.grading.halt.Halt`, lets the publishes in progress
+finish, says what was published, and ends the process with
+:data:`EXIT_API_LOST` within :func:`exit_bound` of the API's last answer;
+on SIGINT or SIGTERM (:meth:`Lifeline.catch_signals`) the same, exit 130 or
+143. docs/prefect.md ("Stopping and watching" and the section after it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import logging
 import math
 import os
+import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
+from types import FrameType
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 from uuid import UUID
 
@@ -68,7 +38,10 @@ __all__ = [
     "GRACE_ENV",
     "PROBE_INTERVAL_SECONDS",
     "PROBE_TIMEOUT_SECONDS",
+    "SIGNAL_PATIENCE_SECONDS",
+    "STOP_SIGNALS",
     "Lifeline",
+    "end_process",
     "exit_bound",
     "grace_seconds",
     "halt_for",
@@ -92,6 +65,10 @@ DRAIN_SECONDS = 15.0
 ACCOUNT_SECONDS = 5.0
 #: The exit status of a process that lost its API (``EX_TEMPFAIL``).
 EXIT_API_LOST = 75
+#: Seconds a flow stopped by a signal is given to end the process itself.
+SIGNAL_PATIENCE_SECONDS = 3.0
+#: The signals :meth:`Lifeline.catch_signals` stops a flow run on.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 _lock = threading.Lock()
 _lifelines: dict[UUID, Lifeline] = {}
@@ -125,18 +102,25 @@ def exit_bound(grace: float) -> float:
     return grace + PROBE_INTERVAL_SECONDS + PROBE_TIMEOUT_SECONDS + DRAIN_SECONDS + ACCOUNT_SECONDS
 
 
-def watch_flow_run(patience: float = DRAIN_SECONDS + ACCOUNT_SECONDS) -> Lifeline | None:
-    """A started lifeline for the current flow run, or ``None`` when it is
-    turned off (``TRUEREWARD_API_GRACE_SECONDS=0``) or there is no flow run;
-    ``ValueError`` (:func:`grace_seconds`) for a bad grace period. The
-    flow's state hooks stop it (:func:`stop_lifeline`)."""
+def watch_flow_run(
+    patience: float = DRAIN_SECONDS + ACCOUNT_SECONDS, *, signals: bool = False
+) -> Lifeline | None:
+    """A started lifeline for the current flow run, or ``None`` when there
+    is no flow run, or when it is turned off (``TRUEREWARD_API_GRACE_SECONDS=0``)
+    and ``signals`` is not asked for (with ``signals``, a lifeline that does
+    not watch the API but stops the flow run on SIGINT and SIGTERM:
+    :meth:`Lifeline.catch_signals`); ``ValueError`` (:func:`grace_seconds`)
+    for a bad grace period. The flow's state hooks stop it (:func:`stop_lifeline`)."""
     from prefect.context import FlowRunContext
 
     grace = grace_seconds()
     context = FlowRunContext.get()
-    if grace is None or context is None or context.flow_run is None:
+    if context is None or context.flow_run is None or (grace is None and not signals):
         return None
-    return Lifeline(context.flow_run.id, grace, patience=patience).start()
+    lifeline = Lifeline(context.flow_run.id, grace, patience=patience).start()
+    if signals:
+        lifeline.catch_signals()
+    return lifeline
 
 
 def halt_for(flow_run_id: UUID | None) -> Halt | None:
@@ -169,15 +153,17 @@ def _shown(url: str) -> str:
 
 class Lifeline:
     """Watches the Prefect API for the flow run ``flow_run_id`` (module
-    docstring). ``farewell(why)`` is what the process says if the lifeline
-    has to end it itself; the flow keeps it up to date as it goes.
-    ``patience``: the seconds the flow is given, once its halt is stopped,
-    to end the process itself (a flow with nothing to finish gives none)."""
+    docstring; ``grace`` ``None``: the API is not watched). ``farewell(why)``
+    is what the process says if the lifeline has to end it itself; the flow
+    keeps it up to date as it goes. ``patience``: the seconds the flow is
+    given, once its halt is stopped, to end the process itself (a flow with
+    nothing to finish gives none). :attr:`signal` is the signal that stopped
+    it, if one did; :attr:`exit_status` the status the process ends with."""
 
     def __init__(
         self,
         flow_run_id: UUID,
-        grace: float,
+        grace: float | None,
         halt: Halt | None = None,
         patience: float = DRAIN_SECONDS + ACCOUNT_SECONDS,
     ) -> None:
@@ -191,6 +177,14 @@ class Lifeline:
         self._lost_event = threading.Event()
         self._ending = threading.Lock()
         self._thread: threading.Thread | None = None
+        self.signal: signal.Signals | None = None
+        self._previous: dict[signal.Signals, Any] = {}
+
+    @property
+    def exit_status(self) -> int:
+        """``128 +`` the signal's number when a signal stopped the flow run,
+        else :data:`EXIT_API_LOST`."""
+        return 128 + int(self.signal) if self.signal is not None else EXIT_API_LOST
 
     def start(self) -> Lifeline:
         """Register the lifeline for its flow run and start watching."""
@@ -200,6 +194,8 @@ class Lifeline:
         self.api_url = _shown(str(configured)) if configured else ""
         with _lock:
             _lifelines[self.flow_run_id] = self
+        if self.grace is None:
+            return self  # signals only (catch_signals)
         # The thread sees this thread's settings (a test's temporary API URL too).
         context = contextvars.copy_context()
         self._thread = threading.Thread(
@@ -209,8 +205,66 @@ class Lifeline:
         return self
 
     def stop(self) -> None:
-        """Stop watching (the process is never ended by the lifeline then)."""
+        """Stop watching (the process is never ended by the lifeline then),
+        and give the signals back to the handlers they had."""
         self._stopping.set()
+        for number, previous in list(self._previous.items()):
+            with contextlib.suppress(ValueError):  # not the main thread: _signalled defers
+                signal.signal(number, previous)
+                del self._previous[number]
+
+    def catch_signals(self) -> bool:
+        """Stop the flow run on SIGINT and SIGTERM (module docstring) until
+        :meth:`stop`. Returns ``False`` outside the main thread, where no
+        handler can be set."""
+        try:
+            for number in STOP_SIGNALS:
+                self._previous[number] = signal.signal(number, self._signalled)
+        except ValueError:
+            return False
+        return True
+
+    def _signalled(self, number: int, frame: FrameType | None) -> None:
+        """The handler: the first signal stops the halt and leaves the flow
+        its patience to end the process; a second ends it now."""
+        received = signal.Signals(number)
+        if self._stopping.is_set():
+            # The flow run has ended (its handlers could not be given back
+            # from the thread that ended it): the handler it replaced.
+            previous = self._previous.get(received)
+            if callable(previous):
+                previous(number, frame)
+                return
+            raise KeyboardInterrupt(f"stopped by {received.name}")
+        if received == signal.SIGTERM and _cancelling():
+            # Prefect's runner cancels the flow run: its own handler does
+            # that, once the publishes in progress have finished.
+            self.halt.stop("the flow run was cancelled")
+            self.halt.wait_idle(DRAIN_SECONDS)
+            previous = self._previous.get(received)
+            if callable(previous):
+                previous(number, frame)
+            return
+        first = self.signal is None
+        if first:
+            self.signal = received
+        why = f"stopped by {received.name}"
+        if not first or not self.halt.stop(why):
+            # Stopped already (a second Ctrl-C, or the API was lost): end now.
+            threading.Thread(target=self._farewell, args=(why,), daemon=True).start()
+            return
+        threading.Thread(target=self._give_up_after, args=(why,), daemon=True).start()
+
+    def _give_up_after(self, why: str) -> None:
+        if not self._stopping.wait(SIGNAL_PATIENCE_SECONDS):
+            self._farewell(why)
+
+    def _farewell(self, why: str) -> None:
+        try:
+            text = self.farewell(why)
+        except Exception as failure:  # noqa: BLE001 - the process ends all the same
+            text = f"{why} (what was published could not be told: {failure!r})"
+        self.end(text)
 
     def _watch(self) -> None:
         try:
@@ -231,6 +285,7 @@ class Lifeline:
         # retries nor waits long: one unanswered probe is one fact, and the
         # grace period the patience.
         quick = {"timeout": PROBE_TIMEOUT_SECONDS}
+        grace = self.grace if self.grace is not None else math.inf
         with (
             temporary_settings(updates={PREFECT_CLIENT_MAX_RETRIES: 0}),
             get_client(httpx_settings=quick, sync_client=True) as client,
@@ -241,7 +296,7 @@ class Lifeline:
                 now = time.monotonic()
                 if error is None:
                     answered = now
-                elif now - answered >= self.grace and not self._stopping.is_set():
+                elif now - answered >= grace and not self._stopping.is_set():
                     self._lost(now - answered, error)
                     return
 
@@ -258,28 +313,58 @@ class Lifeline:
         self._lost_event.set()
         if self._stopping.wait(self.patience):
             return  # the flow run ended after all (its final state was recorded)
-        try:
-            text = self.farewell(why)
-        except Exception as failure:  # noqa: BLE001 - the process ends all the same
-            text = f"{why}\n(what was published could not be told: {failure!r})"
-        self.end(text)
+        self._farewell(why)
 
     def confirm_lost(self) -> bool:
         """Wait until the lifeline has decided whether the API is lost (a
         call to the API just failed): ``True`` once it is, ``False`` when
         the API answered a health check within its grace period after all."""
+        if self.grace is None:
+            return False
         return self._lost_event.wait(self.grace + PROBE_INTERVAL_SECONDS + PROBE_TIMEOUT_SECONDS)
 
     def end(self, text: str) -> None:
         """Say ``text`` on stderr and end the process with
-        :data:`EXIT_API_LOST`, now: no Prefect exit handler runs (each would
-        wait on the API that is gone). The first caller ends it; another
-        waits for the end."""
+        :attr:`exit_status`, now (:func:`end_process`). The first caller
+        ends it; another waits for the end."""
         if not self._ending.acquire(blocking=False):
             threading.Event().wait()  # the other caller is ending the process
-        try:
-            sys.stdout.flush()
-        finally:
-            sys.stderr.write(text.rstrip("\n") + "\n")
-            sys.stderr.flush()
-            os._exit(EXIT_API_LOST)
+        end_process(text, self.exit_status)
+
+
+def _cancelling() -> bool:
+    """Whether Prefect's runner has told this process it cancels the flow
+    run (its control channel), so the SIGTERM that follows is Prefect's."""
+    try:
+        from prefect._internal import control_listener
+
+        return control_listener.get_intent() is not None
+    except (ImportError, AttributeError):
+        return False
+
+
+def end_process(text: str, status: int) -> None:
+    """Say ``text`` on stderr and end the process with ``status``, now: no
+    Prefect exit handler runs (each would wait on an API that is gone, or
+    that the same Ctrl-C stopped). The ephemeral API server this process
+    started, if any, is told to stop first: an exit that skips Prefect's
+    handlers would leave it running."""
+    try:
+        sys.stdout.flush()
+        _stop_ephemeral_servers()
+    finally:
+        sys.stderr.write(text.rstrip("\n") + "\n")
+        sys.stderr.flush()
+        os._exit(status)
+
+
+def _stop_ephemeral_servers() -> None:
+    """SIGTERM to the ephemeral API servers started by this process (not
+    waited for: each stops on its own)."""
+    server = sys.modules.get("prefect.server.api.server")
+    instances = getattr(getattr(server, "SubprocessASGIServer", None), "_instances", {})
+    for instance in list(instances.values()):
+        process = getattr(instance, "server_process", None)
+        if process is not None and process.poll() is None:
+            with contextlib.suppress(OSError):
+                process.terminate()

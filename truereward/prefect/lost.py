@@ -1,17 +1,13 @@
-"""What a ``grade-run`` (or ``grade-sweep``) flow run says when it has lost
-its Prefect API.
-
-The flow run's last words, on stderr (the server cannot take them): why it
-stops, how many runs it published and which it did not grade, whether a
-publish was cut, what the server will show, and the commands that resume.
-Running the same request again grades only what is missing: a grade that
-stands at its target is kept, not graded again (a regrade policy grades
-its own selection again, as it would have).
+"""What a ``grade-run`` (or ``grade-sweep``) flow run says on stderr when it
+has lost its Prefect API: why it stops, what it published and did not grade,
+whether a publish was cut, what the server will show, and the commands that
+resume (the same request again grades only what is missing).
 
 :func:`render_lost` is pure; the flow fills a :class:`LostReport` from its
 pipeline's :class:`~truereward.prefect.pipeline.Halted`, or, when the
-process must end while the flow waits on the API outside its pipeline,
-from what it knows then (:attr:`LostReport.stage`).
+process must end while the flow waits on the API outside its pipeline, from
+what it knows then (:attr:`LostReport.stage`). docs/prefect.md, "When the
+Prefect server goes away", shows the message.
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["NAMES_SHOWN", "LostReport", "render_lost"]
+__all__ = ["NAMES_SHOWN", "LostReport", "render_lost", "render_stopped"]
 
 #: Runs named at most in the message (all are counted).
 NAMES_SHOWN = 20
@@ -41,7 +37,9 @@ class LostReport:
     the runs known not to be graded (the first :data:`NAMES_SHOWN` are
     named) and ``not_graded_count`` how many in all (``None``: unknown);
     ``cut``: runs whose publish was still writing when the process ended;
-    ``resume``: the commands that grade what is missing; ``exit_status``.
+    ``resume``: the commands that grade what is missing; ``exit_status``;
+    ``signal``: the signal that stopped the flow run (``SIGINT``...), when
+    one did rather than the loss of the API.
     """
 
     why: str
@@ -57,6 +55,7 @@ class LostReport:
     not_graded_count: int | None = None
     cut: Sequence[str] = ()
     resume: Sequence[str] = ()
+    signal: str | None = None
 
 
 def _names(names: Sequence[str], count: int) -> str:
@@ -66,7 +65,10 @@ def _names(names: Sequence[str], count: int) -> str:
 
 
 def render_lost(report: LostReport) -> str:
-    """The message, one statement a line, each starting with the flow's name."""
+    """The message, one statement a line, each starting with the flow's name
+    (one line for a flow run stopped by a signal: :func:`render_stopped`)."""
+    if report.signal is not None:
+        return render_stopped(report)
     lines = [f"{report.why}; grading stops."]
     done = sum(report.published.values())
     decisions = ", ".join(f"{name} {count}" for name, count in report.published.items())
@@ -123,3 +125,28 @@ def render_lost(report: LostReport) -> str:
     for index, command in enumerate(report.resume):
         text += "\n" + ("  or: " if index else "    ") + command
     return f"{text}\n{prefix}exit status {report.exit_status}: the Prefect API was lost."
+
+
+def render_stopped(report: LostReport) -> str:
+    """One line for a flow run stopped by a signal (someone pressed Ctrl-C,
+    a supervisor sent SIGTERM): what was published, what was not, the exit
+    status and the first command that resumes. Runs are counted, not named."""
+    done = sum(report.published.values())
+    of = f" of {report.runs}" if report.runs is not None else ""
+    said = f"{report.flow}: stopped by {report.signal}"
+    if report.stage == "planning":
+        said += ": nothing was published"
+    else:
+        said += f": published {done}{of} runs"
+        if report.stage == "graded":
+            said += " (the report and artifacts were not written)"
+        elif report.not_graded_count:
+            said += f", {report.not_graded_count} not graded"
+        if report.failed:
+            said += f", {report.failed} grades not published"
+        if report.cut:
+            said += f", {len(report.cut)} cut mid-publish (repaired by the next run)"
+    said += f"; exit status {report.exit_status}"
+    if report.resume:
+        said += f"; to resume (published grades are kept): {report.resume[0]}"
+    return said

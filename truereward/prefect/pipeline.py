@@ -1,58 +1,13 @@
 """Grading chunks through a task runner: read, then fold, then publish.
 
-:func:`grade_chunks` keeps at most ``concurrency`` chunks in flight. A chunk
-moves to its next step only when the previous one has finished (the flow
-submits ``fold`` with what ``read`` returned, and records the dependency so
-the UI shows it), so no task run waits idle in a worker thread for its
-input, and the number of task runs at work is bounded by ``concurrency``
-whatever the runner. What the steps take and give are
-:class:`~truereward.grading.chunks.Payload` objects, which Prefect passes
-on without walking every row of every run of a chunk, twice per task run,
-looking for futures. On any other runner than threads (Dask) the next step is
-given the finished step's future, not its value: the runner and Prefect walk
-a parameter looking for futures, and Dask hashes and pickles it, in the
-flow's one thread, so a chunk's rows sent back out as a value kept the flow
-process busy while the workers waited (``infra/bench/dask_cluster.py``: 73 %
-of the flow process's samples in ``submit``, 53 % in Prefect's
-``visit_collection``); a future is passed as it is, and Dask moves the
-result from worker to worker. Chunks are taken from the
-iterable as room frees up, and each published chunk is handed to the
-report and dropped: memory holds the chunks in flight, not the sweep.
-
-A chunk whose task run failed for good (a bug, or a step that raised after
-its retries, or whose engine raised before the task ran: a tag's
-concurrency slot the API did not grant) is reported with its runs as not
-published (those its publish task saw published, as published); the flow
-then ends failed. Nothing is lost: its runs are graded by the next run of
-the flow.
-
-With a :class:`~truereward.grading.halt.Halt` (the flow's, stopped when the
-flow run loses its Prefect API: :mod:`.lifeline`), the flow looks at it
-every :data:`HALT_POLL_SECONDS` while it waits; once it is stopped, nothing
-more is submitted, the publishes in progress finish, and
-:class:`Halted` says which runs were left.
-
-Why not Prefect's own ``task.map`` with futures as inputs: measured in one
-run (``infra/bench/pipeline_alternative.py --rounds 1 --per-run-runs 1000``,
-10,000 runs of 20 cases, local target, thread runner of 8, 2 shared cores),
-this pipeline graded 164 runs/s with a flow-process peak of 175 MB; the
-same chunks and tasks scheduled by ``read.map``/``fold.map``/``publish.map``
-graded 141 runs/s (0.86x) and peaked at 654 MB (3.7x: every task run is
-submitted up front and every future keeps its result until the flow ends,
-so memory grows with the sweep); one run a chunk through ``.map`` graded
-12 runs/s (0.08x). Kept for that reason.
-
-Why a task run's tags name the sweep and not its run: before it runs, a
-task run with tags asks the server for a concurrency slot on each (the
-client remembers for 5 s that a set of tags has no limit, per set), and on
-SQLite, Prefect's default database, that write collides with the flow's
-other writes: ``database is locked``, answered ``503``, retried by the
-client after 2 s. The sweep's tags are one set, asked once per 5 s; a
-``run:<id>`` tag made every one-run chunk's set new, so nearly every task
-run of a small sweep or a regrade waited 2 s: 12 one-run chunks of a slow
-run each, one at a time (as in the deployment test's kill scenario), took
-20.8 s with run tags and 5.2 s without, the 2 s waits gone. The run is in the
-task run's name, where the UI and ``prefect task-run ls`` show it.
+:func:`grade_chunks` keeps at most ``concurrency`` chunks in flight and
+submits a chunk's next step only once the previous one has finished (on a
+runner in other processes, such as Dask, it passes the finished step's
+future, not its value). A chunk whose task run failed for good is reported
+with its runs as not published, and the flow ends failed; once a
+:class:`~truereward.grading.halt.Halt` stops (:mod:`.lifeline`), nothing
+more is submitted and :class:`Halted` names the runs left. docs/prefect.md,
+"How grade-run schedules its chunks", says why it is built this way.
 """
 
 from __future__ import annotations
@@ -75,6 +30,7 @@ from ..grading.halt import Halt
 from ..grading.report import GradeRunReport
 from ..grading.steps import PublishedRun
 from ..sweeps.record import RunRecord
+from .records import result_of
 from .tasks import ChunkPublished
 
 __all__ = ["HALT_POLL_SECONDS", "Halted", "grade_chunks"]
@@ -101,10 +57,7 @@ def _outcome(future: PrefectFuture[Any], *, value: bool) -> tuple[bool, Any]:
         return False, _never_finished(future, state.type.value)
     if not value:
         return state.is_completed(), None
-    data: Any = state.data
-    if type(data).__name__ == "ResultRecord":
-        return state.is_completed(), data.result
-    return state.is_completed(), state.result(raise_on_failure=False)
+    return state.is_completed(), result_of(state)
 
 
 def _never_finished(future: PrefectFuture[Any], state: str) -> RuntimeError:

@@ -1,26 +1,24 @@
 """When a task run of ours is tried again: transient failures only.
 
-Two exceptions ask for a retry, and :func:`retry_transient` (the tasks'
-``retry_condition_fn``) retries nothing else:
-
-- :class:`GraderFault`: the ``read`` task read runs whose refusals are all
-  grader-blamed and may pass (an unreadable store, a crashed reader); they
-  are read again on the next attempt, and only they.
-- :class:`PublishRetry`: the ``publish`` task could not publish some runs
-  for a reason that may pass (an I/O or store failure); they are published
-  again, and only they.
-
-A bug, a conflict with another grade, a run-blamed refusal: never retried.
+:func:`retry_transient` (the tasks' ``retry_condition_fn``) retries two
+exceptions and nothing else: :class:`GraderFault` (the ``read`` task read
+runs whose refusals are all the grader's and may pass; only they are read
+again) and :class:`PublishRetry` (the ``publish`` task could not publish
+some runs for a reason that may pass; only they are published again). A
+bug, a conflict, a run-blamed refusal: never retried. docs/prefect.md,
+"Retries, routed by blame".
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..exceptions import TruerewardError
+
 __all__ = ["GraderFault", "PublishRetry", "retry_transient"]
 
 
-class GraderFault(Exception):
+class GraderFault(TruerewardError):
     """Runs of a chunk were refused for grader faults that may pass.
     ``runs`` are their ids, ``reasons`` (one per run, when given) the codes
     and why of each, as the message shows them."""
@@ -36,7 +34,7 @@ class GraderFault(Exception):
         return (type(self), (self.runs, self.reasons))
 
 
-class PublishRetry(Exception):
+class PublishRetry(TruerewardError):
     """Runs of a chunk could not be published, for reasons that may pass."""
 
     def __init__(self, failures: list[tuple[str, str]]) -> None:

@@ -1,24 +1,13 @@
 """The task runner a request asks for, unless the flow was given one.
 
-``grade_run.with_options(task_runner=DaskTaskRunner(address=...))`` is
-honoured: the flow is declared with a :class:`RequestedTaskRunner`, a marker
-that means "the request says"; any other task runner a caller put on the
-flow is the one its task runs go to, and the request's ``task_runner`` is
-the default, not the only way.
-
-- ``threads`` (default): Prefect's ``ThreadPoolTaskRunner`` with
-  ``concurrency`` workers (Prefect's own default is unbounded).
-- ``dask``: ``prefect_dask.DaskTaskRunner`` (the ``prefect`` extra installs
-  prefect-dask): on the scheduler at ``dask_address`` when given (any Dask
-  cluster), else on a local cluster of ``min(concurrency, CPUs)`` worker
-  processes with enough threads each for ``concurrency`` task runs at once.
-  Dask is imported only then. The local cluster's workers are told the
-  flow's API URL, so a flow on Prefect's ephemeral API (no server
-  configured) works with Dask too.
-
-On a runner whose task runs are in other processes the flow sends its own
-module's code with them (:func:`ship_flow_code`), so a cluster needs
-truereward installed and none of the project's files.
+The flow is declared with a :class:`RequestedTaskRunner` ("the request
+says"), so a runner given with ``with_options`` wins. ``threads`` (default)
+is Prefect's thread runner with ``concurrency`` workers; ``dask`` is
+prefect-dask's runner on ``dask_address``, or a local cluster told the
+flow's API URL. On a runner in other processes the flow ships its module's
+code (:func:`ship_flow_code`), so a cluster needs truereward and none of
+the project's files. docs/prefect.md, "Scale", and docs/scale.md, "On a
+Dask cluster".
 """
 
 from __future__ import annotations

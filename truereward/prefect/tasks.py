@@ -1,33 +1,12 @@
 """The Prefect tasks: ``read``, ``fold`` and ``publish`` a chunk of runs.
 
-Each is a thin wrapper over the Prefect-free steps of
-:mod:`truereward.grading`, and works on a :class:`~truereward.grading.Chunk`
-of runs (one run per chunk for a sweep no larger than the concurrency, so
-a task run is named after its run: ``read-run-0042``;
-``read-run-0001..run-0100`` for a chunk).
-
-- ``read(chunk) -> ChunkReadings``: reads every run (a run whose target
-  already holds a grade is not read: its stored document is carried). A run
-  whose refusals are all grader-blamed and may pass is read again **as a
-  Prefect retry of this task run** (the task raises
-  :class:`~truereward.prefect.retry.GraderFault`), with the task's
-  ``retry_delay_seconds``, up to ``retries + 1`` attempts; every attempt is
-  recorded and ends up in the run's document. A run-blamed refusal settles
-  the run at once.
-- ``fold(readings) -> ChunkGrades``: each reading becomes its run's grade
-  document (pure; never retried).
-- ``publish(grades) -> ChunkPublished``: publishes each document at its run's
-  target; a publish that failed for a reason that may pass is retried as a
-  Prefect retry (only those runs); one that cannot (a conflict with another
-  grade) is reported, not raised, so the other runs are published.
-
-``retry_condition_fn`` (:func:`~truereward.prefect.retry.retry_transient`)
-lets only those two kinds of failure retry. Outside a Prefect run, calling
-``read.fn(chunk)`` reads once (one attempt); use
-:func:`truereward.grading.read_chunk` for a loop with retries.
-
-Tasks do not cache (``NO_CACHE``) and do not persist results: a grade is
-published by the task itself, and the documents are not kept by Prefect.
+Thin wrappers over the Prefect-free steps of :mod:`truereward.grading`, on
+a :class:`~truereward.grading.Chunk` of runs: ``read`` retries a run whose
+refusals are all the grader's and may pass (as a Prefect retry of the task
+run), ``fold`` is pure, ``publish`` retries only failures that may pass;
+:func:`~truereward.prefect.retry.retry_transient` lets nothing else retry.
+No caching, no persisted results. docs/prefect.md, "The tasks, in your own
+flows" and "Retries, routed by blame", says how to use them.
 """
 
 from __future__ import annotations

@@ -1,25 +1,11 @@
-"""Publishing a grade: its four files, atomically and conditionally.
+"""Publishing a grade: its files, atomically and conditionally.
 
-``publish(document, target, *, replaces=None, storage_options=None)`` writes
-``grade.json``, ``ctrf.json`` and, when the grade is gradable, ``reward.json``
-and ``reward.txt`` (last) to ``target``: a local path or ``file://`` URL
-(:mod:`.local`), an ``s3://`` URL (:mod:`.s3`, conditional PUTs through
-s3fs) or another fsspec URL (:mod:`.fsspec_store`), all with the same
-semantics (:mod:`.objects` for object stores).
-
-- **Idempotent**: publishing the same grade again succeeds and writes nothing
-  (it only repairs files an interrupted earlier publish left unfinished).
-- **Conditional**: publishing a different grade over an existing one raises
-  :class:`PublishConflict` and touches no published file, unless
-  ``replaces`` is the sha256 (hex) of the published ``grade.json``
-  (:attr:`GradeDocument.digest`): that is how a retried, now-gradable grade
-  replaces an ungradable one, and how two racing publishers end with exactly
-  one winner.
-- **No stale reward**: before a new ``grade.json`` is put in place, any
-  ``reward.txt``/``reward.json`` at the target (an older grade's, or left
-  there with no grade at all) and the CTRF view under the new grade's name
-  for it are removed, so no grade ever stands beside a reward, or a view,
-  of another grade, not even when the publish is interrupted.
+:func:`publish` writes ``grade.json``, its CTRF view and, when the grade is
+gradable, the reward files to a local path (:mod:`.local`), ``s3://``
+(:mod:`.s3`) or another fsspec URL (:mod:`.fsspec_store`), with the same
+semantics everywhere (:mod:`.objects` for stores): idempotent, conditional
+(a different grade replaces only the one ``replaces`` names), and never a
+reward beside another grade. docs/design.md, "The publishing protocol".
 """
 
 from __future__ import annotations
@@ -32,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from .. import safefile, urls
 from ..document import MAX_DOCUMENT_BYTES, GradeDocument
+from ..lazy import lazy_names
 from ..target import Target
-from .decide import Decision
+from .decide import PublishDecision
 from .errors import BadStorageOptions, PublishConflict, PublishError
 from .result import PublishResult
 
@@ -42,8 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BadStorageOptions",
-    "Decision",
     "PublishConflict",
+    "PublishDecision",
     "PublishError",
     "PublishResult",
     "Target",
@@ -51,6 +38,9 @@ __all__ = [
     "open_store",
     "publish",
 ]
+
+# Renamed so that each name means one thing across the package.
+__getattr__ = lazy_names(__name__, {}, globals(), {"Decision": "PublishDecision"})[0]
 
 _DIGEST = re.compile(r"^\"?([0-9a-fA-F]{64}|[0-9a-fA-F]{32})\"?$")
 
@@ -151,7 +141,7 @@ def publish(
     store = open_store(resolved)
     kept = _keep(store, replaces) if keep_replaced and replaces is not None else None
     result = publish_objects(document, store, replaces=replaces, listing=listing, settle=settle)
-    if kept is not None and result.decision is Decision.REPLACE:
+    if kept is not None and result.decision is PublishDecision.REPLACE:
         return dataclasses.replace(result, kept=kept)
     return result
 
@@ -202,8 +192,7 @@ def _spares_evidence(document: GradeDocument, url: str, local: str | None) -> No
             mine for mine in ours if any(safefile.same_file(mine, path) for path in read)
         )
     else:
-        base = url.rstrip("/")
-        mapped = {f"{base}/{name}" for name in names}
+        mapped = {urls.join(url, name) for name in names}
         clash = sorted({item.path for item in document.evidence} & mapped)
     if clash:
         raise PublishError(

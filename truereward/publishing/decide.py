@@ -11,10 +11,10 @@ from __future__ import annotations
 import hashlib
 from enum import Enum
 
-__all__ = ["Decision", "decide", "sha256_hex"]
+__all__ = ["PublishDecision", "decide", "sha256_hex"]
 
 
-class Decision(Enum):
+class PublishDecision(Enum):
     """What publishing does."""
 
     #: Nothing is published: create the grade (create-if-absent).
@@ -33,20 +33,20 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def decide(existing: bytes | None, ours: bytes, replaces: str | None) -> Decision:
+def decide(existing: bytes | None, ours: bytes, replaces: str | None) -> PublishDecision:
     """Compare the published ``grade.json`` (``None`` when absent) with ours.
 
-    - identical bytes: :attr:`Decision.SAME` (idempotent republish, whatever
+    - identical bytes: :attr:`PublishDecision.SAME` (idempotent republish, whatever
       ``replaces`` says: the replacement already happened);
-    - nothing published and no ``replaces``: :attr:`Decision.CREATE`;
-    - something published whose sha256 is ``replaces``: :attr:`Decision.REPLACE`;
-    - otherwise :attr:`Decision.CONFLICT`, including a ``replaces`` that names
+    - nothing published and no ``replaces``: :attr:`PublishDecision.CREATE`;
+    - something published whose sha256 is ``replaces``: :attr:`PublishDecision.REPLACE`;
+    - otherwise :attr:`PublishDecision.CONFLICT`, including a ``replaces`` that names
       a grade when none is published (compare-and-swap is exact).
     """
     if existing is not None and existing == ours:
-        return Decision.SAME
+        return PublishDecision.SAME
     if existing is None:
-        return Decision.CREATE if replaces is None else Decision.CONFLICT
+        return PublishDecision.CREATE if replaces is None else PublishDecision.CONFLICT
     if replaces is not None and sha256_hex(existing) == replaces.lower():
-        return Decision.REPLACE
-    return Decision.CONFLICT
+        return PublishDecision.REPLACE
+    return PublishDecision.CONFLICT

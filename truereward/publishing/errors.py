@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from ..exceptions import TruerewardError
+
 __all__ = ["BadStorageOptions", "PublishConflict", "PublishError"]
 
 
-class PublishError(Exception):
+class PublishError(TruerewardError):
     """Publishing failed (I/O error, unusable target, a body too large). The
     files already published are whole: each is the old or the new version."""
 

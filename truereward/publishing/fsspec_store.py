@@ -1,15 +1,12 @@
 """A store over any other fsspec filesystem.
 
-Without conditional writes in the backend, "write only if absent" and
-"compare-and-swap" are a check followed by a write. For ``memory://`` that is
-atomic, because the filesystem lives in this process and the check and the
-write happen under one process-wide lock. For any other backend (``gcs://``,
-``az://``...) it is not, so such targets are refused unless the caller opts
-into unconditional writes by name (``Target(unconditional=True)``,
-``publish(..., unconditional=True)``, ``--unconditional``): then two
-publishers racing for one run can both believe they won.
-
-ETags here are the MD5 of the content, as S3 computes them.
+Without conditional writes in the backend, "write if absent" and
+"compare-and-swap" are a check then a write: atomic for ``memory://`` (one
+process, one lock), not for other backends (``gcs://``, ``az://``...), which
+are refused unless the caller opts into unconditional writes by name
+(``unconditional=True``, ``--unconditional``), where two racing publishers
+can both believe they won. ETags are the content's MD5, as S3's.
+docs/design.md, "The publishing protocol".
 """
 
 from __future__ import annotations
@@ -53,7 +50,7 @@ class FsspecStore:
             self.fs, self.root = fsspec.core.url_to_fs(url, **options)
         except (ImportError, ValueError) as error:
             raise PublishError(f"{url}: {error}") from error
-        self.location = url.rstrip("/")
+        self.location = urls.join(url)
 
     def _path(self, name: str) -> str:
         return urls.join(self.root, name)

@@ -1,16 +1,12 @@
 """What stands at the targets of many runs under one S3 prefix, from one
 listing read page by page.
 
-Planning a sweep asks, for every run, what stands at its target. On S3,
-asking per run costs a request or more a run; a listing of the prefix the
-runs' targets share answers for a thousand keys a request, with each
-object's ETag and size. :class:`TargetIndex` reads that listing lazily,
-as the plan reaches each run: runs are planned in the order S3 lists keys
-(:func:`listing_order`), so the listing and the plan advance together,
-grading starts once the first page is in, and memory holds one page, each
-key once. A run looked up out of that order is listed alone (one
-request). A store that cannot be listed answers nothing (``None``): the
-caller then asks per run, and publishing will say what is wrong.
+:class:`TargetIndex` reads the listing of the prefix the runs' targets
+share lazily, as the plan reaches each run: runs are planned in the order
+S3 lists keys (:func:`listing_order`), so listing and plan advance
+together and memory holds one page. A run looked up out of that order is
+listed alone; a store that cannot be listed answers ``None`` (the caller
+asks per run). docs/scale.md, "Listing at scale".
 """
 
 from __future__ import annotations

@@ -1,38 +1,11 @@
 """Publishing into a local directory: atomic, durable, conditional.
 
-Every file is whole or absent, never torn, even under ``kill -9`` or a power
-cut:
-
-- each body goes to a temporary file in the target directory (created with
-  mode ``0666`` so the umask applies: ``0644`` under umask 022), is written
-  and ``fsync``-ed, then moved into place with ``os.replace`` (or linked with
-  ``os.link`` when creating ``grade.json``, which fails if another writer got
-  there first); the directory is ``fsync``-ed so the rename is durable;
-- publishers of one directory take an exclusive ``flock`` on the directory
-  itself (no lock file), so the read-compare-write of a replace is atomic
-  against other truereward publishers, across processes; the lock dies with
-  its process;
-- temporary files of ours (``.truereward.*.tmp``) left by a killed publisher
-  are removed under that lock;
-- anything planted under one of our names that is not a regular file or a
-  symlink (a directory named ``reward.txt``, a FIFO named ``grade.json``)
-  is renamed aside (``.set-aside.<name>.<hex>``), never opened, never
-  deleted, so it cannot make publishing fail or hang;
-- the target directory must not be a symlink (:class:`PublishError`);
-- existing symlinks among our names are replaced, never written through
-  (files are opened with ``O_NOFOLLOW``).
-
-The order of operations keeps the set consistent at every instant:
-the reward files (``reward.txt``, ``reward.json``, ``reward-details.json``)
-and the CTRF view are removed before a new
-``grade.json`` is put in place (so no reward, and no report of an older
-grade, can stand beside a grade it does not belong to),
-then ``grade.json``, the CTRF view (``ctrf.json``, or ``grade-ctrf.json``
-when ``ctrf.json`` is the evidence) and ``reward.json`` (each fsynced, then
-one fsync of the directory), and ``reward.txt`` last (fsynced, and the
-directory again): a fresh gradable grade costs four file fsyncs and two
-directory fsyncs. The conflict check comes before any of it: a conflicting publish
-touches nothing.
+Every file is whole or absent (a temporary file, ``fsync``, ``os.replace``
+or ``os.link``, the directory ``fsync``-ed), publishers of one directory
+hold its ``flock``, nothing planted under our names is opened or written
+through, and the order (reward files cleared first, ``reward.txt`` last)
+keeps the set consistent at every instant. docs/design.md, "The publishing
+protocol", says each rule and why.
 """
 
 from __future__ import annotations
@@ -50,7 +23,7 @@ from pathlib import Path
 from .. import safefile
 from ..document import GradeDocument
 from ..files import GRADE, NAMES, PREVIOUS_GRADE, REWARD_FILES, REWARD_TXT, render
-from .decide import Decision, decide, sha256_hex
+from .decide import PublishDecision, decide, sha256_hex
 from .errors import PublishConflict, PublishError
 from .result import PublishResult
 
@@ -290,16 +263,16 @@ def publish_local(
             present = _tidy(dir_fd, (*NAMES, PREVIOUS_GRADE) if keep_replaced else NAMES)
             existing = _read(dir_fd, GRADE) if GRADE in present else None
             decision = decide(existing if isinstance(existing, bytes) else None, ours, replaces)
-            if decision is Decision.CREATE and existing is _ABSENT:
-                decision = Decision.REPLACE  # a symlink squats the name: replace it
-            if decision is Decision.CONFLICT:
+            if decision is PublishDecision.CREATE and existing is _ABSENT:
+                decision = PublishDecision.REPLACE  # a symlink squats the name: replace it
+            if decision is PublishDecision.CONFLICT:
                 raise PublishConflict(
                     path,
                     existing=sha256_hex(existing) if isinstance(existing, bytes) else None,
                     attempted=digest,
                     replaces=replaces,
                 )
-            if decision is Decision.SAME:
+            if decision is PublishDecision.SAME:
                 written, removed = _repair(dir_fd, bodies, present, token)
                 return PublishResult(path, digest, decision, tuple(written), tuple(removed))
 
@@ -307,7 +280,11 @@ def publish_local(
             # go first: a publish killed after grade.json then shows an
             # incomplete set, never an older grade's files beside a new grade.
             kept = None
-            if keep_replaced and decision is Decision.REPLACE and isinstance(existing, bytes):
+            if (
+                keep_replaced
+                and decision is PublishDecision.REPLACE
+                and isinstance(existing, bytes)
+            ):
                 _replace(dir_fd, PREVIOUS_GRADE, existing, token)
                 kept = PREVIOUS_GRADE
             view = document.publication.ctrf
@@ -316,7 +293,7 @@ def publish_local(
             ]
             if removed or kept:
                 _fsync_dir(dir_fd)
-            if decision is Decision.CREATE:
+            if decision is PublishDecision.CREATE:
                 if not _create(dir_fd, GRADE, ours, token):
                     # Someone outside our lock created it meanwhile.
                     raced = _read(dir_fd, GRADE)

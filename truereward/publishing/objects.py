@@ -1,95 +1,12 @@
 """Publishing to an object store: the same rules as local directories, with
 conditional single-request writes instead of renames.
 
-A :class:`Store` is one backend's handful of primitives over our names
-under one prefix (``s3.py`` for S3, ``fsspec_store.py`` for other fsspec
-filesystems). :func:`publish_objects` is the protocol, the same for all:
-
-1. **Look.** The objects present under our names, with their ETags: the
-   caller's ``listing`` when it hands one over (a sweep listed once, page by
-   page, when it is planned), else one listing of the prefix.
-2. **Decide** on the listed ``grade.json``
-   (:func:`~truereward.publishing.decide.decide`): SAME when its ETag is
-   the MD5 of our bytes (or its bytes are ours), REPLACE when ``replaces``
-   names it (its sha256, read back, or its ETag), CREATE when there is
-   none, else CONFLICT, which raises :class:`PublishConflict` before
-   anything is touched.
-3. **Clear, then write** (CREATE, REPLACE). The reward objects and the CTRF
-   view under the name this grade writes it, as listed, are deleted first,
-   each conditionally on its listed ETag: whoever left them (an older
-   grade, an interrupted publish, another writer with no ``grade.json`` at
-   all), the new grade does not own them, so none can stand beside it, not
-   even when the publish dies right after its ``grade.json``. Then
-   ``grade.json`` is written with ``If-None-Match: *`` (create) or
-   ``If-Match: <etag>`` (replace), the one step that decides a race; then
-   the CTRF view, ``reward.json`` and ``reward.txt`` (and
-   ``reward-details.json`` for a grade with a declared scoring), sent
-   together (each a request of its own, in flight at once: a round trip,
-   not three; so on
-   an object store, unlike a local directory, ``reward.txt`` standing does
-   not tell that the others do: the listing, or ``truereward verify``,
-   tells a complete set). Every object
-   after ``grade.json`` carries, in its metadata
-   (``x-amz-meta-truereward-grade`` on S3), the sha256 of the grade it
-   belongs to: a reader of ``reward.txt`` alone can check that it names the
-   ``grade.json`` that stands, and ``truereward verify`` does.
-4. **SAME**: nothing is written, except what an interrupted earlier publish
-   left unfinished, or a superseded publisher's late write left behind:
-   objects whose ETag is not the MD5 of their expected body, reward objects
-   beside an ungradable grade, and reward objects of the right bytes whose
-   metadata names another grade (one HEAD each of ``reward.txt`` and
-   ``reward.json``; not with a caller's listing, which comes from a pass
-   over many runs that checks each set by its ETags and leaves the
-   metadata to ``truereward verify``).
-5. **Settle**: the files after ``grade.json`` are plain PUTs, so a publisher
-   that replaced our grade (naming it in ``replaces``) while we were still
-   writing can see our late CTRF view or reward objects land beside its
-   grade. So after our last write we look once more: after a create, one
-   HEAD of ``grade.json`` (is ours still the grade?); after a replace, a
-   listing (the superseded publisher's late file may have landed between
-   our look and our ``grade.json``). When the set is not the one the
-   standing ``grade.json`` describes, we read that grade and rewrite the
-   set from it (reward objects beside a refusal are deleted), and look
-   again. Whoever writes last also checks last, so the set ends
-   consistent. A caller publishing many runs may take this step itself
-   (``settle=False``, then :func:`settle_listed` with a listing of all
-   their sets taken after their last writes: one request for hundreds of
-   runs).
-
-A listing is a view taken before we act. When the store refuses what it
-implied (a conditional delete or the ``grade.json`` write refused, a grade
-it showed gone, a conflict it alone decided), the protocol starts again from
-step 1 with a listing of its own, at most :data:`LOOKS` times in all; a
-write of ours that was refused because its first attempt had reached the
-store (its answer lost, a retry refused) is recognised that way too: the
-listing shows our own grade (SAME). A caller's listing must be taken after
-the run stopped writing: an object another writer adds after it is not
-cleared in step 3, as one added after our own listing is not (a writer
-that keeps writing beside our grade is beyond any protocol of ours).
-
-What it costs: a fresh gradable run, one listing, four PUTs and the
-settling HEAD (6 requests, 4 round trips; 5 handed a listing, 4 when the
-caller settles); over reward objects left without a grade, one DELETE more
-for each; a republish of the same grade, one listing and the two metadata
-HEADs (3), writing nothing, and nothing at all handed a listing that shows
-the set complete; a fresh ungradable run, a listing, two PUTs and a HEAD
-(4; 3 handed a listing).
-
-Bodies are sent in single requests from memory; a body above
-:data:`MAX_BODY_BYTES` is refused (multipart uploads would ignore
-``If-Match``).
-
-A publisher that loses the race after deleting reward objects (a
-conditional delete cannot tell the winner's identical bytes from the stale
-ones) settles the set to the winning grade before it raises
-:class:`PublishConflict`; killed before that, it leaves the winner's set
-incomplete (no reward), never wrong.
-
-Known limit: between a late write of a superseded publisher and that
-publisher's next look (step 5), its file can stand beside the newer grade
-for the length of a request or two, and stays there if that process dies in
-between; publishing again at the target repairs it. A settle step gives up
-after :data:`SETTLE_ROUNDS` rounds of a grade that keeps changing under it.
+A :class:`Store` is one backend's primitives over our names under one
+prefix (``s3.py``, ``fsspec_store.py``); :func:`publish_objects` is the
+protocol for all of them: look, decide, clear then write (``grade.json``
+conditionally, the one step that decides a race), repair a SAME set, and
+settle after the last write (:func:`settle_listed` for many runs at once).
+docs/design.md, "The publishing protocol", gives each step and its costs.
 """
 
 from __future__ import annotations
@@ -101,8 +18,9 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Protocol
 
 from ..document import GradeDocument
+from ..exceptions import TruerewardError
 from ..files import GRADE, NAMES, REWARD_FILES, render
-from .decide import Decision, sha256_hex
+from .decide import PublishDecision, sha256_hex
 from .errors import PublishConflict, PublishError
 from .result import PublishResult
 
@@ -123,7 +41,7 @@ _MD5 = re.compile(r"^[0-9a-f]{32}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
-class PreconditionFailed(Exception):
+class PreconditionFailed(TruerewardError):
     """A conditional write or delete was refused by the store."""
 
 
@@ -169,25 +87,26 @@ def md5_hex(data: bytes) -> str:
 
 def _decide(
     store: Store, listed: str | None, ours: bytes, replaces: str | None
-) -> tuple[Decision, str | None, str | None]:
+) -> tuple[PublishDecision, str | None, str | None]:
     """The decision, the ETag to replace, and the published grade's sha256
     when it had to be read."""
     if listed is None:
-        return (Decision.CREATE if replaces is None else Decision.CONFLICT), None, None
+        decision = PublishDecision.CREATE if replaces is None else PublishDecision.CONFLICT
+        return decision, None, None
     if listed == md5_hex(ours):
-        return Decision.SAME, listed, None
+        return PublishDecision.SAME, listed, None
     wanted = None if replaces is None else replaces.lower().strip('"')
     if wanted is not None and _MD5.match(wanted) and wanted == listed:
-        return Decision.REPLACE, listed, None
+        return PublishDecision.REPLACE, listed, None
     existing = store.read(GRADE)
     if existing is None:  # deleted since the listing
-        return Decision.CONFLICT, None, None
+        return PublishDecision.CONFLICT, None, None
     if existing == ours:  # an ETag that is not an MD5 (multipart, KMS)
-        return Decision.SAME, listed, sha256_hex(existing)
+        return PublishDecision.SAME, listed, sha256_hex(existing)
     digest = sha256_hex(existing)
     if wanted is not None and wanted == digest:
-        return Decision.REPLACE, listed, digest
-    return Decision.CONFLICT, listed, digest
+        return PublishDecision.REPLACE, listed, digest
+    return PublishDecision.CONFLICT, listed, digest
 
 
 def _owned(listed: Mapping[str, str], bodies: dict[str, bytes]) -> dict[str, str]:
@@ -236,7 +155,7 @@ def _repair(
             store.put(name, bodies[name], digest)
             written.append(name)
     return PublishResult(
-        store.location, sha256_hex(bodies[GRADE]), Decision.SAME, tuple(written), tuple(removed)
+        store.location, digest, PublishDecision.SAME, tuple(written), tuple(removed)
     )
 
 
@@ -246,7 +165,7 @@ def _repair(
 LOOKS = 3
 
 
-class _LookAgain(Exception):
+class _LookAgain(TruerewardError):
     """The store refused what the listing implied: list again (step 1)."""
 
 
@@ -322,11 +241,11 @@ def _publish_listed(
         )
 
     decision, etag, existing_digest = _decide(store, listed.get(GRADE), ours, replaces)
-    if decision is Decision.CONFLICT:
+    if decision is PublishDecision.CONFLICT:
         if supplied and existing_digest is None:
             raise _LookAgain  # decided on the caller's listing alone: look ourselves
         raise conflict(existing_digest or listed.get(GRADE))
-    if decision is Decision.SAME:
+    if decision is PublishDecision.SAME:
         # A caller's listing comes from a pass over many runs, which checks
         # each set by its ETags; the metadata is left to `truereward verify`.
         stale = set() if supplied else stale_metadata(store, bodies, listed)
@@ -336,13 +255,13 @@ def _publish_listed(
             if not last:
                 raise _LookAgain from None
             _settle(store, bodies)  # another writer is at work: make the set agree
-            return PublishResult(store.location, digest, Decision.SAME, (), tuple(removed))
+            return PublishResult(store.location, digest, PublishDecision.SAME, (), tuple(removed))
         if repaired.written or repaired.removed:
             _settle(store, bodies)
         return PublishResult(
             store.location,
             digest,
-            Decision.SAME,
+            PublishDecision.SAME,
             repaired.written,
             (*removed, *repaired.removed),
         )
@@ -361,7 +280,7 @@ def _publish_listed(
             raise _LookAgain from None
         raise conflict(existing_digest or listed.get(GRADE)) from None
     try:
-        if decision is Decision.CREATE:
+        if decision is PublishDecision.CREATE:
             store.create(GRADE, ours)
         else:
             assert etag is not None
@@ -379,7 +298,7 @@ def _publish_listed(
         return PublishResult(
             store.location, digest, decision, written, tuple(removed), settled=False
         )
-    _settle(store, bodies, created=decision is Decision.CREATE)
+    _settle(store, bodies, created=decision is PublishDecision.CREATE)
     return PublishResult(store.location, digest, decision, written, tuple(removed))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .decide import Decision
+from .decide import PublishDecision
 
 __all__ = ["PublishResult"]
 
@@ -23,7 +23,7 @@ class PublishResult:
 
     target: str
     digest: str
-    decision: Decision
+    decision: PublishDecision
     written: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     kept: str | None = None

@@ -1,19 +1,13 @@
 """The S3 store: conditional single-request writes through s3fs.
 
-Every write is one ``PutObject`` of an in-memory body, sent through s3fs's
-client (``call_s3``, which adds s3fs's retries to botocore's):
-``If-None-Match: *`` to create, ``If-Match: <etag>`` to compare-and-swap,
-``If-Match`` on ``DeleteObject`` for the stale reward objects. A refused
-precondition (412 ``PreconditionFailed``, or 409
-``ConditionalRequestConflict`` from real S3 under contention) becomes
-:class:`~truereward.publishing.objects.PreconditionFailed`; any other failure
-a :class:`~truereward.publishing.errors.PublishError` naming the object.
-
-s3fs drops any parameter the installed botocore's S3 model does not know,
-so with a botocore older than :data:`BOTOCORE_FLOOR` every conditional
-write would silently be a plain one (racing publishers would each "win"):
-opening a store checks the client's model first, without a request, and
-refuses (:func:`unconditional_operations`).
+Every write is one ``PutObject`` of an in-memory body through s3fs's
+client (``If-None-Match: *`` to create, ``If-Match: <etag>`` to replace;
+``If-Match`` on ``DeleteObject``); a refused precondition (412, or 409
+under contention) is ``PreconditionFailed``, any other failure a
+``PublishError`` naming the object. s3fs drops parameters an old botocore
+does not know, so opening a store refuses a botocore below
+:data:`BOTOCORE_FLOOR` (:func:`unconditional_operations`). docs/scale.md,
+"Conditional writes", and docs/design.md, "The publishing protocol".
 """
 
 from __future__ import annotations
@@ -96,7 +90,7 @@ class S3Store:
         if not self.bucket:
             raise PublishError(f"{url}: an S3 target needs a bucket")
         self.prefix = f"{prefix}/" if prefix else ""
-        self.location = f"s3://{self.bucket}/{prefix}".rstrip("/")
+        self.location = urls.join(f"s3://{self.bucket}/{prefix}")
         try:
             self.fs = s3fs.S3FileSystem(**options)
             # s3fs builds its client at the first request; building it now (no

@@ -1,34 +1,11 @@
 """Starting a grading session in a local logs directory.
 
-A verifier grades a run in its logs directory (``/logs/verifier``), where
-files may already stand: a grade and reward files of an earlier session, or
-files the graded agent planted there before the verifier ran. None of them
-may become this session's reward, and a session that dies before it
-publishes (pytest-timeout's thread method, ``kill -9``) must leave no reward
-at all. So before any test runs, :func:`begin_session`:
-
-- removes ``reward.txt`` and ``reward.json`` (as Harbor does before it runs
-  a verifier), so a session that never publishes leaves no reward file for
-  anyone to read;
-- sets the standing ``grade.json`` aside as ``grade.previous.json``
-  (replacing an older one): it is kept, never taken for this session's
-  grade, and ``truereward verify`` says that a session began and did not
-  publish when it finds it without a ``grade.json``.
-
-Nothing standing under these names is followed or opened. A reward file
-that is a directory is moved aside to a name nothing stands under
-(``.reward.txt.set-aside``, else ``.reward.txt.set-aside.2``, ...); a
-directory standing as ``grade.previous.json`` (where ``rename`` could not
-put the grade) is moved aside the same way first; a ``ctrf.json`` or
-``grade-ctrf.json`` that is not a regular file (a directory, a symlink, a
-FIFO) is moved aside too, so neither pytest-json-ctrf nor the publisher
-writes through it or fails on it (a regular one is left, to be replaced).
-What the graded agent left under these names never stops the session from
-publishing its grade.
-
-The directory itself must be a real directory: a symlink is refused
-(:class:`~truereward.publishing.errors.PublishError`). A directory that does
-not exist yet is left for the publisher to create.
+:func:`begin_session` removes the reward files and sets a standing
+``grade.json`` aside as ``grade.previous.json`` before any test runs, so
+neither an earlier session's grade nor a file the graded agent planted can
+become this session's reward, and a session that dies before it publishes
+leaves none. docs/design.md, "The publishing protocol" (a session in a logs
+directory), gives the rules.
 """
 
 from __future__ import annotations

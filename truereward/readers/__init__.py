@@ -1,41 +1,12 @@
 """Readers: one kind of evidence plus a task's case set in, rows out.
 
-A reader is an object with a ``name``, a ``default_evidence`` (where its
-evidence usually lies inside a run directory) and ``read(evidence, spec,
-options) -> list[CaseResult]``; it raises
-:class:`~truereward.codes.Ungradable` when the evidence cannot be graded
-(absent: ``EVIDENCE_MISSING``; not a report of its format, or showing no
-test ran: ``EVIDENCE_MALFORMED``; unreadable store: ``EVIDENCE_UNREADABLE``).
-Each reader is one module of this package.
-
-Readers are found by name through the entry-point group
-``truereward.readers`` (``name = "package.module:READER"``,
-:class:`truereward.registry.Registry`), so installed packages add their own;
-the built-in ones are listed in ``pyproject.toml`` like any other package's,
-and a reader is imported only when its name is first asked for. A name of
-the form ``package.module:ATTRIBUTE`` that is not an entry point's name is
-imported directly (``package.module:`` means its ``READER``). Either way the
-attribute may be a reader or a class whose instance (made without
-arguments) is one.
-
-:func:`read` is the one way to run a reader: it normalises the case set,
-wraps the evidence location in :class:`Evidence` (bounded reads, digests),
-and turns a reader that crashes or answers with something other than rows
-into ``CASE_NOT_GRADED``, the grader's fault, so no reader bug is ever a
-traceback in a sweep or a silent reward.
-
-A reader may also bring the task's scoring (:class:`Scored`: its rows and a
-:class:`~truereward.scoring.Scoring`), when the evidence declares it (the
-rewardkit bridge reads weights, aggregations and dimensions from
-rewardkit's own layout). Such a reader's cases are the ones it found: with a
-task spec that declares no cases, the fold has no case set, and the
-scoring's dimensions name every case (:func:`case_set_for`). A task spec
-that declares a scoring of its own beside it is ``CASE_INVALID``.
-
-The options a reader gets are the task spec's with the caller's over them,
-as a :class:`ReaderOptions` (a ``dict``) that says which keys the caller
-gave (``from_caller``): a reader that runs a program chooses it only from
-the caller's options where the task spec comes with an untrusted run.
+A reader has a ``name``, a ``default_evidence`` and ``read(evidence, spec,
+options) -> list[CaseResult]``, and raises
+:class:`~truereward.codes.Ungradable` for evidence it cannot grade. Readers
+are found by name through the entry-point group ``truereward.readers``;
+:func:`read` is the one way to run one (a crash is ``CASE_NOT_GRADED``). A
+reader may bring the task's scoring (:class:`Scored`). docs/readers.md, "A
+reader", gives the protocol.
 """
 
 from __future__ import annotations
@@ -61,7 +32,6 @@ __all__ = [
     "ReaderOptions",
     "Reading",
     "Scored",
-    "UnknownReader",
     "case_set_for",
     "get_reader",
     "grade_evidence",
@@ -89,10 +59,6 @@ class Reader(Protocol):
         """Rows for the declared cases (with the scoring the evidence
         declares, as :class:`Scored`), or raise Ungradable."""
         ...
-
-
-class UnknownReader(LookupError):
-    """No reader of that name. The message lists the known ones."""
 
 
 @dataclass(frozen=True)
@@ -155,7 +121,6 @@ _READERS: Registry[Reader] = Registry(
     ENTRY_POINT_GROUP,
     check=_checked,
     fallback=_import_path,
-    missing=lambda _, message: UnknownReader(message),
 )
 
 
@@ -167,7 +132,7 @@ def reader_names() -> list[str]:
 
 def get_reader(name: str) -> Reader:
     """The reader registered as ``name`` (or importable as
-    ``package.module:ATTRIBUTE``); :class:`UnknownReader` listing the known
+    ``package.module:ATTRIBUTE``); :class:`~truereward.exceptions.UnknownName` listing the known
     names otherwise, or saying why it cannot be loaded."""
     return _READERS.get(name)
 
@@ -195,7 +160,7 @@ def read_with_evidence(
     Raises :class:`~truereward.codes.Ungradable`: the reader's own refusals,
     ``CASE_INVALID`` for a case set that is not valid, and
     ``CASE_NOT_GRADED`` when the reader crashed or answered with something
-    other than a list of rows. :class:`UnknownReader` for an unknown name.
+    other than a list of rows. :class:`~truereward.exceptions.UnknownName` for an unknown name.
     """
     from ..cases import CaseResult
     from ..taskspec import TaskSpec, TaskSpecError
@@ -273,7 +238,7 @@ def grade_evidence(
     digests of the files read before the refusal (a malformed report was
     read whole) are in the document all the same; a missing file has none.
     ``scheme`` as for :func:`truereward.fold` (``None``: the task's).
-    :class:`UnknownReader` and an unknown scheme raise.
+    :class:`~truereward.exceptions.UnknownName` and an unknown scheme raise.
     """
     from ..document import grade_document
     from ..taskspec import TaskSpec

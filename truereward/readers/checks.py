@@ -1,36 +1,10 @@
 """The ``checks`` reader: criteria checks on a run's answer.
 
-The evidence is the answer the run produced: a file whose whole text is the
-answer (default), or a JSON document holding it (reader option ``answer``:
-a JSON Pointer such as ``/output``). Each declared case is one criterion,
-given in its options exactly as a case of a ``truereward checks`` case file
-(ai-eval-forge's format) without its ``id`` and ``actual``:
-
-.. code-block:: json
-
-    {"id": "mentions-paris", "kind": "fail_to_pass", "options": {
-        "checks": [{"type": "contains", "value": ["Paris"]}]}}
-    {"id": "close-to-reference", "kind": "fail_to_pass", "options": {
-        "expected": "Paris is the capital of France."}}
-
-Every case is scored with :func:`truereward.checks.score_case` (a case
-without checks gets ``token_f1`` with min 0.65). A case that passes is
-``pass``, else ``fail``; its score goes to ``measures["score"]`` (what the
-``mean-score/1`` scheme averages), each check to an observation, and the
-whole to an evaluation report (metric ``checks/case``, one detail per check
-with metric ``checks/<type>`` and the check's parameters). A criterion whose
-checks are not valid (an unknown type, a regex that does not compile) is
-``CASE_INVALID``: the task is broken, not the run; so is a regex over the
-compile bounds (too long, nested too deeply, too large once its
-repetitions are expanded). A criterion whose check *gave up* (a regex that
-backtracks catastrophically on this answer and runs out of its time bound,
-or the criterion's time budget running out) is ``CHECK_GAVE_UP``
-(:mod:`truereward.check_codes`: the grader's, not retried): nothing was
-measured, so the run gets no reward from it, never a 0.0 it did not earn.
-Reader options ``regex_timeout`` (seconds per search, default 1) and
-``case_budget`` (seconds per criterion, default 5) set the bounds. Grade
-with ``--scheme mean-score/1`` for a dense reward, or ``gated-binary/1``
-for all-or-nothing.
+Each declared case is a criterion written as a case of a ``truereward
+checks`` case file, scored with :func:`truereward.checks.score_case` on the
+run's answer; its score goes to ``measures["score"]``. A check that gave up
+is ``CHECK_GAVE_UP`` (nothing measured, never a 0). docs/readers.md,
+"checks", gives the options and the refusals.
 """
 
 from __future__ import annotations

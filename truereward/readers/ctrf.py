@@ -1,84 +1,10 @@
-"""The ``ctrf`` reader: CTRF JSON test reports, current and legacy.
+"""The ``ctrf`` reader: CTRF JSON test reports, current and legacy
+(pytest-json-ctrf 0.3.x, playwright).
 
-Accepted shapes: current CTRF (``reportFormat: "CTRF"``, integer
-milliseconds) and the older shapes tools still write: no ``reportFormat``,
-``suite`` as a string (playwright), float seconds and snake_case keys
-(``raw_status``, ``file_path``) with parametrised cases merged into one
-entry (pytest-json-ctrf 0.3.x, which Harbor's task template pins).
-
-Each entry of ``results.tests`` is one test, named by ``name``; its outcome
-comes from ``status`` (``passed``, ``failed``, ``skipped``, ``pending``,
-``other``) refined by the raw status and tags pytest-json-ctrf writes: a
-skipped entry whose raw status is ``xfailed`` or that carries the ``xfail``
-tag is an expected failure (a pass); ``pending`` is a skip; ``other`` (no
-known result) counts as a failure. ``status`` is the final outcome; earlier
-executions (``retryAttempts``, or a bare ``retries`` count: a retry follows a
-failure) are the row's reruns, and a passing test with one is flaky.
-
-pytest-json-ctrf 0.3.x tags an xfail ``xfail`` only when it is a bare
-``@pytest.mark.xfail`` (not ``pytest.xfail()``, not ``xfail(raises=...)``,
-nor under xdist), and writes no raw status for a skip; what tells an xfail
-from a skip there is its ``trace``: an xfail's is the failure's traceback,
-a skip's is pytest's ``(path, line, reason)`` tuple. So in a legacy report
-(no ``reportFormat``) by ``tool.name`` ``pytest``, a ``skipped`` entry
-whose ``trace`` is text other than that tuple is an xfail (a pass).
-
-``tags`` is a list of strings (items that are not strings are ignored), or
-absent or null. Anything else (``5``, ``true``, ``"xfail"``, ``{"xfail":
-1}``) is a malformed entry: a case that matches it is ``EVIDENCE_MALFORMED``
-(the run's fault, that case only: the other cases are graded), never a
-crash and never an xfail.
-
-A test without a name (none, not a string, empty or blank) is one invalid
-entry, not an invalid report: it can be no declared case, so it is counted
-(:attr:`CtrfReport.nameless`) and left out, and the row of a declared case
-absent from the report says the report holds such tests.
-
-The report is parsed as it is read (:meth:`Evidence.open
-<truereward.readers.evidence.Evidence.open>`), through ijson's C backend
-(:mod:`truereward.readers.streamjson`: strict JSON as ``loads`` has it, on
-every part of the document), one test of ``results.tests`` built at a time,
-and kept only when a declared id can match it (every one of the first
-:data:`~truereward.readers.matching.KEEP_ALL`;
-:func:`~truereward.readers.matching.key_filter` after that). Memory is
-proportional to the kept tests: a report of a million tests grades in
-under 300 MB (tests/test_readers_memory.py; about 50 MB measured), where
-loading it whole took 620 MB.
-
-Matching a declared case id (see :mod:`truereward.readers.outcomes` for
-what an outcome means for a case):
-
-1. an entry whose ``name`` is the id;
-2. else an entry whose ``filePath::name`` is the id (tools that name tests
-   without their file);
-3. else, for an id that names a file (a ``/`` in it, or a pytest node id
-   such as ``test_app.py::test_x``), the entries whose name (or
-   ``filePath::name``) is the id written from another root directory: one
-   ends with the other after a ``/``, so ``test_app.py::test_x`` is
-   ``tests/test_app.py::test_x`` (the rule the ``junit`` reader applies to
-   node ids, :mod:`truereward.readers.matching`);
-4. when these find nothing, the same rules again with each entry's
-   ``name`` and ``filePath`` trimmed of surrounding whitespace (jest writes
-   ``"renders the title "``, and names can end with a newline). A name that
-   matches as written is never matched to another one by trimming.
-
-Several different tests matching one id is an ambiguous match (say
-``test_a.py::test_x`` with both ``tests/test_a.py::test_x`` and
-``tests/sub/test_a.py::test_x`` in the report, or ``"a "`` and ``"a\\n"``
-for ``a``): that case is refused (``CASE_INVALID``), never guessed.
-
-A legacy report (no ``reportFormat``) may merge the parametrised cases of
-a function into one entry named by the node id without its ``[params]``
-part, with or without a ``parametrize::`` tag (pytest-json-ctrf 0.3.x). So
-in a legacy report a declared ``test_x[2]`` that no entry matches, but whose
-``test_x`` is an entry (by the rules above), cannot be told apart and is
-refused (``CASE_INVALID``), never guessed. In a current report it is absent.
-
-Refused evidence (``EVIDENCE_MALFORMED``): not strict JSON, not a CTRF
-report (no ``results.tests`` list, or ``reportFormat`` other than
-``CTRF``), an entry that is not an object or has a status outside the CTRF
-vocabulary (``"pass"`` is refused; naming the entry), and a report with no
-test at all, or none with a name (it shows nothing ran).
+Streams ``results.tests`` one test at a time, keeps the entries a declared
+case can match, and maps them to rows with :mod:`.outcomes`. The rules
+(shapes accepted, outcomes, xfail in legacy reports, tags, matching, merged
+parametrised cases, what is refused) are docs/readers.md, "ctrf".
 """
 
 from __future__ import annotations
@@ -86,17 +12,16 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..bounded import MAX_ITEMS
-from ..cases import CaseResult, RerunVerdict
+from ..cases import RerunVerdict
 from ..codes import Ungradable
 from ..strictjson import StrictJSONError
-from ..taskspec import TaskSpec
 from . import streamjson
-from .evidence import Evidence, Readable
+from .evidence import Readable
 from .matching import (
     KEEP_ALL,
     EntryBudget,
@@ -104,11 +29,11 @@ from .matching import (
     Matcher,
     key_filter,
     names_a_file,
-    trimmed_fallback,
 )
-from .outcomes import MAX_NAME, Outcome, TestOutcome, rows_for, strip_parameters
+from .outcomes import MAX_NAME, Outcome, TestOutcome, strip_parameters
+from .reportreader import ParsedReport, ReportReader
 
-__all__ = ["READER", "CtrfReader", "CtrfReport", "parse_ctrf", "read_ctrf", "wanted_keys"]
+__all__ = ["READER", "CtrfReport", "parse_ctrf", "read_ctrf", "wanted_keys"]
 
 STATUSES = ("passed", "failed", "skipped", "pending", "other")
 _XFAIL_RAW = {"xfailed", "xfail"}
@@ -120,17 +45,12 @@ _SKIP_TUPLE = re.compile(rf"\({_QUOTED}, \d+, {_QUOTED}\)", re.DOTALL)
 
 
 @dataclass(frozen=True)
-class CtrfReport:
-    """A parsed CTRF report: its entries (those a declared case can match,
-    when the parse was given the case ids), whether it is a legacy shape, the
-    tool that wrote it, how many tests it lists and how many of them have
-    no name."""
+class CtrfReport(ParsedReport):
+    """A parsed CTRF report (:class:`ParsedReport`), with whether it is a
+    legacy shape and the tool that wrote it."""
 
-    entries: list[TestOutcome]
-    legacy: bool
-    tool: str
-    tests: int = 0
-    nameless: int = 0
+    legacy: bool = False
+    tool: str = ""
 
 
 def _malformed(where: str, why: str) -> Ungradable:
@@ -630,25 +550,4 @@ def matcher(index: EntryIndex) -> Matcher:
     return match
 
 
-class CtrfReader:
-    """CTRF JSON reports."""
-
-    name = "ctrf"
-    default_evidence = "logs/verifier/ctrf.json"
-
-    def read(
-        self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
-    ) -> list[CaseResult]:
-        where = evidence.describe()
-        with evidence.open() as stream:
-            report = read_ctrf(stream, where, [case.id for case in spec.cases])
-        return rows_for(
-            spec,
-            report.entries,
-            trimmed_fallback(matcher, report.entries),
-            source=where,
-            unnamed=report.nameless,
-        )
-
-
-READER = CtrfReader()
+READER = ReportReader("ctrf", "logs/verifier/ctrf.json", read_ctrf, matcher)

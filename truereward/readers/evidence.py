@@ -1,32 +1,11 @@
 """How readers get at a run's evidence: bounded reads that refuse cleanly
 and remember what they read.
 
-:class:`Evidence` stands for one evidence location (a local path or an
-fsspec URL). :meth:`Evidence.read_bytes` reads a file whole, up to a size
-limit, and records its sha256 and size for the grade document. Failures
-become refusals, never crashes:
-
-- the file does not exist: ``EVIDENCE_MISSING`` (the run left nothing);
-- it exists but is larger than ``max_bytes``, is not a regular file (a
-  directory, a FIFO, a device such as ``/dev/zero``), is a **symlink**
-  (evidence is read without following links: a link to another run's report
-  or to ``/etc/shadow`` is never read, and leaves no digest), resolves
-  **outside the run** (``root``: the run directory, when the evidence
-  belongs to one; a symlinked directory on the way out is refused too), or
-  cannot be decoded where text is required: ``EVIDENCE_MALFORMED``, the
-  run's doing;
-- an I/O error, a store that does not answer, fsspec missing for a URL:
-  ``EVIDENCE_UNREADABLE`` (the grader's side, retried by default).
-
-Local files are read through :mod:`truereward.safefile`: never blocking on
-a FIFO, in chunks (no buffer sized by the limit), up to ``max_bytes``.
-
-:meth:`Evidence.open` reads the same file as a stream instead, for readers
-that parse as they read (``junit``, ``ctrf``): the same refusals, chunks of
-:data:`~truereward.safefile.CHUNK` bytes, and the digest of every byte of
-the file (the rest is read and hashed when the reader stops early), so the
-document records the same sha256 and size as :meth:`Evidence.read_bytes`
-would, while memory holds one chunk, not the file.
+:class:`Evidence` is one evidence location (a local path or an fsspec
+URL); :meth:`Evidence.read_bytes` reads a file whole up to a limit,
+:meth:`Evidence.open` as a stream, both recording its sha256 and size, and
+every failure is a refusal (missing, malformed, unreadable), never a crash.
+docs/readers.md, "Reading a run's files", gives the rules.
 """
 
 from __future__ import annotations
@@ -165,7 +144,7 @@ class Evidence:
         if self.root is None:
             return where
         root = urls.path_or_url(self.root)
-        base = root.rstrip("/") + "/"
+        base = urls.join(root, "")
         return where[len(base) :] if where.startswith(base) else where
 
     def _shown(self, relative: str | None) -> str:
@@ -178,13 +157,7 @@ class Evidence:
         ``EVIDENCE_UNREADABLE``."""
         if self.is_local:
             return os.path.lexists(self.location(relative))
-        fs, path = self._fs(relative)
-        try:
-            return bool(fs.exists(path))
-        except Exception as error:  # any store failure is the grader's side
-            raise Ungradable(
-                "EVIDENCE_UNREADABLE", f"{self.describe(relative)}: {error}"
-            ) from error
+        return self._ask(relative, "exists")
 
     def is_dir(self, relative: str | None = None) -> bool:
         """Whether the location is a directory, and not a symlink to one
@@ -193,9 +166,14 @@ class Evidence:
         if self.is_local:
             where = self.location(relative)
             return os.path.isdir(where) and not os.path.islink(where)
+        return self._ask(relative, "isdir")
+
+    def _ask(self, relative: str | None, question: str) -> bool:
+        """The store's ``question`` (``exists``, ``isdir``) of ``relative``;
+        a failure to answer is the grader's (``EVIDENCE_UNREADABLE``)."""
         fs, path = self._fs(relative)
         try:
-            return bool(fs.isdir(path))
+            return bool(getattr(fs, question)(path))
         except Exception as error:  # any store failure is the grader's side
             raise Ungradable(
                 "EVIDENCE_UNREADABLE", f"{self.describe(relative)}: {error}"

@@ -1,30 +1,10 @@
 """Fault injection: a reader that fails on purpose, then (maybe) heals.
 
-For exercising what a sweep grader does with a grader that fails: the
-retries of the ``grade-run`` flow, the attempts recorded in the document,
-the routing of run-blamed and grader-blamed refusals. Production readers
-carry no fault knob; a run opts in by naming this reader (in its task spec
-or the request: ``truereward.readers.faults:READER``), and its evidence is a
-**fault plan**, ``faults.json`` in the run directory by default::
-
-    {"reader": "rows", "evidence": "rows.jsonl",
-     "failing_attempts": 2, "code": "EVIDENCE_UNREADABLE", "why": "store timed out"}
-
-- ``failing_attempts``: attempts 1 to k raise ``Ungradable(code, why)``;
-  from attempt k + 1 the plan's ``reader`` reads its ``evidence`` (a path
-  beside the plan; that reader's default when absent) as if the fault had
-  never been. ``null`` (the default): every attempt fails; the fault never
-  heals. 0: no attempt fails.
-- ``code``: any known refusal code (default ``EVIDENCE_UNREADABLE``, a
-  transient grader fault); a run-blamed code injects a refusal that must
-  not be retried.
-- ``delay_seconds``: sleep this long before answering (a slow grader; for
-  interrupting a sweep half way).
-
-The attempt number comes from :func:`truereward.readers.attempt.current_attempt`,
-which the grading loop sets. A plan that is missing or malformed is refused
-like any evidence (``EVIDENCE_MISSING``, ``EVIDENCE_MALFORMED``), so a bad
-plan never reads as a fault that healed.
+For exercising what a sweep grader does with a failing grader (retries,
+recorded attempts, routing by blame). A run opts in by naming
+``truereward.readers.faults:READER``; its evidence is a fault plan
+(``failing_attempts``, ``code``, ``delay_seconds``, then the real reader).
+docs/readers.md, "faults on purpose", gives the plan's fields.
 """
 
 from __future__ import annotations
@@ -37,10 +17,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..cases import CaseResult
-from ..codes import Ungradable, UnknownCode, lookup
-from ..errors import describe
+from ..codes import Ungradable, lookup
+from ..exceptions import UnknownName
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
+from ..validation import describe
 from .attempt import current_attempt
 from .evidence import Evidence
 
@@ -67,7 +48,7 @@ class FaultPlan(BaseModel):
     def _known_code(cls, value: str) -> str:
         try:
             lookup(value)
-        except UnknownCode as error:
+        except UnknownName as error:
             raise ValueError(str(error)) from None
         return value
 

@@ -1,32 +1,10 @@
-"""The ``figure`` reader: a measured number, a direction and a threshold.
+"""The ``figure`` reader: a number, a direction and a threshold.
 
-The evidence is a JSON document of figures (``{"latency_ms": {"p50": 212.5},
-"throughput": 950}``) or a text file holding one number. Each declared case
-names its figure and its bar in its options:
-
-.. code-block:: json
-
-    {"id": "p50-under-250ms", "kind": "fail_to_pass", "options": {
-        "figure": "/latency_ms/p50", "direction": "lower_is_better",
-        "threshold": 250}}
-
-- ``figure``: a JSON Pointer (``/a/b``) or a top-level key (``throughput``)
-  into the evidence; absent (or ``""``, the whole document) for a text file
-  holding one number. Absent against evidence that holds several figures (a
-  JSON object or array) is an invalid option of that case;
-- ``direction``: ``higher_is_better`` (passes at ``value >= threshold``) or
-  ``lower_is_better`` (passes at ``value <= threshold``);
-- ``threshold``: a finite number. Values and thresholds are compared as
-  exact decimals of their shortest representation, so ``0.1 + 0.2`` written
-  as ``0.30000000000000004`` does not pass ``<= 0.3``, and ``0.3`` does.
-
-The figure goes into the row's ``measures``. A figure that is absent from
-the evidence fails its case (the run did not measure what the task asks).
-A value that is not a finite number (a string, null, NaN) makes the evidence
-``EVIDENCE_MALFORMED``; evidence that is not JSON (or not one number) too.
-Options that are not valid (a missing ``figure`` when the evidence holds
-several) make that case ungradable with ``CASE_INVALID``; the other cases
-are still graded.
+The evidence is a JSON document of figures or a text file holding one
+number; each declared case names its ``figure`` (a JSON Pointer or a key),
+a ``direction`` and a ``threshold``, compared as exact decimals. An absent
+figure fails its case; a value that is not a finite number is
+``EVIDENCE_MALFORMED``. docs/readers.md, "figure", gives the rules.
 """
 
 from __future__ import annotations
@@ -34,7 +12,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from ..cases import CaseResult
 from ..codes import Ungradable
@@ -44,11 +24,9 @@ from ..strictjson import StrictJSONError, loads
 from ..taskspec import CaseSpec, TaskSpec
 from .evidence import Evidence
 from .outcomes import case_invalid
-from .state import InvalidExpectation
+from .state import InvalidExpectation, checked
 
 __all__ = ["READER", "FigureReader"]
-
-DIRECTIONS = ("higher_is_better", "lower_is_better")
 
 
 def _number(value: Any) -> float | None:
@@ -58,20 +36,13 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _check(options: Mapping[str, Any]) -> tuple[str | None, str, float]:
-    unknown = set(options) - {"figure", "direction", "threshold"}
-    if unknown:
-        raise InvalidExpectation(f"unknown option(s) {sorted(unknown)}")
-    figure = options.get("figure")
-    if figure is not None and not isinstance(figure, str):
-        raise InvalidExpectation("figure must be a JSON pointer or a key")
-    direction = options.get("direction")
-    if direction not in DIRECTIONS:
-        raise InvalidExpectation(f"direction must be one of {', '.join(DIRECTIONS)}")
-    threshold = _number(options.get("threshold"))
-    if threshold is None:
-        raise InvalidExpectation("threshold must be a finite number")
-    return figure, str(direction), threshold
+class _Bar(BaseModel):
+    """The shape of a ``figure`` case's options (the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    figure: str | None = None
+    direction: Literal["higher_is_better", "lower_is_better"]
+    threshold: float
 
 
 def _passes(value: float, direction: str, threshold: float) -> bool:
@@ -98,7 +69,8 @@ class FigureReader:
 
     def _row(self, evidence: Evidence, figures: Any, case: CaseSpec) -> CaseResult:
         try:
-            figure, direction, threshold = _check(case.options)
+            options = checked(_Bar, case.options)
+            figure, direction, threshold = options.figure, options.direction, options.threshold
             if not figure and isinstance(figures, dict | list):
                 raise InvalidExpectation(
                     f"figure is required: {evidence.describe()} holds several figures "

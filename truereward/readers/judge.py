@@ -1,69 +1,13 @@
 """The ``judge`` reader: an LLM judge decides a run's criteria.
 
-The evidence is what the run produced (its answer, a transcript: a text
-file, or any file read as UTF-8). Each declared case is one criterion, a
-question put to the judge about that evidence, in its options:
-
-.. code-block:: json
-
-    {"id": "cites-sources", "kind": "fail_to_pass",
-     "options": {"question": "Does the answer cite at least one source?"}}
-    {"id": "quality", "kind": "fail_to_pass",
-     "options": {"question": "How good is it?", "type": "rubric",
-                 "levels": ["poor", "fair", "good"], "pass_at": 2}}
-    {"id": "clarity", "kind": "fail_to_pass",
-     "options": {"type": "likert", "points": 5, "pass_at": 4}}
-    {"id": "coverage", "kind": "fail_to_pass",
-     "options": {"type": "numeric", "min": 0, "max": 10, "pass_at": 7}}
-    {"id": "tone", "kind": "pass_to_pass",
-     "options": {"type": "choice", "choices": ["calm", "rude"], "pass": ["calm"]}}
-
-- ``type``: ``boolean`` (default; also ``binary``; ``true`` passes);
-  ``rubric`` (also ``score``: ``levels``, a list of level descriptions or a
-  count; passes at a decided level ``>= pass_at``, default the top level);
-  ``likert`` (``points`` from 2 to 11, default 5, optional ``labels``, one per
-  point; passes at a point ``>= pass_at``, 1-based, default the top point);
-  ``numeric`` (``min`` < ``max``, ``pass_at`` required: passes at a value
-  ``>= pass_at``); ``choice`` (``choices``; passes when the decision is one of
-  ``pass``);
-- ``question``: the text put to the judge (default: the case id).
-
-Each sample asks all criteria in one call. The judge's answers are decided
-with :func:`truereward.judging.decide` (a rubric or Likert answer rounds half
-up to a level; a numeric one is the number, which must lie in its range). An
-undecided answer, or one below ``min_confidence``, is an abstention. With
-``samples`` n > 1 the judge is asked n times (concurrently) and each
-criterion's samples are combined by :func:`truereward.judging.samples.combine`
-(``agreement``: ``majority``, the default, or ``unanimous``): an abstention in
-any sample, or samples that disagree without the needed agreement, make that
-case ungradable with ``JUDGE_ABSTAINED``, never a fail. When the provider
-fails on any call (an error, a timeout, an answer that does not fit its
-question), nothing was decided: the whole evidence is refused with
-``PROVIDER_FAILED``. Both codes are the grader's and retryable, so the
-grade-run flow asks again. A row's ``measures`` hold ``confidence`` (the
-lowest sample's), ``score`` (the median sample's score from 0 to 1: a boolean
-or choice 1 or 0 as it passes, a level's index over the top index, a number's
-place in its range) and, for n > 1, ``agreement``; its observations hold each
-sample's answer.
-
-Reader options (the task spec's ``options``, or keyword arguments of
-:func:`truereward.read`):
-
-- ``provider``: ``{"kind": "openai", "base_url", "model", "api_key_env"?,
-  "timeout_s"?, "json_mode"?}`` for an OpenAI-compatible chat-completions
-  endpoint, ``{"kind": "litellm", "model", "api_base"?, "api_key_env"?,
-  "timeout_s"?, "json_mode"?}`` for any provider LiteLLM routes to (the
-  ``litellm`` extra), or ``{"kind": "python", "factory":
-  "package.module:function"}`` returning any provider (see
-  :mod:`truereward.judging.provider`). A key is read from the named
-  environment variable, never from the spec;
-- ``min_confidence`` (default 0): answers below it are abstentions;
-- ``samples`` (default 1, at most :data:`MAX_SAMPLES`) and ``agreement``;
-- ``timeout_s``: a bound on each call.
-
-Options that are not valid make that case ``CASE_INVALID``; a provider
-configuration or reader option that is not valid refuses the evidence with
-``CASE_INVALID`` (the task is broken, not the run).
+Each declared case is a criterion (a question and its type: boolean,
+rubric, Likert, numeric, choice) put to a judge about the run's evidence;
+each sample asks all criteria in one call, and ``samples`` answers are
+combined by ``agreement``. An abstention or a disagreement is
+``JUDGE_ABSTAINED``, a provider failure refuses the evidence with
+``PROVIDER_FAILED`` (both the grader's, retried), never a 0.
+docs/calibrate.md, "The judge reader", "Criteria" and "Repeated samples",
+gives the options and the rules.
 """
 
 from __future__ import annotations
@@ -78,6 +22,7 @@ from typing import Any, TypeVar
 
 from ..cases import CaseResult, Observation
 from ..codes import Ungradable
+from ..exceptions import TruerewardError
 from ..taskspec import CaseSpec, TaskSpec
 from .evidence import Evidence
 from .outcomes import case_invalid
@@ -87,7 +32,7 @@ __all__ = ["READER", "JudgeReader"]
 T = TypeVar("T")
 
 
-class _BadCriterion(ValueError):
+class _BadCriterion(TruerewardError, ValueError):
     """A criterion's options are not valid."""
 
 

@@ -1,98 +1,22 @@
 """The ``junit`` reader: JUnit XML test reports (pytest, Surefire, Go,
 Jest, PHPUnit, xUnit.net, ...).
 
-Parsing is done with defusedxml: a document type declaration, entity or
-external reference is refused outright (no billion laughs, no external
-fetch). The root must be ``<testsuites>`` or ``<testsuite>``; every
-``<testcase>`` element at any depth (nested suites) is one test. Declared
-totals (``tests=``, ``failures=``...) are never read: the elements are
-counted. A BOM is fine.
-
-The report is parsed as it is read (:meth:`Evidence.open
-<truereward.readers.evidence.Evidence.open>`, a chunk at a time), by
-defusedxml's expat parser calling handlers of ours: no element tree is
-built. Of each ``<testcase>`` only what its outcome needs is kept (the
-first result element of each kind, the reruns, texts cut at the length a
-message keeps), and only for the cases a declared id can match (every one
-of the first :data:`~truereward.readers.matching.KEEP_ALL`;
-:func:`~truereward.readers.matching.key_filter` after that). Memory is
-proportional to the kept cases, not to the report: a 60 MB file of 1.7
-million testcases grades in under 300 MB (tests/test_readers_memory.py;
-about 40 MB measured), where building the tree took 1.1 GB.
-
-The parser must hold a whole tag (with its attributes), comment or
-processing instruction before it reports it, so one of more than
-:data:`MAX_MARKUP` bytes is refused (``EVIDENCE_MALFORMED``, naming the
-bound and where it starts) as soon as that many bytes of it were read, never
-held whole; text between tags is reported as it comes and is not bounded
-here. Of what is kept, a result's ``message`` and ``type`` are cut
-(:data:`_TEXT` characters), and a ``<testcase>`` whose ``name`` or
-``classname`` is longer than :data:`~truereward.readers.outcomes.MAX_NAME`
-characters is left out like one without a name.
-
-A test's outcome comes from its result children, by precedence
-``<error>`` > ``<failure>`` > ``<skipped>`` (a case can carry several);
-Surefire's ``<flakyFailure>``, ``<flakyError>``, ``<rerunFailure>`` and
-``<rerunError>`` record earlier executions of a case (reruns): they are not
-results, they are the row's reruns (a passing case with one is flaky). A test
-listed as several ``<testcase>`` entries (reruns written one entry each, or a
-call failure and a teardown error) is one result by the rules of
-:mod:`truereward.readers.outcomes`. pytest's ``<skipped type="pytest.xfail">`` is an expected
-failure (a pass). A case whose ``status`` attribute is ``disabled``,
-``skipped``, ``notrun`` or ``notexecuted`` and that has no result element
-is skipped (deliberately unlike junitparser, which counts it as passed: a
-disabled test did not run).
-
-Matching a declared case id (outcomes in :mod:`truereward.readers.outcomes`):
-
-1. a pytest node id ``path/to/test_mod.py::Class::test_name[params]`` is
-   the ``classname`` pytest writes (the path without ``.py``, ``/`` as
-   ``.``, then the classes) and the ``name`` (function with parameters):
-   an exact match; else the cases with that name whose classname is that
-   one written from another root directory (one ends with the other after
-   a ``.``; the rule the ``ctrf`` reader shares, in
-   :mod:`truereward.readers.matching`);
-2. else the id as a case's ``classname::name``, ``classname.name`` or bare
-   ``name`` (Go, Catch2 and friends name tests without a class);
-3. else, for an id with ``::``, ``Outer::Inner::name`` as classname
-   ``Outer.Inner`` and name ``name``;
-4. when these find nothing, the same rules again with each case's
-   ``name`` and ``classname`` trimmed of surrounding whitespace (jest-junit
-   writes ``name="renders the title "``; a name can end with a newline,
-   ``&#10;``): ``Header.renders the title`` matches it. A name that matches
-   as written is never matched to another one by trimming.
-
-Several different cases matching one id is an ambiguous match: that case is
-refused (``CASE_INVALID``), never guessed (so ``name="a "`` and
-``name="a&#10;"`` both matching ``a`` after trimming is ambiguous).
-
-A ``<testcase>`` without a name (no ``name``, or an empty or blank one, or
-a name or classname over :data:`~truereward.readers.outcomes.MAX_NAME`
-characters) is one invalid entry, not an invalid report: it can be no
-declared case, so it is counted (:attr:`JUnitReport.nameless`) and left out,
-and the row of a declared case absent from the report says the report holds
-such tests.
-
-Refused evidence (``EVIDENCE_MALFORMED``): not well-formed XML, a DTD or
-entity, a root that is not a JUnit suite, a tag, comment or processing
-instruction longer than :data:`MAX_MARKUP`, and a report with no
-``<testcase>`` at all, or none with a name: it shows no test ran, whatever
-its declared totals say.
+Parses with defusedxml's expat handlers, no tree built, keeps the
+``<testcase>`` entries a declared case can match, and maps them to rows
+with :mod:`.outcomes`. The rules (parsing and its bounds, outcomes, reruns,
+matching, what is refused) are docs/readers.md, "junit".
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from ..bounded import MAX_ITEMS
-from ..cases import CaseResult, RerunVerdict
+from ..cases import RerunVerdict
 from ..codes import Ungradable
 from ..safefile import CHUNK
-from ..taskspec import TaskSpec
-from .evidence import Evidence, Readable
+from .evidence import Readable
 from .matching import (
     KEEP_ALL,
     EntryBudget,
@@ -101,15 +25,13 @@ from .matching import (
     key_filter,
     pytest_node_id_parts,
     suffix_related,
-    trimmed_fallback,
 )
-from .outcomes import MAX_NAME, Outcome, TestOutcome, rows_for
+from .outcomes import MAX_NAME, Outcome, TestOutcome
+from .reportreader import ParsedReport, ReportReader
 
 __all__ = [
     "MAX_MARKUP",
     "READER",
-    "JUnitReader",
-    "JUnitReport",
     "parse_junit",
     "pytest_node_id_parts",
     "read_junit",
@@ -129,18 +51,6 @@ _RERUNS_KEPT = MAX_ITEMS - 1
 #: The longest tag (with its attributes), comment or processing instruction
 #: read: the parser holds one whole before it reports it.
 MAX_MARKUP = 4 << 20
-
-
-@dataclass(frozen=True)
-class JUnitReport:
-    """A parsed JUnit report: one entry per named ``<testcase>`` (those a
-    declared case can match, when the parse was given the case ids);
-    ``tests`` counts every ``<testcase>``, ``nameless`` those without a
-    name."""
-
-    entries: list[TestOutcome]
-    tests: int = 0
-    nameless: int = 0
 
 
 def _malformed(where: str, why: str) -> Ungradable:
@@ -400,7 +310,7 @@ def read_junit(
     stream: Readable,
     where: str = "junit report",
     case_ids: Sequence[str] | None = None,
-) -> JUnitReport:
+) -> ParsedReport:
     """Parse JUnit XML as it is read from ``stream``, keeping the cases
     that one of ``case_ids`` can match (every named case without them;
     the first :data:`~truereward.readers.matching.KEEP_ALL` in any case);
@@ -475,10 +385,10 @@ def read_junit(
             "declared case and nothing shows which tests ran",
         )
     entries = [entry for entry in target.entries if entry is not None]
-    return JUnitReport(entries=entries, tests=target.tests, nameless=target.nameless)
+    return ParsedReport(entries=entries, tests=target.tests, nameless=target.nameless)
 
 
-def parse_junit(data: bytes, where: str = "junit report") -> JUnitReport:
+def parse_junit(data: bytes, where: str = "junit report") -> ParsedReport:
     """Parse JUnit XML bytes, every named case kept (:func:`read_junit`)."""
     return read_junit(io.BytesIO(data), where)
 
@@ -526,26 +436,5 @@ def matcher(index: EntryIndex) -> Matcher:
     return match
 
 
-class JUnitReader:
-    """JUnit XML reports."""
-
-    name = "junit"
-    default_evidence = "logs/verifier/junit.xml"
-
-    def read(
-        self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
-    ) -> list[CaseResult]:
-        where = evidence.describe()
-        with evidence.open() as stream:
-            report = read_junit(stream, where, [case.id for case in spec.cases])
-        return rows_for(
-            spec,
-            report.entries,
-            trimmed_fallback(matcher, report.entries),
-            source=where,
-            passed_reruns=True,  # pytest-rerunfailures writes a rerun as a bare <testcase>
-            unnamed=report.nameless,
-        )
-
-
-READER = JUnitReader()
+# pytest-rerunfailures writes a rerun as a bare <testcase>: passed_reruns.
+READER = ReportReader("junit", "logs/verifier/junit.xml", read_junit, matcher, passed_reruns=True)

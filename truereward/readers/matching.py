@@ -1,40 +1,11 @@
 """Finding the report entries that are a declared case.
 
 Both test-report readers index their entries under a few keys and look a
-declared id up with :class:`EntryIndex`: exact keys first, then (for path-
-or dotted ids written relative to another root directory) a suffix match on
-a separator boundary. The reader decides the keys and the order; the rules
-each reader applies are documented in its module.
-
-The rule both share: a pytest node id (:func:`pytest_node_id_parts`;
-``test_app.py::test_x`` names a file at the root) also matches the tests
-whose id is that one written from another root directory
-(``tests/test_app.py::test_x``, ``app/tests/test_app.py::test_x``, and the
-other way round); ``junit`` compares classnames after a ``.``, ``ctrf``
-names after a ``/``, and ``ctrf`` applies it to every id that names a file
-(:func:`names_a_file`). When that finds several different tests the match
-is ambiguous, and the case is refused (``CASE_INVALID``), never guessed.
-
-Names with surrounding whitespace (jest writes ``"renders "``, some tools a
-trailing newline): :func:`trimmed_fallback` applies a reader's rules once
-more, to the names trimmed of surrounding whitespace, for a case they find
-nothing for as written. A declared id never has surrounding whitespace, so
-this only ever adds matches; when the trimmed names of several different
-tests match (``"a "`` and ``"a\\n"``) the match is ambiguous as above.
-
-A reader that keeps only the entries some declared case can match (memory
-for a report of millions of tests) asks :func:`key_filter` which keys those
-are: every rule above looks a key up exactly, or relates it to the id by a
-suffix after a ``/``, so the filter is exact, and the entries it keeps are
-all the entries any lookup returns (ambiguous matches included). The
-readers keep the first :data:`KEEP_ALL` entries of a report whatever they
-are (for a small report the filter costs more than it saves) and filter the
-rest; keeping more entries than needed never changes a row.
-
-What is kept is bounded too (:class:`EntryBudget`): a report whose kept entries
-pass :data:`MAX_KEPT` entries or :data:`MAX_KEPT_TEXT` characters of names
-and keys (a run that lists a declared test a million times, or a million
-tests that all match one declared case) is refused, never held.
+declared id up with :class:`EntryIndex` (exact keys, then a suffix on a
+separator boundary, then :func:`trimmed_fallback`); :func:`key_filter` says
+which entries a reader must keep, and :class:`EntryBudget` bounds what it
+keeps. docs/readers.md, "Finding a case's entries" and "Memory", gives the
+rules.
 """
 
 from __future__ import annotations

@@ -1,50 +1,10 @@
 """From test outcomes to case rows, with SWE-bench 5 semantics.
 
-Test-report readers (CTRF, JUnit) parse their format into
-:class:`TestOutcome` entries; :func:`rows_for` maps the declared cases onto
-them, one row per declared case:
-
-- passed, xfail (an expected failure), a non-strict xpass: ``pass``;
-- failed (a strict xpass is reported failed), errored: ``fail``;
-- skipped: ``fail`` for a fail-to-pass case (a skip does not show the fix),
-  ``pass`` for a pass-to-pass case (a skipped guard holds);
-- absent from the report: ``fail``.
-
-A test listed several times is one result:
-
-- with one outcome every time: that outcome;
-- with failures or errors followed by a last entry: the **last** entry's
-  outcome, the earlier entries being its reruns (Maven writes reruns as
-  repeated ``<testcase>`` entries; pytest writes a call failure and a
-  teardown error of one test as two entries, which ends as a failure). A
-  case that passed after failing entries is flaky;
-- in JUnit XML, an earlier entry that looks passed can be a rerun too
-  (``passed_reruns``): pytest-rerunfailures under ``--junitxml`` writes each
-  rerun as a bare ``<testcase>`` before the final one. In CTRF a ``passed``
-  status is explicit, and a passed test is not rerun;
-- anything else (a skip or an expected failure beside other outcomes, a
-  pass before another outcome where passes are explicit): no rerun explains
-  it, so the case is refused.
-
-Reruns a report records inside one entry (Surefire's ``flakyFailure`` and
-``rerunFailure``, CTRF's ``retryAttempts``) are the row's reruns too.
-
-A declared case is never guessed: when it matches several different tests
-(an ambiguous match), when the report lists its test several times in a way
-no rerun explains, or when a legacy report merged the parametrised cases it
-belongs to into one entry, its row is ungradable with ``CASE_INVALID`` and
-says why.
-
-One bad entry is not a bad report:
-
-- an entry the reader found malformed (``invalid``: say CTRF ``tags`` that
-  are not a list) makes the row of a case it matches ungradable with
-  ``EVIDENCE_MALFORMED``, the run's fault, for that case only (never a
-  crash, never a guess at what the entry meant); the other cases are graded;
-- a test without a name (or with a name or classname longer than
-  :data:`MAX_NAME` characters) can be no
-  declared case: the reader counts it and leaves it out, and the row of a
-  case absent from the report says the report holds such tests (``unnamed``).
+The test-report readers parse their format into :class:`TestOutcome`
+entries; :func:`rows_for` maps the declared cases onto them, one row per
+declared case: a test listed several times is one result (its reruns), a
+case is never guessed (``CASE_INVALID``), and one bad entry is not a bad
+report. docs/readers.md, "From outcomes to rows", gives the rules.
 """
 
 from __future__ import annotations

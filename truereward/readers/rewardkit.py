@@ -1,61 +1,14 @@
 """The ``rewardkit`` reader: a task whose ``tests/`` is a rewardkit layout,
-graded by rewardkit itself (the rewardkit bridge, docs/rewardkit.md).
+graded by rewardkit itself (the rewardkit bridge).
 
-The evidence is the workspace rewardkit grades (Harbor's ``/app`` in a
-verifier; ``workspace`` inside a stored run). The bridge runs rewardkit in
-the task's own interpreter, where the task installed it (reader option
-``python``: a path, or a command such as ``["uv", "run", "python"]``), on
-the task's rewardkit layout (``tests``, default ``/tests``), through a probe
-(:mod:`truereward.readers.rewardkit_probe`) that calls rewardkit as its
-command line does and notes what rewardkit does not say. Each attempt gets a
-new, empty output directory of its own, removed afterwards, so no file
-another run or an earlier attempt left (a stale ``reward.json``) can ever
-be read; rewardkit runs in a process group of its own, killed whole when it
-outlasts ``timeout`` seconds (default 900). (rewardkit starts each command a
-criterion runs in a session of its own, and kills it at the command's own
-timeout; a daemon such a command leaves behind is beyond the bridge.)
-
-Each criterion rewardkit evaluated is one row (id ``<component>::<criterion
-name>``, its value in ``measures["score"]``, ``pass`` when the value is 1,
-rewardkit's own rule), and rewardkit's layout (components, their
-aggregations and criterion weights, the groups of each directory, the named
-rewards of ``reward.toml``) is the task's scoring (:class:`Scored`): the
-fold computes every dimension as rewardkit does (the same aggregations,
-groups rounded to 4 places as rewardkit rounds them) and checks them against
-rewardkit's ``reward.json``. ``reward`` is rewardkit's ``reward`` (reader
-option ``primary`` names another when the layout has none), and
-``reward.json`` carries the other dimensions only when ``publish`` names
-them (``"all"``: every one).
-
-Refused, never scored (every one the grader's):
-
-- the workspace is not a directory: ``WORKSPACE_MISSING`` (rewardkit scores
-  every criterion 0);
-- the interpreter cannot be started, or rewardkit cannot be imported in it:
-  ``TOOL_MISSING``; a rewardkit the probe does not know, a layout rewardkit
-  refuses (or that has no criteria: rewardkit writes ``{}``), a judge guard
-  that penalises (no scheme folds it): ``CASE_INVALID``;
-- rewardkit exits non-zero (a criterion raised, a judge could not connect:
-  it writes nothing), is killed, or leaves its output incomplete:
-  ``REWARDKIT_FAILED``; it outlasts ``timeout``: ``GRADER_TIMEOUT``;
-- per criterion: an ``error`` in rewardkit's details (a judge that timed
-  out, which rewardkit scores 0.0), or a judge sample that failed among
-  several (rewardkit takes the median of the others): ``PROVIDER_FAILED``; a command that ran
-  out of its time: ``GRADER_TIMEOUT``; an HTTP request that raised:
-  ``SERVICE_UNREACHABLE`` (``GRADER_TIMEOUT`` when it timed out); a
-  trajectory that is absent or not JSON: ``TRAJECTORY_MISSING``,
-  ``TRAJECTORY_MALFORMED``; a value outside [0, 1] (which rewardkit accepts
-  with a warning): ``SCORE_OUT_OF_RANGE``, from the fold.
-
-**Where it runs.** rewardkit runs the task's Python files and the commands
-its criteria name, in the workspace. Graded where it lives (a verifier's
-``/app``: the command line, :func:`truereward.read`), the task spec's
-options are the task's own. Over a stored run of a sweep (the ``grade-run``
-flow), whose task spec may come with the run, ``python`` and ``tests`` are
-taken only from the caller's options (the request's), never from a spec:
-a run never chooses what the grader executes; and the stored workspace's
-programs run on the grading machine, so grade stored runs with the bridge
-only where running them is safe.
+Runs rewardkit in the task's interpreter through
+:mod:`truereward.readers.rewardkit_probe`, into a fresh output directory per
+attempt, in a process group killed whole after ``timeout``; each criterion
+is a row, and rewardkit's layout is the task's scoring (:class:`Scored`),
+checked against rewardkit's ``reward.json``. What rewardkit scores 0 without
+measuring is refused. docs/rewardkit.md gives the options, the refusals and
+where it may run (over a stored run, ``python`` and ``tests`` come only
+from the caller).
 """
 
 from __future__ import annotations
@@ -229,7 +182,7 @@ class _Report(BaseModel):
 
 
 def _settings(options: Mapping[str, Any]) -> RewardkitSettings:
-    from ..errors import describe
+    from ..validation import describe
 
     try:
         return RewardkitSettings.model_validate(dict(options))
@@ -604,7 +557,7 @@ def _translate(
             }
         )
     except ValidationError as error:
-        from ..errors import describe
+        from ..validation import describe
 
         raise Ungradable(
             "CASE_INVALID", f"rewardkit's layout is not a scoring: {describe(error)}"
@@ -745,7 +698,7 @@ class RewardkitReader:
         try:
             report = _Report.model_validate(raw)
         except ValidationError as error:
-            from ..errors import describe
+            from ..validation import describe
 
             raise Ungradable(
                 REWARDKIT_FAILED, f"the probe's report is not one: {describe(error)}"

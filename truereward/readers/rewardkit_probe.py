@@ -1,34 +1,13 @@
 """Run rewardkit as its command line runs it, and say what it did.
 
 The rewardkit bridge (:mod:`truereward.readers.rewardkit`) starts this file
-with the task's own interpreter, the one rewardkit is installed in::
-
-    python -I rewardkit_probe.py TESTS WORKSPACE OUTPUT_DIR
-
-It imports nothing of truereward (the task's interpreter does not have it),
-only the standard library and rewardkit. It calls ``rewardkit.runner.run``
-exactly as ``rewardkit TESTS --workspace WORKSPACE --output
-OUTPUT_DIR/reward.json`` does (the same defaults), so the scores and the two
-files are rewardkit's own. Around it, it only observes:
-
-- the layout rewardkit discovered (every component with its aggregation,
-  threshold and criterion weights, every group with its weights, the named
-  rewards of ``reward.toml``), which rewardkit does not write down, and
-  each criterion's value as rewardkit computed it (``reward-details.json``
-  holds it rounded to 4 places);
-- the faults rewardkit scores 0 without a word: a command that ran out of
-  its time (``command-timeout``), an HTTP request that raised
-  (``http-unreachable``, ``http-timeout``), a trajectory that is absent or
-  not JSON (``trajectory-missing``, ``trajectory-malformed``), each with the
-  component and the index of the criterion it happened in;
-- the warnings rewardkit gave (a score of 1.5 is accepted with one).
-
-It writes them to ``OUTPUT_DIR/bridge.json`` (to a temporary name, then
-renamed) after rewardkit wrote its files. Exit statuses: 0 done; 1 rewardkit
-raised while grading (a criterion raised, a judge could not connect), as
-its command line exits 1; 3 rewardkit cannot be imported; 4 this rewardkit
-is not one whose internals the probes know; 5 rewardkit refused the layout
-(before any criterion ran). The reason is the last line of standard error.
+with the task's interpreter (``python -I rewardkit_probe.py TESTS WORKSPACE
+OUTPUT_DIR``); it imports only the standard library and rewardkit, calls
+``rewardkit.runner.run`` exactly as rewardkit's command line does, and
+writes what it observed (the layout, each criterion's value, the faults
+rewardkit scores 0 without a word, its warnings) to ``bridge.json``.
+docs/rewardkit.md, "What it does, per attempt", step 3, gives its report and exit
+statuses.
 """
 
 from __future__ import annotations
@@ -45,6 +24,8 @@ import urllib.error
 import urllib.request
 import warnings
 from typing import Any
+
+from ..exceptions import TruerewardError
 
 EXIT_RAISED = 1
 EXIT_NOT_INSTALLED = 3
@@ -78,7 +59,7 @@ def _note(kind: str, detail: str) -> None:
         )
 
 
-class Unsupported(Exception):
+class Unsupported(TruerewardError):
     """A probe found nothing to attach to: another rewardkit than it knows."""
 
 

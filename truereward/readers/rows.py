@@ -1,25 +1,12 @@
 """The ``rows`` reader: evidence that is already CaseResult rows (JSONL).
 
-For graders that produce rows themselves (a verifier script, another tool)
-and leave them in the run as one JSON object per line. Every line must be a
-valid row (blank lines are skipped); any bad line makes the evidence
-``EVIDENCE_MALFORMED``, naming the line and field, because a file with one
-unreadable row is not a report of the whole case set. A file with no row is
-malformed too: nothing shows the cases ran. Whether the rows cover the case
-set is the fold's business (``CASES_MISSING``, ``CASE_INVALID``).
-
-The rows come from the run, so what they may hold is bounded, and a file
-past a bound is malformed too: at most :data:`MAX_ROWS_BYTES` bytes and
-:data:`~truereward.cases.MAX_CASES` rows, each line at most
-:data:`MAX_LINE_BYTES` bytes, and at most
-:data:`MAX_VALUES` JSON values (objects, arrays and scalars) in all, since
-memory follows the values, not the bytes (a megabyte of tiny observations
-is a hundred thousand objects). Each row's text and lists are then bounded
-as a grade document keeps them (:func:`truereward.bounded.bounded_row`), as
-it is read. The file is read as bytes and parsed a line at a time.
-
-:func:`parse_rows` reads a whole file's bytes; ``truereward fold`` reads its
-rows file with it too, so a bad row is worded the same wherever it is met.
+For graders that write rows themselves, one JSON object a line (blank lines
+skipped). Any bad line, or no row at all, makes the evidence
+``EVIDENCE_MALFORMED``, naming the line and field; coverage of the case set
+is the fold's business. Bounded (:data:`MAX_ROWS_BYTES`, the case count,
+:data:`MAX_LINE_BYTES`, :data:`MAX_VALUES` JSON values, each row as a grade
+keeps it); :func:`parse_rows` is shared with ``truereward fold``, so a bad
+row is worded the same wherever it is met. docs/hostile.md, "Bounds".
 """
 
 from __future__ import annotations
@@ -34,9 +21,10 @@ from pydantic import ValidationError
 from ..bounded import bounded_row
 from ..cases import MAX_CASES, CaseResult
 from ..codes import Ungradable
-from ..errors import describe
+from ..exceptions import TruerewardError
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import TaskSpec
+from ..validation import describe
 from .evidence import Evidence
 
 __all__ = [
@@ -52,9 +40,9 @@ __all__ = [
 ]
 
 #: The largest rows file: room for a maximal case set's rows (10,000 rows
-#: of 512-character ids with a 600-character why and an observation take
-#: 18 MB), and its text held in memory stays within the graders' budget
-#: whatever characters it holds.
+#: of 512-character ids, each with a 600-character why and an observation),
+#: and its text held in memory stays within the graders' budget whatever
+#: characters it holds.
 MAX_ROWS_BYTES = 24 << 20
 #: The longest line of a rows file: one row.
 MAX_LINE_BYTES = 1 << 20
@@ -67,12 +55,12 @@ MAX_VALUES = 500_000
 _LINE = re.compile(rb"[^ \t\r\n][^\n]*")
 
 
-class BadLine(ValueError):
+class BadLine(TruerewardError, ValueError):
     """A line that is not a valid row; the message says why (naming the
     field), without saying where the line is."""
 
 
-class BadRows(ValueError):
+class BadRows(TruerewardError, ValueError):
     """A rows file that is refused: ``problems`` are its first bad lines, or
     the bound it passed, each ``where:line: why``."""
 
@@ -96,7 +84,7 @@ def parse_line(line: str | bytes, *, limit: int = 1) -> CaseResult:
     """The row on ``line``: a strict JSON object read by
     :meth:`~truereward.cases.CaseResult.from_row`. :class:`BadLine`
     otherwise: the JSON error as it is, or the validation errors through
-    :func:`truereward.errors.describe` (the first ``limit`` of them, then
+    :func:`truereward.validation.describe` (the first ``limit`` of them, then
     how many more)."""
     try:
         value = loads(line)
@@ -155,7 +143,7 @@ def parse_rows(data: bytes, where: str, *, report: int = 1, limit: int = 1) -> l
     return rows
 
 
-class _Past(Exception):
+class _Past(TruerewardError):
     """The file passed a bound: nothing more of it is read."""
 
 

@@ -1,42 +1,10 @@
 """The ``state`` reader: the end state a run left, against expectations.
 
-The evidence is a directory (the run's workspace, or a recorded copy of
-it). Each declared case names what it expects in its options:
-
-.. code-block:: json
-
-    {"id": "config-written", "kind": "fail_to_pass", "options": {
-        "path": "out/config.json",
-        "json": [{"pointer": "/server/port", "equals": 8080},
-                 {"pointer": "/debug", "exists": false}]}}
-
-- ``path`` (required): a file relative to the evidence directory (no ``..``,
-  not absolute, and for a local directory not reached through a symlink
-  that leads out of it: the path is resolved, and a file outside the
-  evidence directory is never read; a symlink that stays inside is fine);
-- ``exists`` (default true): whether the file must exist; with false the
-  case passes exactly when it is absent;
-- ``text``: the file's whole text must equal it (a final newline is
-  ignored on both sides);
-- ``contains``: a string or list of strings that must all occur in the text;
-- ``sha256``: the file's bytes must have this digest;
-- ``json``: a list of JSON Pointer (RFC 6901) checks on the file parsed as
-  strict JSON, each ``{"pointer", "equals"}`` (deep equality; ``1`` equals
-  ``1.0``, ``true`` never equals ``1``) or ``{"pointer", "exists": bool}``.
-
-Every expectation must hold for the case to pass; the row's why lists the
-first one that did not. A missing expected file, a file that is not UTF-8
-text where text is checked, or not JSON where JSON is checked, is a failure
-of that case: the run did not leave the expected state. Options that are
-not valid (unknown keys, a bad pointer, a path that escapes the directory)
-make that case ungradable with ``CASE_INVALID``: the task is broken, not the
-run. A path that resolves outside the directory through a symlink fails
-its case, whatever it expects (``exists: false`` included), naming the
-path and where it leads: what lies outside the run's state is never read,
-and the run planted the link, so it is the run's failure, never a
-grader-blamed refusal that a run could use to dodge a failing case. An evidence
-directory that does not exist at all is ``EVIDENCE_MISSING``; a file where
-the directory should be is ``EVIDENCE_MALFORMED``.
+The evidence is a directory; each declared case names a file (``path``)
+and what it expects of it (``exists``, ``text``, ``contains``, ``sha256``,
+JSON Pointer checks). A missing or wrong file fails its case; invalid
+options are ``CASE_INVALID``; a path that leads out through a symlink fails
+its case, never read. docs/readers.md, "state", gives the rules.
 """
 
 from __future__ import annotations
@@ -44,59 +12,84 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..cases import CaseResult, Observation
 from ..codes import Ungradable
+from ..exceptions import TruerewardError
 from ..jsonvalues import MISSING as _MISSING
 from ..jsonvalues import json_equal, json_pointer
 from ..strictjson import StrictJSONError, loads
 from ..taskspec import CaseSpec, TaskSpec
+from ..validation import describe
 from .evidence import Evidence
 from .outcomes import case_invalid
 
 __all__ = ["READER", "StateReader", "json_equal", "json_pointer"]
 
-_KEYS = {"path", "exists", "text", "contains", "sha256", "json"}
+
+M = TypeVar("M", bound=BaseModel)
 
 
-class InvalidExpectation(ValueError):
+class InvalidExpectation(TruerewardError, ValueError):
     """The case's options are not a valid expectation."""
 
 
-def _check_options(options: Mapping[str, Any]) -> None:
-    unknown = set(options) - _KEYS
-    if unknown:
-        raise InvalidExpectation(f"unknown option(s) {sorted(unknown)}; known: {sorted(_KEYS)}")
-    path = options.get("path")
-    if not isinstance(path, str) or not path or path.startswith("/") or ".." in path.split("/"):
-        raise InvalidExpectation(f"path must be a relative path inside the evidence, got {path!r}")
-    if not isinstance(options.get("exists", True), bool):
-        raise InvalidExpectation("exists must be true or false")
-    for name in ("text", "sha256"):
-        if name in options and not isinstance(options[name], str):
-            raise InvalidExpectation(f"{name} must be a string")
-    contains = options.get("contains", [])
-    if isinstance(contains, str):
-        contains = [contains]
-    if not isinstance(contains, list) or not all(isinstance(item, str) for item in contains):
-        raise InvalidExpectation("contains must be a string or a list of strings")
-    checks = options.get("json", [])
-    if not isinstance(checks, list):
-        raise InvalidExpectation("json must be a list of {pointer, equals | exists}")
-    for index, check in enumerate(checks):
-        if (
-            not isinstance(check, dict)
-            or not isinstance(check.get("pointer"), str)
-            or set(check) - {"pointer", "equals", "exists"}
-            or ("equals" in check) == ("exists" in check)
-            or ("exists" in check and not isinstance(check["exists"], bool))
-        ):
-            raise InvalidExpectation(
-                f"json[{index}] must be {{pointer, equals}} or {{pointer, exists: bool}}"
-            )
-        if check["pointer"] and not check["pointer"].startswith("/"):
-            raise InvalidExpectation(f"json[{index}].pointer must start with '/'")
+class _PointerCheck(BaseModel):
+    """``{pointer, equals}`` or ``{pointer, exists: bool}``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    pointer: str
+    equals: Any = None
+    exists: bool | None = None
+
+    @field_validator("pointer")
+    @classmethod
+    def _rooted(cls, pointer: str) -> str:
+        if pointer and not pointer.startswith("/"):
+            raise ValueError("must start with '/'")
+        return pointer
+
+    @model_validator(mode="after")
+    def _one_test(self) -> _PointerCheck:
+        if ("equals" in self.model_fields_set) == ("exists" in self.model_fields_set):
+            raise ValueError("a check is {pointer, equals} or {pointer, exists: bool}")
+        return self
+
+
+class _Expectation(BaseModel):
+    """The shape of a ``state`` case's options (the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    path: str
+    exists: bool = True
+    text: str | None = None
+    contains: list[str] = []
+    sha256: str | None = None
+    checks: list[_PointerCheck] = Field(default=[], alias="json")
+
+    @field_validator("path")
+    @classmethod
+    def _inside(cls, path: str) -> str:
+        if not path or path.startswith("/") or ".." in path.split("/"):
+            raise ValueError(f"must be a relative path inside the evidence, got {path!r}")
+        return path
+
+    @field_validator("contains", mode="before")
+    @classmethod
+    def _one_or_more(cls, contains: object) -> object:
+        return [contains] if isinstance(contains, str) else contains
+
+
+def checked(shape: type[M], options: Mapping[str, Any]) -> M:
+    """A case's ``options`` read as the model ``shape``;
+    ``InvalidExpectation`` naming the field when they are not one."""
+    try:
+        return shape.model_validate(options)
+    except ValidationError as error:
+        raise InvalidExpectation(describe(error, limit=3)) from None
 
 
 def _first_failure(options: Mapping[str, Any], data: bytes | None) -> str:
@@ -173,7 +166,7 @@ class StateReader:
 
     def _row(self, evidence: Evidence, case: CaseSpec) -> CaseResult:
         try:
-            _check_options(case.options)
+            checked(_Expectation, case.options)
         except InvalidExpectation as error:
             return case_invalid(case, f"options: {error}")
         path = str(case.options["path"])

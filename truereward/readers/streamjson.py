@@ -1,35 +1,12 @@
 """Strict JSON read as a stream: the parsing events of one document, and
 the values a reader wants from them, without holding the document.
 
-The events come from ijson's C backend (yajl; ijson's wheels ship it; where
-it is missing, ijson's pure-Python backend, slower, same rules) fed from a
-stream in chunks. The rules are those of
-:func:`truereward.strictjson.loads`, on every part of the document, read or
-skipped:
-
-- not JSON (yajl's grammar is RFC 8259's: no ``NaN``, ``Infinity``,
-  comments or trailing garbage), bytes that are not UTF-8, a number too
-  large for a float, a key twice in one object:
-  :class:`~truereward.strictjson.StrictJSONError`;
-- an integer outside 64 bits (``loads`` reads up to 4,300 digits) is
-  refused too: yajl converts integers itself, and past 64 bits it refuses
-  them cleanly, while handing ijson the digits to convert would cost
-  quadratic time on a long one (and ijson's own error path for an integer
-  past Python's digit limit corrupts the interpreter);
-- a leading UTF-8 byte-order mark is accepted;
-- a document nested more than :data:`MAX_DEPTH` levels is refused ("nested
-  too deeply", as ``loads`` refuses what overflows its recursion), before
-  any prefix or stack could grow with it;
-- a string longer than :data:`MAX_STRING` bytes (as written, escapes
-  included) is refused as soon as that many bytes of it were read: yajl
-  holds a whole string before handing it over, so memory would otherwise
-  follow the longest string a run writes.
-
-:func:`value` builds the value that starts at an event (floats as
-``float``, integers as ``int``, as ``json`` gives them: yajl's ``strtod``
-rounds as ``float()`` does); :func:`skip`
-checks one without building it. A reader walks the levels it cares about
-itself and hands each value to one of them.
+Events come from ijson's C backend fed in chunks, under the rules of
+:func:`truereward.strictjson.loads` on every part of the document, plus
+bounds on depth (:data:`MAX_DEPTH`) and string length
+(:data:`MAX_STRING`); :func:`value` builds a value, :func:`skip` checks one
+without building it. docs/readers.md, "Reading a run's files", gives the
+rules.
 """
 
 from __future__ import annotations

@@ -1,30 +1,10 @@
-"""The ``trajectory`` reader: criteria on the agent's trajectory.
+"""The ``trajectory`` reader: criteria on the agent's ATIF trajectory.
 
-The evidence is an ATIF trajectory (Harbor's ``/logs/agent/trajectory.json``;
-in a stored run, ``logs/agent/trajectory.json``): see
-:mod:`truereward.criteria.atif`. Each declared case is one trajectory
-criterion, given in its options:
-
-.. code-block:: json
-
-    {"id": "ran-the-tests", "kind": "fail_to_pass", "options": {
-        "criterion": "trajectory_tool_used", "tool_name": "bash", "min_count": 2}}
-
-Criteria: ``trajectory_tool_used``, ``trajectory_tool_not_used``,
-``trajectory_turn_count`` (docs/criteria.md). A criterion that reads a
-workspace (files, commands, HTTP) is ``CASE_INVALID`` here: grade it with
-the ``workspace`` reader, which reads trajectories too.
-
-A trajectory that is absent is ``TRAJECTORY_MISSING``, one that is not ATIF
-(not JSON, not the shape, a symlink, over 64 MiB) ``TRAJECTORY_MALFORMED``,
-for the whole evidence: the harness writes it from the agent's logs, so
-neither is the graded run's failure, and neither is ever scored (rewardkit
-scores both 0).
-
-:func:`trajectory_loader` is how both readers find a trajectory at a path:
-relative to the run's directory when the evidence belongs to a run of a
-sweep (a path leading out of it refused), else as given; an absolute path
-only outside a sweep (a verifier).
+Each declared case is a trajectory criterion (docs/criteria.md); a
+trajectory that is absent or not ATIF is ``TRAJECTORY_MISSING`` or
+``TRAJECTORY_MALFORMED``, never scored. :func:`trajectory_loader` is how
+this reader and ``workspace`` find a trajectory. docs/readers.md,
+"trajectory", gives the rules.
 """
 
 from __future__ import annotations

@@ -1,56 +1,13 @@
 """The ``workspace`` reader: criteria over the workspace a run leaves, at
 the breadth of Harbor's reward kit.
 
-The evidence is the workspace directory (Harbor's ``/app`` in a verifier;
-in a stored run, ``workspace``). Each declared case is one criterion, its
-kind and options in the case's options:
-
-.. code-block:: json
-
-    {"id": "tests-pass", "kind": "fail_to_pass", "options": {
-        "criterion": "command_succeeds", "cmd": ["python", "-m", "pytest", "-q"]}}
-    {"id": "report", "kind": "fail_to_pass", "options": {
-        "criterion": "json_path_equals", "path": "out/report.json",
-        "json_path": "summary.failed", "expected": 0}}
-
-Kinds (each a module of :mod:`truereward.criteria.kinds`, found through the
-entry-point group ``truereward.criteria``): files (``file_exists``,
-``file_not_exists``, ``file_contains``, ``file_contains_regex``,
-``file_matches``, ``files_equal``, ``diff_ratio``), structured files
-(``json_key_equals``, ``json_path_equals``, ``csv_cell_equals``,
-``xlsx_cell_equals``, ``sqlite_query_equals``), images
-(``image_size_equals``, ``image_similarity``), commands
-(``command_succeeds``, ``command_output_contains``,
-``command_output_matches``, ``command_output_matches_regex``), HTTP
-(``http_status_equals``, ``http_response_contains``) and the agent's
-trajectory (``trajectory_tool_used``, ``trajectory_tool_not_used``,
-``trajectory_turn_count``). docs/criteria.md gives each one's options, and
-what is the run's failure and what the grader's.
-
-Every row has its score in ``measures["score"]`` (1.0 or 0.0, or the degree
-for ``diff_ratio``, ``image_similarity`` and ``trajectory_turn_count``).
-
-Reader options (the task spec's ``options``, or the caller's; other keys
-are left to other parts):
-
-- ``trajectory``: where the agent's trajectory is (default: Harbor's
-  ``/logs/agent/trajectory.json`` in a verifier, the run's
-  ``logs/agent/trajectory.json`` over a stored run);
-- ``allowed_hosts``: the hosts HTTP criteria may ask (default loopback:
-  ``localhost``, ``127.0.0.1``, ``::1``);
-- ``regex_timeout``: seconds of CPU a regular expression may search (default 1).
-
-**Live or stored.** Commands run and HTTP requests are made only in a
-*live* workspace: a local directory graded where it lives (``truereward
-grade /app --reader workspace``, :func:`truereward.read`), never over a
-stored run of a sweep (the ``grade-run`` flow, ``grade_request``), whose
-task spec comes with the run: a run must not make the grader run anything.
-There they are ``CASE_INVALID``; file criteria read stored workspaces (local
-or fsspec URLs) as well. Absolute paths likewise name files of a live
-environment only.
-
-A workspace that is not there is ``WORKSPACE_MISSING`` (the grader's:
-rewardkit scores every criterion 0 then).
+Each declared case is one criterion (its kind, a module of
+:mod:`truereward.criteria.kinds`, and options in the case's options); every
+row has its score in ``measures["score"]``. Commands and HTTP requests run
+only in a live workspace, never over a stored run; a workspace that is not
+there is ``WORKSPACE_MISSING``. docs/criteria.md gives each criterion's
+options, the reader options (``trajectory``, ``allowed_hosts``,
+``regex_timeout``) and what is the run's failure and what the grader's.
 """
 
 from __future__ import annotations
@@ -86,7 +43,7 @@ class WorkspaceSettings(BaseModel):
 
 def settings(options: Mapping[str, Any]) -> WorkspaceSettings:
     """The reader's options, validated; ``CASE_INVALID`` naming the field."""
-    from ..errors import describe
+    from ..validation import describe
 
     try:
         return WorkspaceSettings.model_validate(dict(options))

@@ -1,26 +1,12 @@
-"""Sweep analytics over published grades (``docs/sweeps.md``).
+"""Sweep analytics over published grades.
 
-A sweep is a directory or fsspec URL whose subdirectories are runs, each
-with its published ``grade.json`` (:class:`SweepSource`). Analyses read the
-grades, never re-grade, and never count a run without a reward as 0:
-
-- :func:`summarize`: reward distribution over gradable runs only, refusals
-  by code and blame, attempts (:class:`SweepSummary`);
-- :func:`compare` / :func:`compare_runs`: two sweeps, runs paired by id:
-  regressions, fixes, newly ungradable, newly gradable, reward deltas absent
-  when a side has none (:class:`SweepComparison`);
-- :func:`stability`: repeated sweeps of the same runs: flaky runs, runs that
-  flip gradability, flaky cases (:class:`Stability`);
-- :func:`retried_runs` / :class:`RetriesListing`: the retried and
-  grader-refused runs attempt by attempt (:class:`RetriedRun`,
-  :class:`RetriesTally`).
-
-The analyses are pure functions over records (:class:`RunRecord`, or grade
-documents for :func:`summarize`) and stream: the Prefect flow summarises
-the documents it holds with the same code. :mod:`truereward.sweeps.markdown`
-renders them as markdown; :func:`render_report` (:mod:`truereward.sweeps.html`)
-as one self-contained HTML page. ``docs/sweeps.md`` has the details; ``truereward sweep`` is
-the command line.
+A sweep is a directory or fsspec URL whose subdirectories are runs with
+their ``grade.json`` (:class:`SweepSource`). :func:`summarize`,
+:func:`compare`, :func:`stability` and :func:`retried_runs` read the grades,
+never re-grade, never count a run without a reward as 0, and stream; the
+Prefect flow summarises with the same code. :mod:`.markdown` and
+:func:`render_report` render them. docs/sweeps.md is the guide; ``truereward
+sweep`` the command line.
 """
 
 from __future__ import annotations

@@ -1,26 +1,10 @@
 """Hand-written SVG bar charts for the HTML sweep report.
 
-Why no charting library: the report is one self-contained file, read
-offline, with every number it shows readable back from the page. A bar
-chart is a few ``<rect>`` and ``<text>`` elements; writing them here costs
-a hundred lines and no dependency, keeps the output byte-for-byte stable
-(no generated ids, no timestamps, no embedded script or font), and keeps
-the escaping of every label (refusal codes come from grades) in one place
-we control. A plotting library would bring a large install, JavaScript or
-raster images, and markup whose numbers carry no ``data-metric``.
-
-:func:`bar_chart` draws horizontal bars, one per :class:`Bar`, on a linear
-scale from ``low`` to ``high`` with a zero line: a bar runs from 0 to its
-value, so a negative value (a scheme whose rewards can be negative) points
-left. Each bar's label and value are ``<text>`` elements; the value's
-carries the bar's ``data-metric`` (and ``data-value``, the exact number),
-the same names the tables beside the chart use, so a reader of the page
-finds every number under one name wherever it is drawn.
-
-Everything that comes from outside (labels, metric names, the shown value
-text, the title) is escaped with :func:`html.escape` (quotes included), so
-the SVG is safe inline in an HTML document. The functions are pure: data
-in, markup out.
+:func:`bar_chart` draws horizontal bars (one per :class:`Bar`) on a linear
+scale with a zero line, each value a ``<text>`` carrying its
+``data-metric`` and ``data-value``; everything from outside is escaped.
+Pure: data in, markup out. Why no charting library (a self-contained page,
+stable bytes, every number named): docs/sweeps.md, "Report".
 """
 
 from __future__ import annotations
@@ -63,7 +47,11 @@ class Bar(NamedTuple):
     - ``kind``: its colour, a key of :data:`COLOURS`;
     - ``label_metric``: a ``data-metric`` for the label when the label is
       itself a number (the attempt count of a histogram bar; ``data-value``
-      is then the label), else ``None``.
+      is then the label), else ``None``;
+    - ``label_markup``: the label as SVG text content, already escaped, when
+      it holds several numbers each in its own ``<tspan data-metric>`` (a
+      histogram bucket's bounds); ``label`` is then its plain text (its
+      width, its tooltip).
     """
 
     label: str
@@ -73,6 +61,7 @@ class Bar(NamedTuple):
     exact: str
     kind: str = "count"
     label_metric: str | None = None
+    label_markup: str | None = None
 
 
 def _number(value: float) -> str:
@@ -142,13 +131,15 @@ def bar_chart(
             )
         shown = bar.label if len(bar.label) <= fits else bar.label[: max(fits - 1, 1)] + "…"
         hover = f"<title>{escape(bar.label, quote=True)}</title>" if shown != bar.label else ""
+        content = escape(shown, quote=True) if bar.label_markup is None else bar.label_markup
         parts.append(
             f'<text x="{_number(label_width - PAD)}" y="{_number(middle)}" text-anchor="end"'
-            f"{label_attrs}>{hover}{escape(shown, quote=True)}</text>"
+            f"{label_attrs}>{hover}{content}</text>"
         )
         parts.append(
             f'<rect x="{_number(left)}" y="{_number(top)}" width="{_number(right - left)}" '
-            f'height="{BAR_HEIGHT}" fill="{colour}"/>'
+            f'height="{BAR_HEIGHT}" fill="{colour}" '
+            f'data-bar="{escape(bar.metric, quote=True)}"/>'
         )
         # The value label goes beyond the bar's outer end: right of a
         # positive bar, left of a negative one (inside the plot, before 0).

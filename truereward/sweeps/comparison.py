@@ -1,27 +1,11 @@
 """Comparing two sweeps: runs paired by id.
 
-Every run id of either sweep lands under exactly one heading:
-
-- ``regressions``: gradable on both sides, and the reward went down
-  (``1.0 -> 0.0`` under ``gated-binary/1``);
-- ``fixes``: gradable on both sides, and the reward went up (``0.0 -> 1.0``);
-- ``unchanged``: gradable on both sides with the same reward (a count);
-- ``newly_ungradable``: gradable in the baseline, without a reward in the
-  candidate (ungradable, or its grade unreadable). **Never a regression**:
-  a run without a reward is not a 0;
-- ``newly_gradable``: without a reward in the baseline, gradable in the
-  candidate. Never a fix;
-- ``still_ungradable``: without a reward on both sides;
-- ``added`` / ``removed``: present on one side only.
-
-Deltas: ``reward_delta`` is the candidate's mean reward minus the baseline's,
-each over its own gradable runs; ``paired_reward_delta`` is the same over
-the runs gradable on both sides. A delta is absent (``present`` false, no
-value) when a side has no value, never 0.
-
-:func:`compare_runs` is pure and streaming over ``(run, baseline record,
-candidate record)`` triples; it keeps the per-run lists it reports, and
-tallies the rest. :func:`compare` pairs two iterables of records by id.
+Every run id of either sweep lands under exactly one heading (regressions,
+fixes, unchanged, newly ungradable, newly gradable, still ungradable, added,
+removed); a run without a reward is never a regression or a fix, and a delta
+with a side without a value is absent, never 0. :func:`compare_runs` is pure
+and streaming; :func:`compare` pairs two iterables of records by id.
+docs/sweeps.md, "Compare", gives the headings and the deltas.
 """
 
 from __future__ import annotations

@@ -1,28 +1,10 @@
 """Stability across repeated sweeps of the same runs.
 
-Given the same runs graded in several sweeps (paired by run id):
-
-- a run is **flaky** when it was gradable in at least two sweeps with
-  different rewards (whatever it was in the others);
-- a run **flips gradability** when it had one reward whenever it was
-  gradable, and no reward (ungradable or unreadable) in some other sweep. It
-  is listed under its own heading, never as flaky: a missing reward is not a
-  different reward;
-- a run is **stable** when it was gradable in every sweep that has it, at
-  least two, with one reward; ``always_ungradable`` counts runs that never
-  had a reward; ``single`` counts runs present in one sweep only (nothing to
-  compare);
-- a **case** (of a run) is flaky when it passed in at least one sweep and
-  failed in at least one other. Ungradable verdicts are not results: they
-  make no case flaky (``ungradable`` counts them beside).
-
-``runs`` = ``stable`` + flaky runs + flips + ``always_ungradable`` +
-``single``. ``incomplete`` counts, across those, the runs missing from at
-least one sweep (a run gradable with one reward in every sweep that has it,
-at least two, is stable even when some sweep lacks it).
-
-:func:`stability` is pure and streams over ``(run id, [record or None per
-sweep])`` groups; per-run memory is dropped after each group.
+:func:`stability` pairs runs by id across sweeps and counts stable runs,
+flaky runs (different rewards), runs that flip gradability (a missing
+reward is not a different reward), runs never gradable or in one sweep
+only, and flaky cases; it is pure and streams over one run at a time.
+docs/sweeps.md, "Stability", gives the definitions.
 """
 
 from __future__ import annotations

@@ -1,57 +1,19 @@
 """The sweep report as one self-contained HTML page (``truereward sweep report``).
 
 :func:`render_report` is pure: a :class:`~truereward.sweeps.SweepSummary`,
-the listed :class:`~truereward.sweeps.retries.RetriedRun` lines, optionally
-their :class:`~truereward.sweeps.retries.RetriesTally` and a
-:class:`~truereward.sweeps.SweepComparison`, in; a ``str`` of HTML out. It
-reads no file, so a caller that already holds a summary and the retried
-runs (the ``grade-run`` flow) renders the same page as the command line.
-
-The page shows, in order: the counts (runs, gradable, ungradable,
-unreadable, still refused for the grader's reasons); the reward
-distribution over **gradable runs only** (count, mean, min, p10, p50, p90,
-max) with a chart; refusals by code and blame (table and chart) and the
-totals per blame; attempts (total, retried, recovered, and a histogram of
-runs by number of attempts); the retried and still-refused runs attempt by
-attempt (the first ``limit``, then "and K more") with the commands that
-grade the still-refused ones again; the first unreadable grades and why;
-and, given a comparison, the baseline beside the candidate, the deltas,
-the counts per heading, the regressions, fixes and newly (un)gradable runs.
-
-Rules the page keeps:
-
-- **Self-contained**: inline CSS, inline SVG (:mod:`truereward.sweeps.charts`,
-  hand-written: no dependency), no script, no external font, image or
-  link; a Content-Security-Policy of ``default-src 'none'`` (inline styles
-  only) says so to the browser as well.
-- **Absent is not 0**: a value that does not exist (the mean of no reward,
-  the reward of a refused run, a delta with a side without gradable runs)
-  is shown as ``—`` and has no ``data-value``; a run without a reward is
-  never drawn as a bar of 0. (The prose says "zero": a digit on the page is
-  always a number with a name.)
-- **Every number is named**: each number shown is an element with a
-  ``data-metric`` attribute (and ``data-value``, the exact value; the text
-  is rounded to 4 decimals). A name is a dotted path into the JSON of the
-  command that computes the number: ``runs``, ``reward.mean``,
-  ``refusals.<CODE>.<blame>.runs``, ``blame.<blame>.refusals``,
-  ``attempts.by_count.<n>.runs``, ``schemes.<scheme>`` (``sweep summary
-  --format json``, its ``summary``); ``retries.<footer key>`` and
-  ``retries.runs.<i>.reward`` (``sweep retries --format json``);
-  ``comparison.regressions`` (a list's name is its length),
-  ``comparison.reward_delta`` (a delta's name is its mean),
-  ``comparison.regressions.<i>.delta`` (``sweep compare --format json``,
-  its ``comparison``). ``<list>.more`` is how many items of that list the
-  page does not show. ``docs/sweeps.md`` lists them all.
-- **Everything from a grade is escaped**: run ids, codes, blame, reasons,
-  schemes and the sweep's URL go through :func:`html.escape` (quotes too),
-  in text and in attributes alike. Reasons (text from a grade, which may
-  hold digits that are not the page's numbers) are marked ``class="why"``;
-  run ids, codes and locations are in ``<code>``.
+the retried runs, optionally their tally and a
+:class:`~truereward.sweeps.SweepComparison` in, a ``str`` of HTML out, so
+the ``grade-run`` flow renders the same page as the command line. The page
+is self-contained (inline CSS and SVG, no script), shows an absent value as
+``—`` (never 0), names every number (``data-metric``) and escapes
+everything that comes from a grade. docs/sweeps.md, "Report",
+gives what the page shows and the rules it keeps.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from html import escape
 
 from ..evaluate.distribution import DistributionDelta
@@ -102,7 +64,9 @@ ul.attempts { margin: 0; padding: 0; list-style: none; }
 ul.attempts li.ok { color: #2e7d32; }
 pre { background: #f6f8fa; border: 1px solid #ddd; padding: 8px 12px; overflow-x: auto;
   white-space: pre-wrap; word-break: break-all; }
-svg.chart { display: block; margin: 8px 0 16px; max-width: 100%; height: auto; }
+figure.chart { margin: 8px 0 16px; }
+figure.chart figcaption { color: #333; font-size: 0.92em; margin-top: 2px; }
+svg.chart { display: block; margin: 8px 0 4px; max-width: 100%; height: auto; }
 svg.chart text { fill: #1b1b1b; font-family: inherit; }
 .more { color: #555; font-style: italic; }
 footer { margin-top: 3em; color: #777; font-size: 0.85em; }
@@ -169,6 +133,26 @@ def _more(metric: str, hidden: int, hint: str = "") -> str:
     return f'<p class="more">… and {_num(metric, hidden)} more{_e(tail)}.</p>'
 
 
+def _figure(chart: str, caption: str) -> str:
+    """A chart with a caption a reader sees (the SVG's own title is only
+    its accessible name); ``caption`` is markup, already escaped."""
+    if not chart:
+        return ""
+    return f'<figure class="chart">{chart}<figcaption>{caption}</figcaption></figure>'
+
+
+def _bound(metric: str, value: float) -> str:
+    """A histogram bound inside a chart label: a ``<tspan>`` carrying its
+    metric, as every number of the page does."""
+    return (
+        f'<tspan data-metric="{_e(metric)}" data-value="{_e(repr(value))}">{_real(value)}</tspan>'
+    )
+
+
+def _runs(count: int) -> str:
+    return "run" if count == 1 else "runs"
+
+
 def _codes(codes: Sequence[str]) -> str:
     return ", ".join(f"<code>{_e(code)}</code>" for code in codes)
 
@@ -190,11 +174,25 @@ def _counts(summary: SweepSummary) -> list[str]:
     ]
 
 
+def _bucket_label(index: int, low: float, high: float, last: bool) -> tuple[str, str, str]:
+    """A histogram bucket's label: plain text, SVG markup, HTML markup."""
+    metric = f"reward_histogram.{index}"
+    if low == high:
+        text = _real(low)
+        return text, _bound(f"{metric}.low", low), _num(f"{metric}.low", low)
+    close = "]" if last else ")"
+    text = f"[{_real(low)}, {_real(high)}{close}"
+    svg = f"[{_bound(f'{metric}.low', low)}, {_bound(f'{metric}.high', high)}{close}"
+    html = f"[{_num(f'{metric}.low', low)}, {_num(f'{metric}.high', high)}{close}"
+    return text, svg, html
+
+
 def _reward(summary: SweepSummary) -> list[str]:
     reward = summary.reward
     lines = [
         '<section id="reward">',
         "<h2>Reward (gradable runs only)</h2>",
+        "<h3>Summary statistics</h3>",
         '<table><thead><tr><th class="n">count</th>'
         + "".join(f'<th class="n">{label}</th>' for _, label in _STATS)
         + "</tr></thead><tbody><tr>"
@@ -214,12 +212,40 @@ def _reward(summary: SweepSummary) -> list[str]:
             f"{_num('unreadable', summary.unreadable)} unreadable runs have no reward and are "
             "not in it (never counted as zero).</p>"
         )
-        bars = [
-            _bar(label, f"reward.{key}", value, "reward")
-            for key, label in _STATS
-            if (value := getattr(reward, key)) is not None
-        ]
-        lines.append(bar_chart(bars, title="Reward statistics over gradable runs", high=1.0))
+        histogram = summary.reward_histogram
+        lines.append("<h3>Distribution: gradable runs per reward</h3>")
+        lines.append(
+            '<table id="reward-histogram"><thead><tr><th>reward</th><th class="n">runs</th>'
+            "</tr></thead><tbody>"
+        )
+        bars = []
+        for index, bucket in enumerate(histogram):
+            text, svg, html = _bucket_label(
+                index, bucket.low, bucket.high, index == len(histogram) - 1
+            )
+            metric = f"reward_histogram.{index}.runs"
+            lines.append(f"<tr><td>{html}</td>{_td(metric, bucket.runs)}</tr>")
+            bars.append(
+                Bar(
+                    text,
+                    float(bucket.runs),
+                    str(bucket.runs),
+                    metric,
+                    str(bucket.runs),
+                    "reward",
+                    None,
+                    svg,
+                )
+            )
+        lines.append("</tbody></table>")
+        lines.append(
+            _figure(
+                bar_chart(bars, title="Gradable runs per reward"),
+                "Gradable runs per reward: one bar per row of the table above, its length "
+                "the row's runs. Ungradable and unreadable runs have no reward and are not "
+                "drawn.",
+            )
+        )
     if summary.schemes:
         schemes = ", ".join(
             f"<code>{_e(name)}</code> ({_num(f'schemes.{name}', count)})"
@@ -248,17 +274,22 @@ def _refusals(summary: SweepSummary) -> list[str]:
         )
     lines.append("</tbody></table>")
     lines.append(
-        bar_chart(
-            [
-                _bar(
-                    f"{item.code} ({item.blame})",
-                    f"refusals.{item.code}.{item.blame}.runs",
-                    item.runs,
-                    item.blame if item.blame in ("run", "grader") else "other",
-                )
-                for item in summary.refusals
-            ],
-            title="Runs refused, by code and blame",
+        _figure(
+            bar_chart(
+                [
+                    _bar(
+                        f"{item.code} ({item.blame})",
+                        f"refusals.{item.code}.{item.blame}.runs",
+                        item.runs,
+                        item.blame if item.blame in ("run", "grader") else "other",
+                    )
+                    for item in summary.refusals
+                ],
+                title="Runs refused, by code and blame",
+            ),
+            "Runs refused, by code and blame: the runs column of the table above "
+            "(a run refused twice under one code counts once; a run refused under two codes "
+            "counts under each).",
         )
     )
     lines.append("<h3>By blame</h3>")
@@ -301,17 +332,21 @@ def _attempts(summary: SweepSummary) -> list[str]:
             )
         lines.append("</tbody></table>")
         lines.append(
-            bar_chart(
-                [
-                    _bar(
-                        str(item.attempts),
-                        f"attempts.by_count.{item.attempts}.runs",
-                        item.runs,
-                        label_metric=f"attempts.by_count.{item.attempts}.attempts",
-                    )
-                    for item in attempts.by_count
-                ],
-                title="Runs by number of attempts",
+            _figure(
+                bar_chart(
+                    [
+                        _bar(
+                            str(item.attempts),
+                            f"attempts.by_count.{item.attempts}.runs",
+                            item.runs,
+                            label_metric=f"attempts.by_count.{item.attempts}.attempts",
+                        )
+                        for item in attempts.by_count
+                    ],
+                    title="Runs by number of attempts",
+                ),
+                "Runs by number of attempts: one bar per row of the table above (labelled "
+                "with the attempts), its length the row's runs.",
             )
         )
     lines.append("</section>")
@@ -349,9 +384,13 @@ def _retries(
         lines.append(
             f"<p>{_num('retries.runs_read', tally.runs)} runs read{unreadable}: "
             f"{_num('retries.retried', tally.retried)} retried "
-            f"({_num('retries.healed', tally.healed)} healed), "
+            f"({_num('retries.healed', tally.healed)} healed after a retry), "
             f"{_num('retries.still_refused', tally.still_refused)} still refused for the "
-            f"grader's reasons; {_num('retries.listed', tally.listed)} listed.</p>"
+            f"grader's reasons ({_num('retries.retryable', tally.retryable)} retryable, "
+            f"{_num('retries.needs_fix', tally.needs_fix)} needing a fix of the task "
+            f"definition or the reader, {_num('retries.unchanged', tally.unchanged)} of "
+            "them graded again with nothing changed); "
+            f"{_num('retries.listed', tally.listed)} listed.</p>"
         )
         total = tally.listed
     else:
@@ -367,8 +406,14 @@ def _retries(
         )
         for index, run in enumerate(shown):
             state = _e(run.state)
-            if run.still_refused:
-                state += '<br><span class="still">still refused (grader)</span>'
+            if run.still_refused and run.fix:
+                again = ", graded again with nothing changed" if run.unchanged else ""
+                state += (
+                    f'<br><span class="still">still refused, needs a fix{again}</span>'
+                    f'<br><span class="why">change {_e(run.fix)}</span>'
+                )
+            elif run.still_refused:
+                state += '<br><span class="still">still refused, retryable</span>'
             lines.append(
                 f'<tr data-run="{_e(run.run)}"><td><code>{_e(run.run)}</code></td>'
                 f"<td>{state}</td>{_td(f'retries.runs.{index}.reward', run.reward)}"
@@ -379,15 +424,23 @@ def _retries(
         lines.append(
             _more("retries.more", total - len(shown), "truereward sweep retries lists them all")
         )
-    if regrade and summary.grader_refused:
+    if regrade and summary.retryable:
         lines.append(
-            f"<p>To grade the {_num('grader_refused', summary.grader_refused)} runs still "
-            "refused for the grader's reasons again once the fault is fixed (each replaces "
-            "the grade it finds):</p>"
+            f"<p>To grade the {_num('retryable', summary.retryable)} "
+            f"{_runs(summary.retryable)} still refused for the grader's reasons that grading "
+            "again may heal, once the fault is fixed (each replaces the grade it finds):</p>"
         )
         lines.append("<pre>" + _e("\n".join(regrade)) + "</pre>")
         if regrade_note:
             lines.append(f"<p>({_e(regrade_note)})</p>")
+    if summary.needs_fix:
+        lines.append(
+            f"<p>{_num('needs_fix', summary.needs_fix)} {_runs(summary.needs_fix)} still "
+            "refused for reasons grading again cannot heal: change the task definition or "
+            "the reader first (each line says what). <code>regrade: grader-refusals</code> "
+            "grades such a run again once its task definition or reader changed; "
+            "<code>regrade: needing-fix</code> grades them all again.</p>"
+        )
     lines.append("</section>")
     return lines
 
@@ -435,21 +488,29 @@ def _changes(heading: str, key: str, changes: Sequence[RewardChange], limit: int
 def _no_rewards(
     heading: str, key: str, items: Sequence[NoReward], side: str, limit: int
 ) -> list[str]:
+    """A table of runs without a reward on one side: ``side`` is the side
+    with the reward (``baseline`` for newly ungradable runs, ``candidate``
+    for newly gradable ones); the state, codes and blame are the other
+    side's, and the columns say so."""
     metric = f"comparison.{key}"
     lines = [f"<h3>{_e(heading)} ({_num(metric, len(items))})</h3>"]
     if not items:
         return [*lines, "<p>None.</p>"]
-    lines.append(
-        f'<table><thead><tr><th>run</th><th class="n">reward ({_e(side)})</th><th>state</th>'
-        "<th>codes, or why unreadable</th><th>blame</th></tr></thead><tbody>"
+    other = "candidate" if side == "baseline" else "baseline"
+    reward = f'<th class="n">{_e(side)} reward</th>'
+    states = (
+        f"<th>{other} state</th><th>{other} codes, or why unreadable</th><th>{other} blame</th>"
     )
+    columns = reward + states if side == "baseline" else states + reward
+    lines.append(f"<table><thead><tr><th>run</th>{columns}</tr></thead><tbody>")
     for index, item in enumerate(items[:limit]):
         reasons = _codes(item.codes) or f'<span class="why">{_e(item.why or "")}</span>'
         blame = _e(", ".join(item.blame)) or ABSENT
+        value = _td(f"{metric}.{index}.reward", item.reward)
+        state = f"<td>{_e(item.state)}</td><td>{reasons}</td><td>{blame}</td>"
+        cells = value + state if side == "baseline" else state + value
         lines.append(
-            f'<tr data-run="{_e(item.run)}"><td><code>{_e(item.run)}</code></td>'
-            f"{_td(f'{metric}.{index}.reward', item.reward)}<td>{_e(item.state)}</td>"
-            f"<td>{reasons}</td><td>{blame}</td></tr>"
+            f'<tr data-run="{_e(item.run)}"><td><code>{_e(item.run)}</code></td>{cells}</tr>'
         )
     lines.append("</tbody></table>")
     lines.append(_more(f"{metric}.more", len(items) - limit))
@@ -515,21 +576,28 @@ def _comparison(
     lines += [_card(f"comparison.{key}", counts[key], label) for key, label in _HEADINGS]
     lines.append("</div>")
     lines.append(
-        bar_chart(
-            [
-                _bar("regressions", "comparison.regressions", counts["regressions"], "grader"),
-                _bar("fixes", "comparison.fixes", counts["fixes"], "reward"),
-                _bar(
-                    "newly ungradable",
-                    "comparison.newly_ungradable",
-                    counts["newly_ungradable"],
-                    "run",
-                ),
-                _bar(
-                    "newly gradable", "comparison.newly_gradable", counts["newly_gradable"], "count"
-                ),
-            ],
-            title="Runs per change against the baseline",
+        _figure(
+            bar_chart(
+                [
+                    _bar("regressions", "comparison.regressions", counts["regressions"], "grader"),
+                    _bar("fixes", "comparison.fixes", counts["fixes"], "reward"),
+                    _bar(
+                        "newly ungradable",
+                        "comparison.newly_ungradable",
+                        counts["newly_ungradable"],
+                        "run",
+                    ),
+                    _bar(
+                        "newly gradable",
+                        "comparison.newly_gradable",
+                        counts["newly_gradable"],
+                        "count",
+                    ),
+                ],
+                title="Runs per change against the baseline",
+            ),
+            "Runs per change from the baseline to the candidate: the counts of the cards "
+            "above of the same names.",
         )
     )
     lines.append(
@@ -568,6 +636,8 @@ def render_report(
     regrade: Sequence[str] = (),
     regrade_note: str = "",
     limit: int = LIMIT,
+    target: str | None = None,
+    made: datetime | None = None,
 ) -> str:
     """The report page (module docstring) as a complete HTML document.
 
@@ -581,7 +651,9 @@ def render_report(
       it, ``retried`` is taken as the whole listing.
     - ``comparison``: the candidate against a baseline, or ``None``.
     - ``title``; ``sweep`` and ``baseline``: the locations, shown as they
-      are (escaped).
+      are (escaped); ``target``: where the grades are, when it is not
+      ``sweep``; ``made``: when the page was made (shown in UTC, in a
+      ``<time>`` element).
     - ``regrade``: commands that grade the still-refused runs again (shown
       when some are), and ``regrade_note``, a sentence under them.
 
@@ -590,8 +662,19 @@ def render_report(
     if limit < 1:
         raise ValueError(f"limit is at least 1, got {limit}")
     header = [f"<h1>{_e(title)}</h1>"]
+    said = []
     if sweep:
-        header.append(f'<p class="sub">Sweep <code>{_e(sweep)}</code>.</p>')
+        said.append(f"Sweep <code>{_e(sweep)}</code>")
+    if target:
+        said.append(f"grades in <code>{_e(target)}</code>")
+    if made is not None:
+        when = made.astimezone(UTC)
+        said.append(
+            f'made <time datetime="{when.isoformat(timespec="seconds").replace("+00:00", "Z")}">'
+            f"{when.strftime('%Y-%m-%d %H:%M:%S')} UTC</time>"
+        )
+    if said:
+        header.append(f'<p class="sub">{"; ".join(said)}.</p>')
     body = [
         *header,
         *_counts(summary),

@@ -125,6 +125,19 @@ def render_summary(summary: SweepSummary, title: str = "Sweep summary") -> str:
         summary.grader_refused_runs,
         summary.grader_refused,
     )
+    if summary.grader_refused:
+        unchanged = (
+            f", {summary.unchanged} of them graded again with nothing changed"
+            if summary.unchanged
+            else ""
+        )
+        lines += [
+            "",
+            f"Of them {summary.retryable} retryable (grading again may heal them) and "
+            f"{summary.needs_fix} needing a fix of the task definition or the reader"
+            f"{unchanged} (`truereward sweep retries` says what to change).",
+        ]
+        lines += _named("Needing a fix", summary.needs_fix_runs, summary.needs_fix)
     if summary.unreadable:
         lines += ["", "### Unreadable grades", "", "| run | why |", "|---|---|"]
         lines += [f"| {_cell(item.run)} | {_cell(item.why)} |" for item in summary.unreadable_runs]

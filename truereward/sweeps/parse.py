@@ -1,25 +1,13 @@
 """Reading one run's ``grade.json`` bytes into a :class:`RunRecord`.
 
-Two modes:
-
-- **view** (default): the fields a sweep analysis uses (``schema_version``,
-  ``scheme``, ``gradable``, ``reward``, ``refusals``, ``run.attempt``, the
-  ``attempts`` with their refusals, and the rows' ``id`` and ``verdict``
-  when cases are wanted)
-  are validated strictly (types, no coercion, finite numbers) by pydantic's
-  JSON parser; the rest of the document is not looked at. Duplicate object
-  keys are not detected in this mode (truereward never writes them).
-- **strict**: the whole document is read as :class:`~truereward.GradeDocument`
-  (strict JSON: NaN and duplicate keys refused; the full schema). About
-  six times slower (infra/bench/sweep_summary.py).
-
-In both modes the stored outcome must be consistent: ``gradable`` exactly
-when there is no refusal, a finite ``reward`` exactly when gradable, and
-within the bounds of its scheme when the scheme is known here and declares
-them (every built-in one gives rewards in [0, 1]). In strict mode the
-``detail`` is also folded again (as ``truereward verify`` does) and a stored
-field that disagrees, or a scheme unknown here, makes the record
-unreadable. Anything else is an ``unreadable`` record saying why.
+**view** (default) validates strictly only the fields a sweep analysis uses
+(pydantic's JSON parser; duplicate keys not detected); **strict** reads the
+whole :class:`~truereward.GradeDocument` (strict JSON, the full schema) and
+folds its ``detail`` again, as ``truereward verify`` does, several times
+slower (``infra/bench/sweep_summary.py``). Either way the stored outcome
+must be consistent (gradable exactly when unrefused, a finite reward
+exactly when gradable, within its scheme's bounds); anything else is an
+``unreadable`` record saying why. docs/sweeps.md.
 """
 
 from __future__ import annotations
@@ -28,8 +16,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import describe
 from ..strictjson import StrictJSONError
+from ..validation import describe
 from ..versions import SchemaVersion
 from .record import AttemptNote, RunRecord, RunState, notes
 
@@ -169,11 +157,12 @@ def _in_bounds(scheme: str, reward: float | None) -> str | None:
     try:
         bounds = _BOUNDS[scheme]
     except KeyError:
-        from ..folding import UnknownScheme, get_scheme
+        from ..exceptions import UnknownName
+        from ..folding import get_scheme
 
         try:
             bounds = _BOUNDS[scheme] = get_scheme(scheme).bounds
-        except UnknownScheme:  # not cached: it may be registered later
+        except UnknownName:  # not cached: it may be registered later
             return None
     if bounds is not None and not bounds[0] <= reward <= bounds[1]:
         return f"reward {reward!r} is outside what {scheme} gives ({bounds[0]} to {bounds[1]})"

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from ..document import GradeDocument
+    from ..refusal import Outlook
 
 __all__ = ["AttemptNote", "RefusalNote", "RunRecord", "RunState", "notes"]
 
@@ -128,6 +129,36 @@ class RunRecord:
         return self.state is RunState.UNGRADABLE and all(
             item.blame == "grader" for item in self.refusals
         )
+
+    @property
+    def outlook(self) -> Outlook:
+        """What grading the run again can do (:func:`truereward.refusal.outlook`):
+        ``gradable``, ``final`` (some refusal is the run's), ``retryable``
+        or ``needs-fix`` (a change of the task definition or reader first)."""
+        from ..refusal import outlook
+
+        return outlook((item.code, item.blame) for item in self.refusals)
+
+    @property
+    def retryable(self) -> bool:
+        """Refused for the grader's reasons, and grading again may heal it
+        (the runs ``regrade: grader-refusals`` grades again at once)."""
+        return self.state is RunState.UNGRADABLE and self.outlook == "retryable"
+
+    @property
+    def needs_fix(self) -> bool:
+        """Refused for the grader's reasons that grading again cannot heal:
+        the task definition or the reader has to change first."""
+        return self.state is RunState.UNGRADABLE and self.outlook == "needs-fix"
+
+    @property
+    def unchanged(self) -> bool:
+        """Graded again with nothing changed: the run needs a fix, and its
+        standing grade has the very refusals (code, blame, why) of the
+        attempt before it: the last grading added an identical attempt."""
+        if not (self.needs_fix and self.history):
+            return False
+        return sorted(self.history[-1].refusals) == sorted(self.refusals)
 
     @classmethod
     def unreadable(cls, run: str, why: str) -> RunRecord:

@@ -1,23 +1,12 @@
 """Retried runs and runs refused for the grader's reasons: what ops look at.
 
-:func:`retried_runs` streams a sweep's records and yields one
-:class:`RetriedRun` for every run that was **retried** (graded more than
-once, over every flow run that graded it) or that **stands refused for the
-grader's reasons** (ungradable, and every refusal is the grader's: the
-runs ``regrade: grader-refusals`` grades again). Each lists every attempt,
-oldest first, the last being the grade that stands: its number, whether it
-was gradable, its codes, blame and why.
-
-Filters (:class:`RetryFilter`): ``code`` (some attempt was refused with
-it), ``blame`` (some attempt was refused with that blame), ``still_refused``
-(only runs that stand refused for the grader's reasons).
-
-:class:`RetriesTally` counts as it goes (runs read, listed, retried, healed,
-still refused, unreadable), so a caller can print a footer after streaming
-the lines: memory holds one record at a time, whatever the sweep's size.
-:class:`RetriesListing` takes records one at a time instead (for a caller
-that reads the sweep for something else in the same pass, as ``sweep
-report`` does) and keeps the first lines and the tally.
+:func:`retried_runs` streams a sweep's records and yields a
+:class:`RetriedRun`, every attempt oldest first, for each run retried (over
+every flow run) or standing refused for the grader's reasons, filtered by
+:class:`RetryFilter` (``code``, ``blame``, ``still_refused``).
+:class:`RetriesTally` counts as it goes for a footer, and
+:class:`RetriesListing` takes records one at a time (keeping the first
+lines and the tally); memory holds one record. docs/sweeps.md, "Retries".
 """
 
 from __future__ import annotations
@@ -91,6 +80,9 @@ class RetriedRun(BaseModel):
     reward: float | None
     still_refused: bool
     attempts: list[AttemptLine]
+    outlook: str = "gradable"
+    fix: str | None = None
+    unchanged: bool = False
 
 
 @dataclass(frozen=True)
@@ -116,14 +108,19 @@ class RetryFilter:
 class RetriesTally:
     """Counts over the runs read so far: ``runs`` read, ``unreadable`` (no
     grade to look at), ``retried`` and ``healed`` (retried, gradable in the
-    end), ``still_refused`` (refused for the grader's reasons), ``listed``
-    (passed the filter), and the first listed ``still_refused_runs``."""
+    end), ``still_refused`` (refused for the grader's reasons), of them
+    ``retryable`` and ``needs_fix``, of those ``unchanged`` (graded again
+    with nothing changed), ``listed`` (passed the filter), and the first
+    listed still-refused runs that are retryable (``examples``)."""
 
     runs: int = 0
     unreadable: int = 0
     retried: int = 0
     healed: int = 0
     still_refused: int = 0
+    retryable: int = 0
+    needs_fix: int = 0
+    unchanged: int = 0
     listed: int = 0
     listed_still_refused: int = 0
     examples: list[str] = field(default_factory=list)
@@ -137,6 +134,18 @@ def _line(record: RunRecord) -> RetriedRun:
         AttemptLine.of(note.attempt, note.gradable, note.refusals) for note in record.history
     ]
     last = AttemptNote(record.attempts, record.graded, record.refusals)
+    fix = None
+    if record.needs_fix:
+        from ..refusal import outlook, what_to_change
+
+        blocking = [
+            item.code
+            for item in record.refusals
+            if outlook([(item.code, item.blame)]) == "needs-fix"
+        ]
+        fix = "; ".join(
+            f"{code}: change {what_to_change(code)}" for code in dict.fromkeys(blocking)
+        )
     return RetriedRun(
         run=record.run,
         state=record.state.value,
@@ -144,6 +153,9 @@ def _line(record: RunRecord) -> RetriedRun:
         reward=record.reward,
         still_refused=record.grader_refused,
         attempts=[*history, AttemptLine.of(last.attempt, last.gradable, last.refusals)],
+        outlook=record.outlook,
+        fix=fix,
+        unchanged=record.unchanged,
     )
 
 
@@ -166,11 +178,14 @@ def retried_runs(
         tally.retried += record.retried
         tally.healed += record.retried and record.graded
         tally.still_refused += record.grader_refused
+        tally.retryable += record.retryable
+        tally.needs_fix += record.needs_fix
+        tally.unchanged += record.unchanged
         line = _line(record)
         if not keep.keeps(line):
             continue
         tally.listed += 1
-        if line.still_refused:
+        if line.still_refused and line.outlook == "retryable":
             tally.listed_still_refused += 1
             keep_first(tally.examples, line.run, tally.EXAMPLES)
         yield line

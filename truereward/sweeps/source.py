@@ -1,21 +1,12 @@
 """Where a sweep's grades are: a directory or an fsspec URL.
 
-A sweep is a directory (or an object-store prefix) whose immediate
-subdirectories are its runs (real directories: a symlinked entry is not a
-run, and :meth:`SweepSource.scan` says so), each holding the run's published
-``grade.json``: ``<sweep>/<run id>/grade.json``, the layout the publisher
-writes under a target. A sweep graded in place (the ``grade-run`` flow's
-default target, each run's own ``logs/verifier/``) is read too: a run
-without ``grade.json`` is looked for at ``<run id>/logs/verifier/grade.json``
-(:attr:`SweepSource.in_place` then says so). The run's id is its directory
-name. Entries whose names start with
-``.`` are skipped, and so are plain files beside the run directories.
-
-Local paths (and ``file://`` URLs) are read with the standard library; other
-URLs (``s3://``, ``gcs://``, ``memory://`` ...) with fsspec, imported only
-then (the ``fsspec`` extra; ``s3`` for S3). Runs are listed once, sorted by
-name, and read one at a time: memory holds the list of names and one
-document, never the sweep.
+A sweep's immediate subdirectories are its runs (a symlinked entry is not
+one: :meth:`SweepSource.scan` says so; dot-entries and plain files are
+skipped), each with ``<run id>/grade.json``, or, graded in place,
+``<run id>/logs/verifier/grade.json`` (:attr:`SweepSource.in_place`). Local
+paths are read with the standard library, other URLs with fsspec (imported
+only then). Runs are listed once, sorted, and read one at a time: memory
+holds the names and one document. docs/sweeps.md.
 """
 
 from __future__ import annotations
@@ -25,6 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from .. import safefile, urls
+from ..exceptions import TruerewardError
 from .parse import parse_grade
 from .record import RunRecord
 
@@ -46,7 +38,7 @@ IN_PLACE = "logs/verifier"
 MAX_GRADE_BYTES = safefile.LIMIT
 
 
-class SweepNotFound(Exception):
+class SweepNotFound(TruerewardError):
     """The sweep location does not exist, is not a directory, or cannot be
     listed. The message names it."""
 
@@ -82,7 +74,7 @@ class SweepSource:
             self._fs, self._root = url_to_fs(self.url, **self._storage_options)
         except (ValueError, ImportError, OSError) as error:
             raise SweepNotFound(f"{self.url}: {error}") from None
-        self._root = self._root.rstrip("/")
+        self._root = urls.join(self._root)
 
     def run_names(self) -> list[str]:
         """The run ids (subdirectory names), sorted. :class:`SweepNotFound`
@@ -163,7 +155,7 @@ class SweepSource:
         from ..fetch import fetch
 
         try:
-            size, data = fetch(self._fs, f"{self._root}/{relative}", MAX_GRADE_BYTES)
+            size, data = fetch(self._fs, urls.join(self._root, relative), MAX_GRADE_BYTES)
         except IsADirectoryError:
             raise FileNotFoundError(relative) from None
         if data is None:

@@ -1,29 +1,10 @@
 """The summary of one sweep: rewards, refusals, attempts.
 
-- ``runs`` = ``gradable`` + ``ungradable`` + ``unreadable``.
-- ``reward``: the :class:`~truereward.evaluate.Distribution` of rewards over
-  **gradable runs only** (absent, count 0, when no run is gradable). An
-  ungradable or unreadable run has no reward; it is never counted as 0.
-- ``refusals``: per (code, blame), how many refusals and how many runs carry
-  it; ``blame``: per blame, how many refusals and runs.
-- ``attempts``: how many runs took how many attempts, the total, how many
-  were retried, and how many of those ended gradable.
-- ``schemes``: documents per reward scheme (rewards of different schemes
-  are not the same quantity: look here before reading the distribution).
-- ``unreadable_runs``: the first 20 unreadable runs (by run id) with the
-  reason; ``unreadable`` counts them all.
-- ``retried_runs``: the first 20 retried runs by run id (``attempts.retried``
-  counts them all); ``grader_refused``: the runs that stand refused with every
-  refusal the grader's (the ones ``regrade: grader-refusals`` grades
-  again), and ``grader_refused_runs`` the first 20 of them by run id. The
-  runs named do not depend on the order runs arrive in.
-
-:func:`summarize` is a pure function over an iterable of records (or grade
-documents), in one pass. Memory does not grow with the number of runs: the
-tallies are bounded by the codes, schemes and attempt counts, and the
-reward distribution by the number of distinct reward values (two under
-``gated-binary/1``). :class:`SummaryBuilder` is the same, one record at a
-time (for a flow that summarises as runs are graded).
+:func:`summarize` is a pure function over records (or grade documents), in
+one pass, and :class:`SummaryBuilder` the same one record at a time; the
+reward distribution is over gradable runs only (never a 0 for a refused
+run), and memory does not grow with the number of runs. docs/sweeps.md,
+"Summary", gives every field.
 """
 
 from __future__ import annotations
@@ -46,10 +27,12 @@ __all__ = [
     "AttemptsSummary",
     "BlameCount",
     "RefusalCount",
+    "RewardBucket",
     "SummaryBuilder",
     "SweepSummary",
     "UnreadableRun",
     "as_record",
+    "reward_histogram",
     "summarize",
 ]
 
@@ -58,6 +41,52 @@ EXAMPLES = 20
 
 _FROZEN = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
 Count = Annotated[int, Field(ge=0)]
+
+
+class RewardBucket(BaseModel):
+    """``runs`` gradable runs with a reward from ``low`` to ``high``: the
+    bucket holds ``low`` and excludes ``high``, but the last bucket holds
+    both; a bucket of one value has ``low == high``."""
+
+    model_config = _FROZEN
+
+    low: float
+    high: float
+    runs: Count
+
+
+#: Buckets of a histogram of rewards that are not all 0 or 1.
+BUCKETS = 10
+
+
+def reward_histogram(counts: dict[float, int]) -> list[RewardBucket]:
+    """The histogram of rewards tallied as ``counts`` (value: runs): one
+    bucket for 0 and one for 1 when every reward is one of them (both
+    shown, a count of 0 included), else :data:`BUCKETS` buckets of equal
+    width from 0 to 1 when every reward lies there, from the least to the
+    greatest reward otherwise (one bucket when they are all equal). Pure."""
+    if not counts:
+        return []
+    if set(counts) <= {0.0, 1.0}:
+        return [
+            RewardBucket(low=value, high=value, runs=counts.get(value, 0)) for value in (0.0, 1.0)
+        ]
+    low, high = min(counts), max(counts)
+    if low >= 0.0 and high <= 1.0:
+        low, high = 0.0, 1.0
+    if low == high:
+        return [RewardBucket(low=low, high=high, runs=sum(counts.values()))]
+    width = (high - low) / BUCKETS
+    # Edges rounded, so that 0.3 falls in [0.3, 0.4) and not, by a float's
+    # last bit, in [0.2, 0.3).
+    edges = [round(low + index * width, 12) for index in range(BUCKETS)] + [high]
+    runs = [0] * BUCKETS
+    for value, count in counts.items():
+        runs[min(bisect.bisect_right(edges, value) - 1, BUCKETS - 1)] += count
+    return [
+        RewardBucket(low=edges[index], high=edges[index + 1], runs=count)
+        for index, count in enumerate(runs)
+    ]
 
 
 class RefusalCount(BaseModel):
@@ -124,6 +153,7 @@ class SweepSummary(BaseModel):
     ungradable: Count
     unreadable: Count
     reward: Distribution
+    reward_histogram: list[RewardBucket] = Field(default_factory=list)
     schemes: dict[str, int]
     refusals: list[RefusalCount]
     blame: list[BlameCount]
@@ -132,6 +162,10 @@ class SweepSummary(BaseModel):
     grader_refused: Count = 0
     retried_runs: list[str] = Field(default_factory=list)
     grader_refused_runs: list[str] = Field(default_factory=list)
+    retryable: Count = 0
+    needs_fix: Count = 0
+    unchanged: Count = 0
+    needs_fix_runs: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _counts_add_up(self) -> SweepSummary:
@@ -139,8 +173,15 @@ class SweepSummary(BaseModel):
             raise ValueError("runs must equal gradable + ungradable + unreadable")
         if self.reward.count != self.gradable:
             raise ValueError("the reward distribution counts the gradable runs")
+        histogram = self.reward_histogram
+        if histogram and sum(item.runs for item in histogram) != self.gradable:
+            raise ValueError("the reward histogram counts the gradable runs")
         if self.grader_refused > self.ungradable:
             raise ValueError("grader-refused runs are ungradable runs")
+        if self.retryable + self.needs_fix != self.grader_refused:
+            raise ValueError("grader-refused runs are retryable or need a fix")
+        if self.unchanged > self.needs_fix:
+            raise ValueError("runs graded again with nothing changed need a fix")
         return self
 
 
@@ -189,6 +230,8 @@ class SummaryBuilder:
         self._examples: list[UnreadableRun] = []
         self._retried_runs: list[str] = []
         self._grader_refused_runs: list[str] = []
+        self._retryable = self._needs_fix = self._unchanged = 0
+        self._needs_fix_runs: list[str] = []
 
     def add(self, item: RunRecord | GradeDocument) -> None:
         """Count one run."""
@@ -225,6 +268,12 @@ class SummaryBuilder:
         if record.grader_refused:
             self._grader_refused += 1
             keep_first(self._grader_refused_runs, record.run)
+            if record.needs_fix:
+                self._needs_fix += 1
+                self._unchanged += record.unchanged
+                keep_first(self._needs_fix_runs, record.run)
+            else:
+                self._retryable += 1
 
     def result(self) -> SweepSummary:
         """The summary of the runs added so far."""
@@ -239,6 +288,7 @@ class SummaryBuilder:
             ungradable=self._ungradable,
             unreadable=self._unreadable,
             reward=self._rewards.distribution(),
+            reward_histogram=reward_histogram(self._rewards.counts()),
             schemes=dict(sorted(self._schemes.items())),
             refusals=refusals,
             blame=[
@@ -258,6 +308,10 @@ class SummaryBuilder:
             grader_refused=self._grader_refused,
             retried_runs=list(self._retried_runs),
             grader_refused_runs=list(self._grader_refused_runs),
+            retryable=self._retryable,
+            needs_fix=self._needs_fix,
+            unchanged=self._unchanged,
+            needs_fix_runs=list(self._needs_fix_runs),
         )
 
 

@@ -1,15 +1,11 @@
-"""``ctrf``: a CTRF report (``reportFormat: "CTRF"``, ``specVersion:
-"1.0.0"``), valid against the official schema, written as the cases are
-scored.
+"""``ctrf``: a CTRF report of scored cases, valid against the official
+schema, written as the cases are scored.
 
-One test per case: ``passed`` or ``failed``; a case that could not be scored
-is ``other`` with ``rawStatus: "error"`` and the error as its message, so the
-report is never greener than the suite (one whose check gave up has
-``extra.truereward.code: "CHECK_GAVE_UP"``). ``duration`` is the case's
-``latencyMs`` (integer milliseconds), ``line``/``filePath`` where the case
-is, ``tags`` its tags as text, and ``extra.truereward`` its score, checks and
-cost. The summary's ``start``/``stop`` are when scoring ran;
-``extra.truereward`` on the report holds the checks summary.
+One test per case, ``passed`` or ``failed``; a case that could not be
+scored is ``other`` (``rawStatus: "error"``, the error as its message), so
+the report is never greener than the suite. ``duration`` is the case's
+``latencyMs``, ``extra.truereward`` its score, checks and cost (and the
+checks summary on the report). docs/checks.md, "Reports".
 """
 
 from __future__ import annotations
@@ -30,7 +26,7 @@ SPEC_VERSION = "1.0.0"
 _ENCODE = json.JSONEncoder(allow_nan=False).encode
 
 
-class CtrfReport:
+class CtrfFormat:
     name = "ctrf"
     summary_first = False
     separator = ",\n"
@@ -96,4 +92,4 @@ class CtrfReport:
         return f'\n    ],\n    "summary": {json.dumps(counts)}\n  }},\n  "extra": {extra}\n}}\n'
 
 
-FORMAT = CtrfReport()
+FORMAT = CtrfFormat()

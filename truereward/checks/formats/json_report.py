@@ -55,7 +55,7 @@ def case_json(outcome: CaseOutcome, *, file: str | None, line: int | None) -> st
     )
 
 
-class JsonReport:
+class JsonFormat:
     name = "json"
     summary_first = False
     separator = ",\n"
@@ -71,4 +71,4 @@ class JsonReport:
         return f'\n  ],\n  "summary": {text}\n}}\n'
 
 
-FORMAT = JsonReport()
+FORMAT = JsonFormat()

@@ -31,7 +31,7 @@ def attr(value: str) -> str:
     return quoteattr(_NOT_XML.sub("\ufffd", value), {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
 
 
-class JunitReport:
+class JunitFormat:
     name = "junit"
     summary_first = True
     separator = ""
@@ -85,4 +85,4 @@ class JunitReport:
         return "  </testsuite>\n</testsuites>\n"
 
 
-FORMAT = JunitReport()
+FORMAT = JunitFormat()

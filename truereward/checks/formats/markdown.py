@@ -20,7 +20,7 @@ def cell(text: str) -> str:
     return " ".join(_SURROGATE.sub("\ufffd", text).replace("|", "\\|").split())
 
 
-class MarkdownReport:
+class MarkdownFormat:
     name = "markdown"
     summary_first = True
     separator = ""
@@ -59,4 +59,4 @@ class MarkdownReport:
         return ""
 
 
-FORMAT = MarkdownReport()
+FORMAT = MarkdownFormat()

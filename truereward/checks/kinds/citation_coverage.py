@@ -1,17 +1,13 @@
 """``citation_coverage``: the fraction of the sources the output cites.
 
-Sources: the check's ``sources``, else the case's ``sources`` (the first
-that is not empty). A source is an id, or an object whose ``id`` is taken
-(an object without ``id`` stands for itself, as in ai-eval-forge, with a
-warning); ids are read as text with Python's ``str()`` and empty ids are
-dropped. Score: cited ids / ids; no ids: 1.
-
-An id is cited when it occurs in the output *as a whole id*: the character
-just before it and the one just after it are not letters, digits, marks or
-``_`` (a side of the id that is itself not such a character needs no
-boundary). So ``[src1]``, ``(src1)`` and ``src1.`` cite ``src1``, and
-``src10`` does not. ai-eval-forge looks for the id as a substring, so there
-``src10`` cites ``src1``.
+Sources: the check's ``sources``, else the case's (the first not empty); a
+source is an id or an object whose ``id`` is taken (one without ``id``
+stands for itself, with a warning); ids are read with ``str()``, empty ones
+dropped. Score: cited ids / ids; no ids: 1. An id is cited when it occurs
+as a whole id: the characters around it are not letters, digits, marks or
+``_`` (where the id's own end is not one, no boundary is needed). So
+``[src1]`` and ``src1.`` cite ``src1``, and ``src10`` does not (unlike
+ai-eval-forge, which looks for a substring).
 """
 
 from __future__ import annotations

@@ -1,20 +1,13 @@
 """``json_field``: a field of the JSON output has the expected value.
 
-The output is parsed as JSON (RFC 8259, see ``json_valid``); ``path`` leads
-to the field (:mod:`truereward.checks.jsonpath`: ``a.b.0`` and ``a.b[0]``;
-empty or absent: the whole value). Score 1 when:
-
-- ``exists: true``: the field is there (any value, ``null`` included) and,
-  if ``value`` is given, equals it;
-- ``exists: false``: the field is not there (``value`` may not be given);
-- otherwise: the field is there and equals ``value`` (``null`` when absent).
-
-Equality is ai-eval-forge's: the two values' JSON with sorted keys are the
-same text, so ``1`` and ``1.0`` differ and ``true`` is not ``1``.
-
-Deliberately unlike ai-eval-forge, a missing field, a path through ``null``
-or an output that is not JSON never equals ``null``: there, they all read as
-``None`` and pass ``"value": null``.
+The output is parsed as JSON; ``path`` leads to the field
+(:mod:`truereward.checks.jsonpath`; empty: the whole value). Score 1 when,
+with ``exists: true``, the field is there (and equals ``value`` if given);
+with ``exists: false``, it is not; otherwise it is there and equals
+``value``. Equality is ai-eval-forge's (sorted-key JSON text: ``1`` and
+``1.0`` differ, ``true`` is not ``1``); unlike there, a missing field, a
+path through ``null`` or output that is not JSON never equals ``null``.
+docs/checks.md.
 """
 
 from __future__ import annotations

@@ -1,33 +1,12 @@
 """``regex``: the pattern matches somewhere in the output.
 
-Pattern: ``pattern``, else ``value`` (as in ai-eval-forge, an empty
-``pattern`` falls through to ``value``). ``flags`` (default ``"i"``): the
-letters ``i`` (ignore case), ``m`` (multi-line), ``s`` (dot matches newline);
-other letters are ignored with a warning (JavaScript's ``g`` is common). A
-list of letters is read the same way. Score 1 on a match, else 0.
-
-Syntax and semantics are Python's ``re`` (the ``regex`` package in its
-``re``-compatible mode), with bounds at both ends:
-
-- **Before compiling**, a pattern is refused (an error of its case, naming
-  the check, like a pattern that does not compile) when it is longer than
-  :data:`MAX_PATTERN_LENGTH` characters, nests groups deeper than
-  :data:`MAX_NESTING`, is larger than :data:`MAX_EXPANDED` items once its
-  repetitions are expanded (the ``regex`` engine unrolls a repetition's
-  minimum count when it compiles: ``(?:a{5000}){5000}`` is 25 million items
-  and gigabytes), or has character ranges spanning more than
-  :data:`MAX_SET_SPAN` characters (``re`` checks its syntax by compiling it,
-  and walks every character of a range then). Within them, compiling takes
-  well under a second and some tens of MB.
-- **While searching**, every search is bounded in CPU time by
-  :attr:`~truereward.checks.context.ScoringOptions.regex_timeout` (1 s by
-  default) and by what is left of the case's budget. A search that runs out
-  *gives up* (:class:`~truereward.checks.registry.GaveUp`): the case is not
-  scored at all, because no answer was measured. A give-up is never a failed
-  check: the pattern is the task author's, the time limit the grader's.
-
-Compiled patterns are cached per process, within :data:`CACHE_ENTRIES`
-patterns and :data:`CACHE_ITEMS` expanded items together.
+``pattern`` (else ``value``) with ``flags`` (default ``"i"``; letters ``i``,
+``m``, ``s``, others ignored with a warning); score 1 on a match, else 0.
+Python's ``re`` syntax (the ``regex`` package in its compatible mode),
+bounded before compiling (length, nesting, expanded size, set span) and
+while searching (CPU time, the case's budget: a search that runs out gives
+up, never a failed check). Compiled patterns are cached within bounds.
+docs/checks.md, "Bounds and give-ups", gives the bounds and why.
 """
 
 from __future__ import annotations
@@ -43,6 +22,7 @@ from typing import Any
 
 import regex
 
+from ...exceptions import TruerewardError
 from ..context import CaseContext, clock
 from ..model import Measurement
 from ..registry import BadCheck, CheckType, GaveUp, Warn
@@ -59,7 +39,7 @@ MAX_EXPANDED = 100_000
 #: the Basic Multilingual Plane (``[\u0100-\uffff]`` spans 65,280).
 MAX_SET_SPAN = 1_000_000
 #: Compiled patterns kept per process, at most, and their expanded items
-#: together, at most (about 270 bytes of memory each).
+#: together, at most (what an item costs in memory: docs/checks.md, "Bounds").
 CACHE_ENTRIES = 512
 CACHE_ITEMS = 500_000
 
@@ -79,7 +59,7 @@ _RANGES = frozenset({"RANGE", "RANGE_UNI_IGNORE"})
 _BMP_LAST = 0xFFFF
 
 
-class PatternRefused(ValueError):
+class PatternRefused(TruerewardError, ValueError):
     """A pattern over the compile bounds. The message says which."""
 
 
@@ -166,7 +146,7 @@ def _measure_tree(tree: Any) -> tuple[int, int]:
     return items(tree), span
 
 
-class PatternInvalid(ValueError):
+class PatternInvalid(TruerewardError, ValueError):
     """A pattern that ``re`` does not accept. The message is ``re``'s."""
 
 
@@ -271,7 +251,7 @@ def compiled(pattern: str, flags: int) -> regex.Pattern[str]:
     if problem is not None:
         raise problem(why)
     # Not in the regex package's own cache too: it keeps 500 patterns whatever
-    # their size (500 of 27 MB each would be 13 GB); ours is bounded by size.
+    # their size, so its memory has no bound; ours is bounded by size.
     made = regex.compile(
         brackets_as_re_reads_them(pattern), flags | int(regex.VERSION0), cache_pattern=False
     )

@@ -1,25 +1,13 @@
 """``sqlite_query_equals``: the first column of the first row a query
 returns from the SQLite database ``db_path`` is ``expected``.
 
-Options: ``db_path``, ``query`` (one statement), ``expected`` (a JSON
-scalar: a number, a string, ``true``/``false`` as SQLite's 1/0, or ``null``
-for ``NULL``), ``timeout`` (seconds, default 10).
-
-The database is never opened where the run left it: its bytes (and its
-write-ahead log ``-wal``, when there is one: a database in WAL mode may hold
-its last writes there) are read like any file, copied into a private
-directory, and that copy is opened read-only (``mode=ro``; not
-``immutable=1``, which would ignore the log). The query cannot write
-(read-only, ``query_only``, and an authorizer that denies every write,
-``ATTACH``, ``DETACH`` and ``PRAGMA`` that changes anything), runs within
-``timeout`` (a progress handler interrupts it), and no string or blob it
-builds may exceed :data:`MAX_LENGTH` bytes.
-
-Who failed: a database absent, not a database (``file is not a database``,
-corrupt), a table or column the query names that the run's database lacks,
-no row: the case fails. A query that does not compile, writes, attaches, or
-builds too large a value, or calls a function SQLite does not have:
-``CASE_INVALID`` (the task's). Out of time: ``GRADER_TIMEOUT``.
+Options ``db_path``, ``query``, ``expected`` (a JSON scalar), ``timeout``.
+The database (and its ``-wal``) is copied into a private directory and the
+copy opened read-only; the query cannot write (``query_only``, an
+authorizer), runs within ``timeout``, and builds no value over
+:data:`MAX_LENGTH`. A missing or corrupt database, a missing table or no
+row fails the case; a query that does not compile, writes or is too large
+is ``CASE_INVALID``; out of time, ``GRADER_TIMEOUT``. docs/criteria.md.
 """
 
 from __future__ import annotations

@@ -2,14 +2,12 @@
 bounds, graded by degree.
 
 A turn is a step whose ``source`` is ``agent``. Options: ``max_turns``,
-``min_turns``, ``equals`` (at least one; ``equals`` alone), ``decay``
-(default true), ``min`` (the score that passes, default 1.0), ``path``
-(:mod:`._trajectory`).
-
-The score is 1.0 within the bounds. Over ``max_turns`` it decays linearly
-to 0.0 at twice ``max_turns`` (rewardkit's budget: ``1 - (turns - max) /
-max``), or is 0.0 at once with ``decay: false`` (and when ``max_turns`` is
-0). Under ``min_turns``, or other than ``equals``: 0.0.
+``min_turns``, ``equals`` (at least one), ``decay`` (default true), ``min``
+(the passing score, default 1.0), ``path``. Score: 1.0 within the bounds;
+over ``max_turns``, decaying linearly to 0.0 at twice it (rewardkit's
+``1 - (turns - max) / max``), or 0.0 at once without decay or when
+``max_turns`` is 0; under ``min_turns`` or other than ``equals``, 0.0.
+docs/criteria.md.
 """
 
 from __future__ import annotations

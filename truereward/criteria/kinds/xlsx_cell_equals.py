@@ -1,18 +1,12 @@
 """``xlsx_cell_equals``: a cell of the workbook ``path`` holds ``expected``.
 
-Options: ``path``, ``cell`` (one cell, ``B2``), ``expected`` (any JSON
-value), ``sheet`` (default: the active sheet). The workbook is read with
-openpyxl in read-only mode, the values a spreadsheet program last computed
-(``data_only``: a formula cell holds its cached result, or nothing when no
-program computed it). Values compare as JSON (a number by value, ``true`` is
-not ``1``); a date or time cell equals its ISO 8601 text
-(``2026-01-31T00:00:00``). Needs ``pip install 'truereward[xlsx]'``
-(``CASE_INVALID`` naming it otherwise).
-
-The file is bounded twice: its bytes (as any file), and what it expands to:
-a workbook whose parts declare more than :data:`MAX_EXPANDED` bytes
-uncompressed (a zip bomb) is not opened. Absent, not an xlsx workbook, over
-the bound, or without the sheet: the case fails.
+Options ``path``, ``cell`` (``B2``), ``expected``, ``sheet`` (default the
+active one). Read with openpyxl, read-only, as last computed (a formula
+cell holds its cached result); values compare as JSON, a date or time cell
+equals its ISO 8601 text. Needs the ``xlsx`` extra (else ``CASE_INVALID``).
+Bounded by its bytes and by what it expands to (:data:`MAX_EXPANDED`: a
+zip bomb is not opened); absent, not xlsx, over the bound or without the
+sheet, the case fails. docs/criteria.md.
 """
 
 from __future__ import annotations

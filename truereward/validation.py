@@ -1,15 +1,12 @@
 """Turning a pydantic ``ValidationError`` into one sentence that names the
 field.
 
-:func:`describe` is the one place the package words validation errors, for
-the command line, the flow, readers and stored documents alike:
-``field.path: message`` per error (``runs.2: a path segment must not be
-empty``), the first ``limit`` of them, then ``and N more`` (N the errors
-left out). Pydantic's ``Value error, `` prefix is dropped, a model
-validator's message that starts with a field path (``code: unknown``) is
-said under that field, and a case id that does not match the id rule is
-said in words rather than as a regular expression. Callers put their own
-``where`` (a file, a line, a row index) before the sentence.
+:func:`describe` is the one place the package words validation errors (the
+command line, the flow, readers, stored documents): ``field.path: message``
+per error, the first ``limit`` of them, then ``and N more``; pydantic's
+``Value error,`` prefix dropped, a model validator's message that starts
+with a field path said under that field, a bad case id said in words.
+Callers put their own ``where`` (a file, a line, a row) before it.
 """
 
 from __future__ import annotations
