@@ -777,6 +777,7 @@ return Array.from(document.querySelectorAll('figure.chart')).map(figure => [
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("rewards", "buckets"),
     [

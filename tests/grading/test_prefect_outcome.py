@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import yaml
 
 from tests.conftest import ROOT
@@ -112,6 +113,7 @@ def wait_for(what: str, check: Callable[[], bool], timeout: float = 120) -> None
         time.sleep(1)
 
 
+@pytest.mark.slow
 def test_a_deployed_grade_run_returns_its_outcome_and_its_events_fire_an_automation(
     tmp_path: Path,
 ) -> None:
