@@ -44,6 +44,7 @@ from truereward.prefect.artifacts import (
     create_artifacts,
     deployment_name,
     flow_run_name,
+    is_shard,
 )
 from truereward.prefect.events import emit_outcome
 from truereward.prefect.lifeline import (
@@ -235,9 +236,9 @@ def grade_run(request: GradeRequest) -> State[GradeRunOutcome]:
         )
     with contextlib.ExitStack() as stack:
         # Runs published of those planned, in an artifact kept up to date.
-        progress = PublishingProgress(
-            artifact_key(request, target, "progress"), len(jobs), lambda: _count(report)
-        ).start()
+        # A shard's artifacts are keyless (its parent keys the sweep's own).
+        key = None if is_shard() else artifact_key(request, target, "progress")
+        progress = PublishingProgress(key, len(jobs), lambda: _count(report)).start()
         stack.callback(progress.stop)
         # The caller's own runner is started by Prefect for this flow run.
         runner = stack.enter_context(task_runner_for(request)) if chosen else configured

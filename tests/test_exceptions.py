@@ -21,7 +21,9 @@ def _modules() -> list[str]:
     return sorted(
         info.name
         for info in pkgutil.walk_packages(truereward.__path__, prefix="truereward.")
-        if info.name != "truereward.__main__"
+        # The rewardkit probe runs alone in a task's interpreter: it imports
+        # nothing of the package, so its one exception cannot share the root.
+        if info.name not in ("truereward.__main__", "truereward.readers.rewardkit_probe")
     )
 
 

@@ -28,11 +28,11 @@ log = logging.getLogger(__name__)
 
 
 class PublishingProgress:
-    """The progress artifact ``key`` of ``total`` runs; ``published()``
+    """The progress artifact ``key`` (``None``: keyless, as a shard's) of ``total`` runs; ``published()``
     counts the runs published so far (called from the artifact's thread:
     it must be thread-safe)."""
 
-    def __init__(self, key: str, total: int, published: Callable[[], int]) -> None:
+    def __init__(self, key: str | None, total: int, published: Callable[[], int]) -> None:
         self.key = key
         self.total = total
         self.published = published

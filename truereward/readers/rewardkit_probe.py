@@ -25,8 +25,6 @@ import urllib.request
 import warnings
 from typing import Any
 
-from ..exceptions import TruerewardError
-
 EXIT_RAISED = 1
 EXIT_NOT_INSTALLED = 3
 EXIT_UNSUPPORTED = 4
@@ -59,7 +57,7 @@ def _note(kind: str, detail: str) -> None:
         )
 
 
-class Unsupported(TruerewardError):
+class Unsupported(Exception):  # a standalone script: no package to import from
     """A probe found nothing to attach to: another rewardkit than it knows."""
 
 
