@@ -25,7 +25,7 @@ import urllib.request
 import warnings
 from typing import Any
 
-from ..exceptions import TruerewardError
+from ..util.exceptions import TruerewardError
 
 EXIT_RAISED = 1
 EXIT_NOT_INSTALLED = 3
