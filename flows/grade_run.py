@@ -66,7 +66,7 @@ from truereward.prefect.runner import (
     task_runner_for,
 )
 from truereward.prefect.tasks import fold, publish, read
-from truereward.target import Target
+from truereward.util.target import Target
 
 #: The name of the state the flow ends in when it cannot grade at all
 #: (followed by ``: <why>``).
@@ -417,7 +417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from pydantic import ValidationError
 
-    from truereward.validation import describe
+    from truereward.record.validation import describe
 
     try:
         request = _request(args)
@@ -463,8 +463,8 @@ def _say_page(request: GradeRequest) -> None:
     """Print where the HTML sweep report is, when the flow wrote one."""
     import os
 
-    from truereward import urls
     from truereward.grading.sweep_report import report_location
+    from truereward.util import urls
 
     where = report_location(request)
     local = None if where is None else urls.local_or_none(where)

@@ -26,7 +26,6 @@ from prefect.deployments import arun_deployment
 from prefect.flow_runs import wait_for_flow_run
 from prefect.states import Completed, Failed
 
-from truereward import urls
 from truereward.grading.plan import plan_sweep
 from truereward.grading.shards import SweepRequest, shard_requests
 from truereward.prefect.artifacts import artifact_key
@@ -35,7 +34,8 @@ from truereward.prefect.lost import LostReport, render_lost
 from truereward.sweeps.markdown import render_summary
 from truereward.sweeps.source import SweepNotFound, SweepSource
 from truereward.sweeps.summary import SweepSummary, summarize
-from truereward.target import Target
+from truereward.util import urls
+from truereward.util.target import Target
 
 #: Runs of a failed shard named in the artifact (all are counted).
 NAMED_RUNS = 10

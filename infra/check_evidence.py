@@ -33,7 +33,7 @@ from truereward.readers import Evidence, read, read_with_evidence
 from truereward.readers.ctrf import parse_ctrf
 from truereward.readers.junit import parse_junit
 from truereward.readers.outcomes import Outcome
-from truereward.taskspec import TaskSpec
+from truereward.record.taskspec import TaskSpec
 
 #: Files where our counts differ from the INDEX on purpose: file -> (our
 #: tests/passed/failed/errored/skipped, why).

@@ -1,4 +1,4 @@
-"""What a row carries into a grade is bounded (``truereward.bounded``), never
+"""What a row carries into a grade is bounded (``truereward.grade.bounded``), never
 a verdict changed; a grade larger than ``truereward verify`` reads is never
 published (``document.publishable``, ``publish``)."""
 
@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from truereward import CaseResult, PublishError, fold, grade_document, publish
-from truereward.bounded import MAX_ITEMS, MAX_TEXT, bounded_row, cut
-from truereward.document import MAX_DOCUMENT_BYTES, publishable
-from truereward.readback import verify_document
+from truereward.grade.bounded import MAX_ITEMS, MAX_TEXT, bounded_row, cut
+from truereward.grade.document import MAX_DOCUMENT_BYTES, publishable
+from truereward.grade.readback import verify_document
 
 texts = st.one_of(
     st.text(max_size=50),

@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 
 from truereward import GradeDocument, Ungradable
-from truereward.cases import MAX_CASE_SET_BYTES, MAX_CASES
 from truereward.checks.casefile import MAX_CASE_BYTES, read_cases
 from truereward.grading import GradeRequest, grade_request
 from truereward.readers.rows import MAX_LINE_BYTES, MAX_ROWS_BYTES, MAX_VALUES
-from truereward.safefile import LIMIT
-from truereward.taskspec import MAX_SPEC_BYTES
+from truereward.record.cases import MAX_CASE_SET_BYTES, MAX_CASES
+from truereward.record.taskspec import MAX_SPEC_BYTES
+from truereward.util.safefile import LIMIT
 
 from .peak import BUDGET_MB, cli_code, measured
 

@@ -179,7 +179,7 @@ def test_garbage_rows_raise_only_validation_errors(garbage):
 
 @given(st.text(max_size=20) | st.text(alphabet=st.characters(max_codepoint=0x3000), max_size=6))
 def test_the_id_pattern_and_check_case_id_agree(text):
-    from truereward.cases import check_case_id
+    from truereward.record.cases import check_case_id
 
     try:
         check_case_id(text)

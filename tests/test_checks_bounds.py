@@ -28,11 +28,11 @@ import jsonschema
 import pytest
 
 from truereward import grade_evidence, read
-from truereward.check_codes import CHECK_GAVE_UP
 from truereward.checks import ScoringOptions, score_case, score_file
 from truereward.checks.casefile import CHUNK
 from truereward.checks.kinds import regex as regex_kind
 from truereward.codes import Blame, declare, lookup
+from truereward.codes.checks import CHECK_GAVE_UP
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "tests" / "data" / "ctrf.schema.json").read_text())
@@ -272,7 +272,7 @@ def test_the_give_up_code_is_the_graders_and_not_retried():
     code = lookup(CHECK_GAVE_UP)
     assert code.blame is Blame.GRADER and code.retry is False
     points = {point.name: point for point in entry_points(group="truereward.codes")}
-    assert points["checks"].value == "truereward.check_codes:DECLARATION"
+    assert points["checks"].value == "truereward.codes.checks:DECLARATION"
     with pytest.raises(ValueError, match="already registered differently"):
         declare({CHECK_GAVE_UP: {"meaning": "something else", "blame": "grader"}})
 
@@ -280,7 +280,7 @@ def test_the_give_up_code_is_the_graders_and_not_retried():
 def test_every_process_knows_the_code_without_importing_the_checks():
     script = (
         "import sys\n"
-        "from truereward.cases import CaseResult\n"
+        "from truereward.record.cases import CaseResult\n"
         "row = CaseResult.from_row({'id': 'c1', 'kind': 'fail_to_pass', 'verdict': "
         "'ungradable', 'code': 'CHECK_GAVE_UP'})\n"
         "print(row.code, 'truereward.checks' in sys.modules, 'regex' in sys.modules)\n"

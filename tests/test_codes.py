@@ -12,7 +12,7 @@ import pytest
 
 from truereward import codes
 from truereward.codes import Blame, Ungradable, declare, lookup
-from truereward.exceptions import UnknownName
+from truereward.util.exceptions import UnknownName
 
 SHARED_TABLE = {
     "CASE_INVALID": ("grader", False),

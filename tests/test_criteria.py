@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 import truereward as tr
-from truereward.cases import CaseResult
 from truereward.codes import Ungradable, lookup
+from truereward.record.cases import CaseResult
 
 
 def grade(workspace: Path | str, criterion: str, **options: Any) -> CaseResult:

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from tests import strategies as gen
 from tests.test_strictjson import floats_in
 from truereward import ctrf, grade_document
-from truereward.ctrfreport import UNGRADABLE_TEST
-from truereward.files import render
+from truereward.grade.ctrfreport import UNGRADABLE_TEST
+from truereward.grade.files import render
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "ctrf.schema.json").read_text())
 

@@ -12,9 +12,9 @@ from pydantic import ValidationError
 from tests import strategies as gen
 from tests.support.schemas import shipped
 from truereward import GradeDocument, grade_document
-from truereward.document import digest_file
+from truereward.grade.document import digest_file
 from truereward.schemas import generate, load
-from truereward.strictjson import StrictJSONError
+from truereward.util.strictjson import StrictJSONError
 from truereward.verify import verify_document
 
 
@@ -163,7 +163,7 @@ def test_verify_refolds_with_the_recorded_case_set(row):
 
 
 def test_version_3_is_written_version_1_is_read_and_a_040_document_is_refused_saying_so():
-    from truereward.readback import Unreadable, parse_document
+    from truereward.grade.readback import Unreadable, parse_document
 
     document = grade_document([{"id": "a", "kind": "fail_to_pass", "verdict": "pass"}])
     assert document.schema_version == 3

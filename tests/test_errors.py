@@ -1,11 +1,11 @@
-"""truereward.validation.describe: the one wording of a validation error."""
+"""truereward.record.validation.describe: the one wording of a validation error."""
 
 from __future__ import annotations
 
 import pytest
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from truereward.validation import describe
+from truereward.record.validation import describe
 
 
 class Item(BaseModel):

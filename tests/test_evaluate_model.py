@@ -22,7 +22,7 @@ from truereward.evaluate import (
     Score,
 )
 from truereward.evaluate.distribution import ValueCounts, mean_of_counts
-from truereward.strictjson import StrictJSONError
+from truereward.util.strictjson import StrictJSONError
 
 LARGEST = sys.float_info.max
 

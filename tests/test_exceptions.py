@@ -1,4 +1,4 @@
-"""truereward.exceptions: one root for every exception class the package
+"""truereward.util.exceptions: one root for every exception class the package
 defines, and one error for a name no registry knows."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 import truereward
 from truereward.codes import lookup
 from truereward.criteria.registry import get_criterion
-from truereward.exceptions import TruerewardError, UnknownName
 from truereward.folding import get_scheme
 from truereward.readers import get_reader
+from truereward.util.exceptions import TruerewardError, UnknownName
 
 
 def _modules() -> list[str]:

@@ -7,8 +7,8 @@ import pytest
 from pydantic import ValidationError
 
 from truereward import fold
-from truereward.exceptions import UnknownName
 from truereward.folding import Scheme, register, scheme_names
+from truereward.util.exceptions import UnknownName
 
 
 def codes_of(result):

@@ -40,7 +40,7 @@ from tests.harbor import (
     harbor_python,
     harbor_reward,
 )
-from truereward.document import GradeDocument
+from truereward.grade.document import GradeDocument
 
 pytestmark = pytest.mark.slow
 

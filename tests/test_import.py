@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from truereward.util.moved import MOVED
+
 HEAVY = ("prefect", "fsspec", "s3fs", "botocore", "boto3", "pydantic", "defusedxml")
 
 
@@ -66,3 +68,30 @@ def test_a_renamed_public_name_still_works_with_a_deprecation_warning(package, o
         value = getattr(module, old)
     assert value is getattr(module, new)
     assert old not in module.__all__ and new in module.__all__
+
+
+@pytest.mark.parametrize("old", sorted(MOVED))
+def test_a_moved_module_path_still_imports_with_a_deprecation_warning(old, monkeypatch):
+    new = f"truereward.{MOVED[old]}"
+    monkeypatch.delitem(sys.modules, f"truereward.{old}", raising=False)
+    with pytest.warns(
+        DeprecationWarning, match=f"truereward.{old} is deprecated; import {new}"
+    ) as caught:
+        module = importlib.import_module(f"truereward.{old}")
+    assert caught[0].filename == __file__  # the importer's line, not importlib's
+    assert module is importlib.import_module(new)
+    assert module.__spec__.name == new
+
+
+def test_an_old_pickle_of_a_moved_class_loads():
+    script = (
+        "import pickle, warnings\n"
+        "warnings.simplefilter('ignore', DeprecationWarning)\n"
+        "from truereward.record.cases import CaseResult\n"
+        "print(pickle.loads(b'ctruereward.cases\\nCaseResult\\n.') is CaseResult)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "True"

@@ -37,7 +37,7 @@ def test_the_entry_point_names_the_declaration():
 def test_a_fresh_process_knows_the_codes_without_importing_calibration():
     out = fresh(
         "import sys\n"
-        "from truereward.cases import CaseResult\n"
+        "from truereward.record.cases import CaseResult\n"
         "row = CaseResult.from_row({'id': 'c1', 'kind': 'fail_to_pass', 'verdict': 'ungradable',"
         " 'code': 'JUDGE_ABSTAINED'})\n"
         "print(row.code, 'truereward.calibrate' in sys.modules, 'httpx' in sys.modules)\n"

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from truereward import CaseResult
-from truereward.ledger import fold_repetitions
+from truereward.grade.ledger import fold_repetitions
 
 VERDICTS = st.lists(st.sampled_from(["pass", "fail", "ungradable"]), min_size=1, max_size=12)
 

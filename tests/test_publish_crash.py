@@ -22,7 +22,7 @@ import pytest
 
 from truereward import GradeDocument, grade_document, publish
 from truereward.publishing.local import TEMP_PATTERN
-from truereward.strictjson import loads
+from truereward.util.strictjson import loads
 from truereward.verify import verify_published
 
 KILLS = 200

@@ -19,10 +19,10 @@ import fsspec  # the dev extra installs it: a missing fsspec fails these tests l
 import pytest
 
 from truereward import GradeDocument, PublishConflict, grade_document
-from truereward.files import render
+from truereward.grade.files import render
 from truereward.publishing.fsspec_store import FsspecStore
 from truereward.publishing.objects import publish_objects
-from truereward.strictjson import loads
+from truereward.util.strictjson import loads
 
 Hook = Callable[[], object]
 

@@ -321,7 +321,7 @@ def test_racing_threads_have_exactly_one_winner(row, tmp_path):
 def test_a_document_cannot_be_changed_after_it_is_built_so_what_is_published_was_validated(
     tmp_path,
 ):
-    # Rows and documents are immutable all the way down (truereward.frozen),
+    # Rows and documents are immutable all the way down (truereward.util.frozen),
     # so publish need not read its own bytes back and fold them again.
     from truereward import CaseResult, grade_document, publish
     from truereward.verify import verify_published

@@ -25,7 +25,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from truereward import GradeDocument, PublishConflict, PublishError, grade_document
-from truereward.files import REWARD_FILES, render
+from truereward.grade.files import REWARD_FILES, render
 from truereward.publishing.decide import PublishDecision
 from truereward.publishing.fsspec_store import FsspecStore
 from truereward.publishing.objects import publish_objects

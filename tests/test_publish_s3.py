@@ -15,7 +15,7 @@ from tests.conftest import s3_options
 from truereward import PublishConflict, PublishError, grade_document, publish
 from truereward.publishing import PublishDecision, Target
 from truereward.publishing.objects import MAX_BODY_BYTES
-from truereward.strictjson import loads
+from truereward.util.strictjson import loads
 
 FILES = ("ctrf.json", "grade.json", "reward.json", "reward.txt")
 

@@ -15,7 +15,7 @@ from tests.conftest import s3_options
 from tests.faultproxy import FAULTS, FaultProxy
 from tests.test_publish_s3 import assert_consistent, body, gradable, listing, ungradable
 from truereward import PublishError, publish
-from truereward.strictjson import loads
+from truereward.util.strictjson import loads
 
 
 @pytest.fixture(scope="module")

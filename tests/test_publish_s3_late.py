@@ -23,7 +23,7 @@ import pytest
 from tests.conftest import s3_options
 from tests.faultproxy import FaultProxy
 from truereward import GradeDocument, PublishError, grade_document, publish
-from truereward.target import Target
+from truereward.util.target import Target
 from truereward.verify import verify_target
 
 FIX = {"id": "tests/test_app.py::test_fix", "kind": "fail_to_pass"}

@@ -41,7 +41,7 @@ from tests.test_publish_s3 import (
     ungradable,
 )
 from truereward import GradeDocument, PublishError, publish
-from truereward.files import REWARD_FILES
+from truereward.grade.files import REWARD_FILES
 from truereward.publishing import PublishDecision, Target
 from truereward.verify import RewardWithoutGrade, repair_target, verify_target
 
@@ -473,7 +473,7 @@ def test_publishers_racing_over_reward_objects_left_without_a_grade_end_with_one
     # before its create: exactly one create wins, the others are conflicts,
     # and the set is the winner's, whoever deleted what.
     from truereward import grade_document
-    from truereward.files import render
+    from truereward.grade.files import render
 
     options = s3_options(s3_endpoint)
     for repetition in range(6):

@@ -21,7 +21,7 @@ from truereward.readers import junit as junit_reader
 from truereward.readers.evidence import EvidenceStream
 from truereward.readers.matching import trimmed_fallback
 from truereward.readers.outcomes import rows_for
-from truereward.taskspec import TaskSpec
+from truereward.record.taskspec import TaskSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -27,7 +27,8 @@ from typing import Any
 import pytest
 
 import truereward as tr
-from truereward.document import GradeDocument
+from truereward.grade.document import GradeDocument
+from truereward.grade.files import render as render_files
 from truereward.verify import verify_published
 
 from .llm_stub import StubLLM
@@ -124,7 +125,7 @@ def refused(document: GradeDocument) -> list[tuple[str, str, str | None]]:
 
 def no_reward(document: GradeDocument) -> None:
     assert not document.gradable and document.reward is None
-    assert "reward.json" not in tr.files.render(document)
+    assert "reward.json" not in render_files(document)
 
 
 def closed_port() -> int:
@@ -182,7 +183,7 @@ def test_a_task_grades_to_rewardkits_own_score(
     assert ours == theirs  # every reward rewardkit writes, to the last digit it writes
     assert (theirs["reward"] == 1.0) is passes and (theirs["strict"] == 1.0) is passes
     assert document.scheme == "weighted-mean/1"
-    published = tr.files.render(document)
+    published = render_files(document)
     assert json.loads(published["reward.json"]) == theirs
     details = json.loads(published["reward-details.json"])
     assert set(details) == set(theirs) and details["reward"]["kind"] == "group"
@@ -196,13 +197,13 @@ def test_a_task_grades_to_rewardkits_own_score(
 def test_only_the_primary_is_published_unless_the_task_asks(kit: Path, tmp_path: Path) -> None:
     tests, workspace = task(tmp_path, LAYOUT, PASSING)
     document = bridge(kit, tests, workspace)
-    assert json.loads(tr.files.render(document)["reward.json"]) == {"reward": 1.0}
+    assert json.loads(render_files(document)["reward.json"]) == {"reward": 1.0}
     strict = bridge(kit, tests, workspace, primary="strict", publish=["bar"])
-    assert json.loads(tr.files.render(strict)["reward.json"]) == {"reward": 1.0, "bar": 1.0}
+    assert json.loads(render_files(strict)["reward.json"]) == {"reward": 1.0, "bar": 1.0}
     assert strict.scheme == "all-pass/1"
     # "all" with another primary: rewardkit's own "reward" cannot be a key of ours.
     every = bridge(kit, tests, workspace, primary="bar", publish="all")
-    assert set(json.loads(tr.files.render(every)["reward.json"])) == {
+    assert set(json.loads(render_files(every)["reward.json"])) == {
         "reward",
         "correctness",
         "style",

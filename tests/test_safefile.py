@@ -1,4 +1,4 @@
-"""truereward.safefile: reads and directory opens that never follow a final symlink."""
+"""truereward.util.safefile: reads and directory opens that never follow a final symlink."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from truereward import safefile
+from truereward.util import safefile
 
 
 def test_a_directory_is_opened(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from truereward.strictjson import canonical_bytes
+from truereward.util.strictjson import canonical_bytes
 
 
 def reference(value: Any, indent: int | None) -> bytes:
@@ -85,7 +85,7 @@ def test_orjson_writes_a_float_as_python_does_unless_it_is_below_1e_4(value: flo
     # below 1e-4 is searched for, and asserts nothing here).
     import orjson
 
-    from truereward.strictjson import _written_otherwise
+    from truereward.util.strictjson import _written_otherwise
 
     if not _written_otherwise(value):
         assert orjson.dumps(value).decode() == repr(value)

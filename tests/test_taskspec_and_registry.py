@@ -10,9 +10,9 @@ import textwrap
 import pytest
 
 from truereward import TaskSpec, Ungradable, fold, read
-from truereward.exceptions import UnknownName
 from truereward.readers import get_reader, reader_names
-from truereward.taskspec import TaskSpecError
+from truereward.record.taskspec import TaskSpecError
+from truereward.util.exceptions import UnknownName
 
 SWEBENCH = {
     "instance_id": "astropy__astropy-12907",

@@ -1,10 +1,10 @@
-"""truereward.urls: the one place that tells paths and URLs apart."""
+"""truereward.util.urls: the one place that tells paths and URLs apart."""
 
 from __future__ import annotations
 
 import pytest
 
-from truereward import urls
+from truereward.util import urls
 
 
 @pytest.mark.parametrize(
@@ -96,6 +96,6 @@ def test_name(location: str, last: str) -> None:
     ],
 )
 def test_a_target_child_is_joined_by_urls(url: str, joined: str) -> None:
-    from truereward.target import Target
+    from truereward.util.target import Target
 
     assert Target(url=url).child("sweep-1", "run-7").url == joined

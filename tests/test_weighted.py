@@ -16,10 +16,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import truereward as tr
-from truereward.document import GradeDocument
 from truereward.folding import fold, scheme_names
-from truereward.readback import verify_document
-from truereward.taskspec import TaskSpec, TaskSpecError
+from truereward.grade.document import GradeDocument
+from truereward.grade.files import render as render_files
+from truereward.grade.readback import verify_document
+from truereward.record.taskspec import TaskSpec, TaskSpecError
 from truereward.verify import verify_published, verify_target
 
 WEIGHING = (
@@ -288,7 +289,7 @@ def test_dimensions_fold_and_publish() -> None:
     document = tr.grade_document(dimension_rows(build="fail", docs="fail"), case_set=spec)
     assert document.gradable and document.scheme == "threshold/1"
     assert dict(document.dimensions) == {"correctness": 0.75, "quality": 1.0, "reward": 1.0}
-    files = tr.files.render(document)
+    files = render_files(document)
     assert json.loads(files["reward.json"]) == {"reward": 1.0, "correctness": 0.75, "quality": 1.0}
     details = json.loads(files["reward-details.json"])
     assert set(details) == {"reward", "correctness", "quality"}
@@ -316,7 +317,7 @@ def test_an_ungradable_dimension_leaves_the_run_without_reward_files() -> None:
     document = tr.grade_document(rows, case_set=TaskSpec.of(DIMENSIONS))
     assert not document.gradable and document.codes == ["PROVIDER_FAILED"]
     assert dict(document.dimensions) == {"correctness": 1.0, "quality": None, "reward": None}
-    assert set(tr.files.render(document)) == {"grade.json", "ctrf.json"}
+    assert set(render_files(document)) == {"grade.json", "ctrf.json"}
 
 
 def test_a_task_with_dimensions_is_folded_only_by_its_primary_scheme() -> None:
@@ -467,7 +468,7 @@ def test_a_grade_without_scoring_keeps_version_3_and_its_files() -> None:
     rows = [{"id": "a", "kind": "fail_to_pass", "verdict": "pass"}]
     document = tr.grade_document(rows, case_set={"a": "fail_to_pass"})
     assert document.schema_version == 3 and b"scoring" not in document.to_bytes()
-    assert set(tr.files.render(document)) == {
+    assert set(render_files(document)) == {
         "grade.json",
         "ctrf.json",
         "reward.json",
@@ -617,7 +618,7 @@ def test_workspace_criteria_fold_under_weights_and_dimensions(tmp_path: Path) ->
     close = next(row for row in document.detail if row.id == "close").measures["score"]
     assert 0 < close < 1 and document.dimensions["gate"] == 1.0  # status is optional
     assert document.reward == pytest.approx((close + 1.0) / 2)
-    assert json.loads(tr.files.render(document)["reward.json"]) == {
+    assert json.loads(render_files(document)["reward.json"]) == {
         "reward": document.reward,
         "gate": 1.0,
     }

@@ -65,7 +65,7 @@ def truereward(*args: str, cwd: Path = ROOT) -> str:
 def test_the_schema_version_the_readme_and_glossary_name_is_the_one_a_fold_writes(
     tmp_path: Path,
 ) -> None:
-    from truereward.versions import READ_VERSIONS, SCORING_VERSION
+    from truereward.grade.versions import READ_VERSIONS, SCORING_VERSION
 
     run = ROOT / "samples" / "runs" / "all-pass"
     logs = tmp_path / "logs"

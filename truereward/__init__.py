@@ -16,60 +16,62 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from .lazy import lazy_names
+from .util.lazy import lazy_names
+from .util.moved import MOVED, install
 
 # The library's logger says nothing unless the application configures it.
 logging.getLogger(__name__).addHandler(logging.NullHandler())
+# Module paths from before the root was grouped into packages still import.
+install()
 
 if TYPE_CHECKING:
-    from .cases import CaseResult, CheckAnswer, Observation
     from .codes import Blame, Ungradable
-    from .ctrfreport import ctrf
-    from .document import GradeDocument, RunInfo, grade_document
-    from .exceptions import TruerewardError
     from .folding import Fold, fold
+    from .grade.ctrfreport import ctrf
+    from .grade.document import GradeDocument, RunInfo, grade_document
     from .publishing import PublishConflict, PublishError, PublishResult, publish
     from .readers import grade_evidence, read
-    from .refusal import Refusal
-    from .target import Target
-    from .taskspec import CaseSpec, TaskSpec
+    from .record.cases import CaseResult, CheckAnswer, Observation
+    from .record.refusal import Refusal
+    from .record.taskspec import CaseSpec, TaskSpec
+    from .util.exceptions import TruerewardError
+    from .util.target import Target
 
 #: Public name -> (module, attribute), imported on first access.
 _LAZY = {
-    "CaseResult": ("cases", "CaseResult"),
-    "CheckAnswer": ("cases", "CheckAnswer"),
-    "Observation": ("cases", "Observation"),
+    "CaseResult": ("record.cases", "CaseResult"),
+    "CheckAnswer": ("record.cases", "CheckAnswer"),
+    "Observation": ("record.cases", "Observation"),
     "Blame": ("codes", "Blame"),
     "Ungradable": ("codes", "Ungradable"),
-    "ctrf": ("ctrfreport", "ctrf"),
-    "GradeDocument": ("document", "GradeDocument"),
-    "RunInfo": ("document", "RunInfo"),
-    "grade_document": ("document", "grade_document"),
-    "TruerewardError": ("exceptions", "TruerewardError"),
+    "ctrf": ("grade.ctrfreport", "ctrf"),
+    "GradeDocument": ("grade.document", "GradeDocument"),
+    "RunInfo": ("grade.document", "RunInfo"),
+    "grade_document": ("grade.document", "grade_document"),
+    "TruerewardError": ("util.exceptions", "TruerewardError"),
     "Fold": ("folding", "Fold"),
     "fold": ("folding", "fold"),
     "PublishConflict": ("publishing", "PublishConflict"),
     "PublishError": ("publishing", "PublishError"),
     "PublishResult": ("publishing", "PublishResult"),
     "publish": ("publishing", "publish"),
-    "Refusal": ("refusal", "Refusal"),
-    "Target": ("target", "Target"),
-    "CaseSpec": ("taskspec", "CaseSpec"),
-    "TaskSpec": ("taskspec", "TaskSpec"),
+    "Refusal": ("record.refusal", "Refusal"),
+    "Target": ("util.target", "Target"),
+    "CaseSpec": ("record.taskspec", "CaseSpec"),
+    "TaskSpec": ("record.taskspec", "TaskSpec"),
     "read": ("readers", "read"),
     "grade_evidence": ("readers", "grade_evidence"),
 }
 
 #: Submodules reachable as attributes without an explicit import.
 _SUBMODULES = {
-    "cases",
     "codes",
-    "document",
-    "files",
     "folding",
+    "grade",
     "publishing",
     "readers",
-    "strictjson",
+    "record",
+    "util",
 }
 
 __all__ = [
@@ -103,7 +105,7 @@ _getattr, _dir = lazy_names(__name__, _LAZY, globals())
 
 
 def __getattr__(name: str) -> Any:
-    if name in _SUBMODULES:
+    if name in _SUBMODULES or name in MOVED:
         return import_module(f".{name}", __name__)
     return _getattr(name)
 

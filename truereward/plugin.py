@@ -26,11 +26,11 @@ from typing import Any
 
 import pytest
 
-from . import urls
-from .cases import CaseResult
-from .document import REWARD_KEYS
-from .ledger import Ledger, grade_one
-from .taskspec import CaseSpec
+from .grade.document import REWARD_KEYS
+from .grade.ledger import Ledger, grade_one
+from .record.cases import CaseResult
+from .record.taskspec import CaseSpec
+from .util import urls
 
 __all__ = ["cases"]
 
@@ -89,10 +89,10 @@ def cases(source: Any) -> list[CaseSpec]:
     ``FAIL_TO_PASS``/``PASS_TO_PASS``), a :class:`~truereward.TaskSpec`, or
     such a list or mapping. A relative path is looked up beside the calling
     module first, then from the working directory. An invalid spec raises
-    :class:`~truereward.taskspec.TaskSpecError` naming the file and field
+    :class:`~truereward.record.taskspec.TaskSpecError` naming the file and field
     (the test module then fails to import, and the session is refused).
     """
-    from .taskspec import TaskSpec
+    from .record.taskspec import TaskSpec
 
     if isinstance(source, str | os.PathLike):
         frame = inspect.stack()[1]
@@ -176,7 +176,7 @@ def _case_of(item: pytest.Item) -> CaseSpec | None:
 def grade(request: pytest.FixtureRequest) -> Callable[[Any, Callable[[Any], Any]], None]:
     """``grade(case, assess)``: grade one case through ``assess(case)``
     (the verifier's own function, returning a
-    :class:`~truereward.cases.CaseResult`, or raising
+    :class:`~truereward.record.cases.CaseResult`, or raising
     :class:`~truereward.codes.Ungradable`), record its row, and fail the test
     unless the verdict is ``pass``. One call per test, or per subtest: a test
     may grade several cases when each is graded in a subtest of its own
@@ -526,7 +526,7 @@ class Controller:
     def _take_case(self, case_id: str, entries: list[tuple[str, dict[str, Any]]]) -> None:
         """Take in the rows that tests graded for one case: one test's row as it
         is; the repetitions of one test under pytest-repeat folded into one row
-        (:func:`~truereward.ledger.fold_repetitions`); rows of several other
+        (:func:`~truereward.grade.ledger.fold_repetitions`); rows of several other
         tests all kept (the fold refuses the shared id) with a refusal saying
         what to write instead."""
         if len(entries) == 1:
@@ -653,7 +653,7 @@ class Controller:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if _informational(self.config):
             return
-        from .document import publishable
+        from .grade.document import publishable
         from .publishing import PublishConflict, PublishError, publish
 
         self.ledger.declare(_declared)

@@ -19,10 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .ctrfreport import ctrf
-from .document import GradeDocument
-from .exceptions import TruerewardError
-from .files import (
+from .grade.ctrfreport import ctrf
+from .grade.document import GradeDocument
+from .grade.files import (
     CTRF,
     GRADE,
     PREVIOUS_GRADE,
@@ -33,11 +32,12 @@ from .files import (
     reward_details,
     reward_json,
 )
-from .readback import Disagreement, Unreadable, load_document, parse_document, verify_document
-from .strictjson import StrictJSONError, loads
+from .grade.readback import Disagreement, Unreadable, load_document, parse_document, verify_document
+from .util.exceptions import TruerewardError
+from .util.strictjson import StrictJSONError, loads
 
 if TYPE_CHECKING:
-    from .target import Target
+    from .util.target import Target
 
 __all__ = [
     "Disagreement",
@@ -56,7 +56,7 @@ Files = Callable[[str], "bytes | None"]
 
 
 def _local_files(directory: Path) -> Files:
-    from . import safefile
+    from .util import safefile
 
     def read(name: str) -> bytes | None:
         try:

@@ -197,7 +197,7 @@ def plain_loop(sweep: Path, target: Path, runs: list[str] | None = None) -> int:
     from truereward import grade_document, publish
     from truereward.codes import Ungradable
     from truereward.readers import read_with_evidence
-    from truereward.taskspec import TaskSpec
+    from truereward.record.taskspec import TaskSpec
 
     graded = 0
     for run in run_names(sweep) if runs is None else runs:

@@ -37,8 +37,8 @@ from typing_extensions import TypedDict
 
 import truereward
 from truereward import CaseResult
-from truereward.cases import CaseId, Kind, Verdict
 from truereward.folding import validate_rows
+from truereward.record.cases import CaseId, Kind, Verdict
 
 KINDS = ["fail_to_pass"] * 5 + ["pass_to_pass"] * 15
 

@@ -200,10 +200,10 @@ def profile(sweep: Path, runs: list[str]) -> None:
         ("publish (all of it)", "publish", "truereward/publishing/__init__"),
         ("  the fsyncs", "fsync", "~"),
         ("  read-back and re-fold (_holds_up)", "_holds_up", "truereward/publishing"),
-        ("  render the four bodies", "render", "truereward/files"),
-        ("grade_document", "grade_document", "truereward/document"),
+        ("  render the four bodies", "render", "truereward/grade/files"),
+        ("grade_document", "grade_document", "truereward/grade/document"),
         ("read_with_evidence", "read_with_evidence", "truereward/readers"),
-        ("TaskSpec.load", "load", "truereward/taskspec"),
+        ("TaskSpec.load", "load", "truereward/record/taskspec"),
     ):
         print(f"  {label:40s} {share(name, filename) * 100:5.1f} %")
     stats.sort_stats("tottime").print_stats(15)

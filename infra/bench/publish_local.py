@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 import truereward
-from truereward.files import render
+from truereward.grade.files import render
 
 
 def minimal_durable_writer(directory: Path, bodies: dict[str, bytes]) -> None:

@@ -35,7 +35,7 @@ import boto3  # noqa: E402
 
 import truereward  # noqa: E402
 from tests.faultproxy import FaultProxy  # noqa: E402
-from truereward.files import render  # noqa: E402
+from truereward.grade.files import render  # noqa: E402
 
 
 def documents(count: int) -> list[truereward.GradeDocument]:

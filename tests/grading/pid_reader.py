@@ -8,9 +8,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from truereward.cases import CaseResult, Observation
 from truereward.readers import Evidence, get_reader
-from truereward.taskspec import TaskSpec
+from truereward.record.cases import CaseResult, Observation
+from truereward.record.taskspec import TaskSpec
 
 
 class PidReader:

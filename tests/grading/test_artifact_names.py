@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import s3_options
 from truereward.grading import GradeRequest
 from truereward.prefect.artifacts import artifact_key, render_regrade, report_link
-from truereward.target import Target
+from truereward.util.target import Target
 
 KEY = re.compile(r"^[a-z0-9-]+$")  # what Prefect accepts in an artifact key
 

@@ -33,7 +33,7 @@ from truereward.grading import (
 from truereward.grading.chunks import MIN_AUTO_CHUNK
 from truereward.readers import Evidence, read_with_evidence
 from truereward.readers.attempt import attempt_scope, current_attempt
-from truereward.refusal import refusal
+from truereward.record.refusal import refusal
 
 from .sweeps import FAULTS, case_ids, make_run, make_sweep, published, rows_jsonl, snapshot
 

@@ -16,7 +16,7 @@ import yaml
 
 from tests.conftest import ROOT
 from truereward.grading import GradeRequest, grade_request
-from truereward.taskspec import TaskSpec
+from truereward.record.taskspec import TaskSpec
 
 INFRA = ROOT / "infra"
 #: Paths that would belong to one machine (this one or a developer's).

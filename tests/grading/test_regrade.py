@@ -17,7 +17,7 @@ from truereward import GradeDocument, PublishConflict, grade_document, publish
 from truereward.cli import main
 from truereward.grading import GradeRequest, grade_request
 from truereward.grading.triage import selects
-from truereward.refusal import outlook
+from truereward.record.refusal import outlook
 
 from .sweeps import make_sweep, snapshot
 

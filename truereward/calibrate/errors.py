@@ -10,8 +10,8 @@ flow raising.
 
 from __future__ import annotations
 
-from ..exceptions import TruerewardError
 from ..judging.errors import JudgeError
+from ..util.exceptions import TruerewardError
 
 __all__ = ["CalibrationError", "FlowFailure"]
 

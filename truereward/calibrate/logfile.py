@@ -17,7 +17,7 @@ from typing import Any
 from ..judging.answers import Answer, check_label, decide_all
 from ..judging.errors import JudgeError
 from ..judging.questions import Question, check_questions
-from ..strictjson import StrictJSONError, canonical_bytes, loads
+from ..util.strictjson import StrictJSONError, canonical_bytes, loads
 from .case import Case
 from .errors import CalibrationError
 from .report import Calibration, check_latency, score
@@ -164,9 +164,9 @@ def parse_log(text: str | bytes, source: str = "<log>") -> Calibration:
 
 def read_log(path: str | Path) -> Calibration:
     """:func:`parse_log` of a file, read as every input is
-    (:func:`truereward.safefile.read_regular`: ``OSError`` when it cannot
+    (:func:`truereward.util.safefile.read_regular`: ``OSError`` when it cannot
     be read, or is not a regular file, or is larger than its limit)."""
-    from .. import safefile
+    from ..util import safefile
 
     return parse_log(safefile.read_regular(str(path)), str(path))
 

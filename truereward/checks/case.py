@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..exceptions import TruerewardError
+from ..util.exceptions import TruerewardError
 from .context import CaseContext, ScoringOptions, clock
 from .model import CaseMeta, CaseOutcome, CheckResult
 from .numbers import lenient_float, reaches_min, round4

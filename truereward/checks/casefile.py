@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
-from ..exceptions import TruerewardError
+from ..util.exceptions import TruerewardError
 
 __all__ = [
     "CHUNK",

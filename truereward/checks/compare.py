@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..exceptions import TruerewardError
-from ..strictjson import StrictJSONError, loads
-from ..validation import describe
+from ..record.validation import describe
+from ..util.exceptions import TruerewardError
+from ..util.strictjson import StrictJSONError, loads
 
 __all__ = [
     "BadResults",
@@ -64,7 +64,7 @@ def load_results(path: str, data: bytes | None = None) -> list[ResultCase]:
     ``path``). :class:`BadResults` when it is not a result file or when two
     cases share an id."""
     if data is None:
-        from .. import safefile
+        from ..util import safefile
 
         try:
             data = safefile.read_regular(path)  # no FIFO, device, symlink; bounded

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..check_codes import CHECK_GAVE_UP
+from ..codes.checks import CHECK_GAVE_UP
 
 __all__ = ["CaseMeta", "CaseOutcome", "CheckResult", "Measurement", "Summary"]
 

@@ -24,7 +24,7 @@ from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
-from ..exceptions import TruerewardError
+from ..util.exceptions import TruerewardError
 
 __all__ = ["OrderedMap", "WorkerDied", "available_cores", "process_context", "start_method"]
 

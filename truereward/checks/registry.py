@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..exceptions import TruerewardError
-from ..registry import Registry, named
+from ..util.exceptions import TruerewardError
+from ..util.registry import Registry, named
 from .context import CaseContext
 from .model import Measurement
 

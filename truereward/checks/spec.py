@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..exceptions import UnknownName
+from ..util.exceptions import UnknownName
 from .context import clock
 from .numbers import Ratio, decimal_ratio, lenient_float
 from .registry import BadCheck, CheckType, GaveUp, Warn, check_names, get_check

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..strictjson import StrictJSONError, loads
+from ..util.strictjson import StrictJSONError, loads
 from .case import DEFAULT_OPTIONS, case_id, score_case
 from .casefile import RawCase
 from .context import ScoringOptions

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ..strictjson import loads
+from ..util.strictjson import loads
 from .case import case_id
 from .casefile import Chunk, RawCase, cases_in
 from .context import ScoringOptions

@@ -152,9 +152,9 @@ def _output(path: str | None) -> Iterator[TextIO]:
 @contextlib.contextmanager
 def _input(path: str) -> Iterator[Any]:
     """The case file as a byte stream (``-``: standard input), opened as
-    every input is (:mod:`truereward.safefile`): a FIFO, a device, a
+    every input is (:mod:`truereward.util.safefile`): a FIFO, a device, a
     directory or a symlink is refused, never waited on or followed."""
-    from .. import safefile
+    from ..util import safefile
     from .common import refused_file
 
     if path == "-":

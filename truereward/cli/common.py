@@ -2,10 +2,10 @@
 with messages that name the file, line and field.
 
 Every file a command reads goes through :func:`read_bytes`, the package's one
-safe reader (:func:`truereward.safefile.read_regular`): a FIFO (a pipe, a
+safe reader (:func:`truereward.util.safefile.read_regular`): a FIFO (a pipe, a
 process substitution ``<(...)``), a device (``/dev/zero``), a directory or a
 symlink is refused rather than followed or waited on, and so is a file
-larger than :data:`~truereward.safefile.LIMIT`; ``-`` reads standard input,
+larger than :data:`~truereward.util.safefile.LIMIT`; ``-`` reads standard input,
 at most that many bytes too. Each refusal is exit 2 naming the file and why.
 """
 
@@ -17,12 +17,12 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
-from .. import safefile
-from ..exceptions import TruerewardError
-from ..strictjson import loads
+from ..util import safefile
+from ..util.exceptions import TruerewardError
+from ..util.strictjson import loads
 
 if TYPE_CHECKING:
-    from ..cases import CaseResult
+    from ..record.cases import CaseResult
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -156,14 +156,14 @@ def load_case_set(path: str) -> Any:
     ``{id, kind}``, or an object whose ``cases`` key holds either (a task
     spec, whole, when it declares a scoring: weights, required cases, a
     ``scoring`` table, which the fold reads); no larger
-    than a case set may be (:func:`~truereward.cases.case_set_problem`), nested at most
-    :data:`~truereward.strictjson.MAX_DEPTH` levels. Any parser error is a
+    than a case set may be (:func:`~truereward.record.cases.case_set_problem`), nested at most
+    :data:`~truereward.util.strictjson.MAX_DEPTH` levels. Any parser error is a
     :class:`CliError` naming the file."""
     import tomllib  # here: every command imports this module, few read TOML
 
-    from ..cases import case_set_problem
-    from ..strictjson import MAX_DEPTH, check_depth
-    from ..taskspec import MAX_SPEC_BYTES
+    from ..record.cases import case_set_problem
+    from ..record.taskspec import MAX_SPEC_BYTES
+    from ..util.strictjson import MAX_DEPTH, check_depth
 
     data = read_bytes(path, limit=MAX_SPEC_BYTES)
     try:
@@ -204,7 +204,7 @@ def _declares_scoring(value: dict[str, Any]) -> bool:
 
 
 def _task_spec(path: str, value: dict[str, Any]) -> Any:
-    from ..taskspec import TaskSpec, TaskSpecError
+    from ..record.taskspec import TaskSpec, TaskSpecError
 
     try:
         return TaskSpec.of(value)

@@ -50,16 +50,16 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from ..document import EvidenceDigest, digest_file, grade_document
-    from ..exceptions import UnknownName
-    from ..validation import describe
+    from ..grade.document import EvidenceDigest, digest_file, grade_document
+    from ..record.validation import describe
+    from ..util.exceptions import UnknownName
 
     data = read_bytes(args.rows)
     rows = load_rows(args.rows, data)
     case_set = load_case_set(args.case_set) if args.case_set else None
     # The rows are evidence too, digested from the bytes folded (standard
     # input cannot be read twice): what ties the grade to what it was read
-    # from (truereward.trust); not when they came on stdin.
+    # from (truereward.grade.trust); not when they came on stdin.
     read = [*([] if args.rows == "-" else [args.rows]), *args.evidence]
     evidence = []
     if args.rows != "-":

@@ -12,7 +12,7 @@ template writes it there) is kept: our CTRF view goes to
 believed only when grading this evidence again gives the same grade: then
 it is a conflict unless ``--replaces`` names it; anything else there
 (forged, stale, not a grade) is replaced and kept as ``grade.previous.json``
-(``truereward.trust``, docs/hostile.md).
+(``truereward.grade.trust``, docs/hostile.md).
 ``--case-set`` takes a task spec (JSON or TOML, or a SWE-bench instance
 with FAIL_TO_PASS/PASS_TO_PASS); ``--reader`` defaults to the spec's
 ``reader``. Exit statuses as for ``fold``.
@@ -54,9 +54,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..exceptions import UnknownName
     from ..readers import grade_evidence
-    from ..taskspec import TaskSpec, TaskSpecError
+    from ..record.taskspec import TaskSpec, TaskSpecError
+    from ..util.exceptions import UnknownName
     from .target_args import parse_storage_options
 
     try:

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..strictjson import StrictJSONError, loads
+from ..util.strictjson import StrictJSONError, loads
 from .common import EXIT_FAILED, EXIT_OK, CliError, number
 from .progress import Progress
 
@@ -269,7 +269,7 @@ def _regrade_commands(
     guessed."""
     from ..grading.commands import deployment_command, local_command
     from ..grading.request import GradeRequest
-    from ..target import secret_option_paths
+    from ..util.target import secret_option_paths
 
     options = storage_options(args.storage_option)
     for path in secret_option_paths(options):  # flow parameters are stored in the clear
@@ -491,7 +491,7 @@ def _write_output(path: str, text: str) -> None:
             binary.write(data)
             binary.flush()
         return
-    from ..atomic import write_whole
+    from ..util.atomic import write_whole
 
     try:
         write_whole(path, data)

@@ -71,9 +71,9 @@ def publication(args: argparse.Namespace, evidence: list[str]) -> dict[str, Any]
     """How the files beside grade.json are laid out: the reward keys asked
     for, and our CTRF view as ``grade-ctrf.json`` when one of ``evidence``
     is the target's ``ctrf.json`` (so publishing keeps it)."""
-    from .. import urls
-    from ..document import REWARD_KEYS, Publication
-    from ..files import ctrf_view_for
+    from ..grade.document import REWARD_KEYS, Publication
+    from ..grade.files import ctrf_view_for
+    from ..util import urls
 
     keys = [key.strip() for key in (args.reward_keys or "").split(",") if key.strip()]
     unknown = [key for key in keys if key not in REWARD_KEYS]
@@ -97,7 +97,7 @@ def run_info(args: argparse.Namespace) -> dict[str, Any] | None:
 def parse_storage_options(items: list[str]) -> dict[str, Any]:
     """``KEY=VALUE`` strings as a (nested) options dict; :class:`CliError`
     naming the bad item."""
-    from ..strictjson import StrictJSONError, loads
+    from ..util.strictjson import StrictJSONError, loads
 
     options: dict[str, Any] = {}
     for item in items:
@@ -123,7 +123,7 @@ def publish_and_report(document: Any, args: argparse.Namespace) -> int:
     """Publish ``document`` as the options say and print the outcome; exit
     status 0, or :class:`CliError` with 3 (conflict) / 4 (publish failed) /
     2 (bad --replaces or --storage-option)."""
-    from ..document import publishable
+    from ..grade.document import publishable
     from ..publishing import BadStorageOptions, PublishConflict, PublishError, publish
 
     document = publishable(document)  # a refusal in place of a grade too large to check
@@ -177,15 +177,15 @@ def publish_and_report(document: Any, args: argparse.Namespace) -> int:
 def _untrusted(document: Any, target: str, options: dict[str, Any]) -> str | None:
     """The digest of the ``grade.json`` standing at ``target`` when it is
     not the grade ``document``'s evidence gives now
-    (:func:`truereward.trust.disagreement`, under any scheme), or not a
+    (:func:`truereward.grade.trust.disagreement`, under any scheme), or not a
     grade at all: the new grade replaces it and keeps it as
     ``grade.previous.json``. ``None`` otherwise: an honest grade of this
     evidence is a conflict unless ``--replaces`` names it."""
     import hashlib
 
+    from ..grade.trust import disagreement
     from ..grading.stored import parse_stored, standing_bytes
     from ..publishing import PublishError, as_target
-    from ..trust import disagreement
 
     try:
         data = standing_bytes(as_target(target, options))

@@ -59,7 +59,7 @@ def _ours_present(target: Any) -> set[str]:
     they are what verify flags)."""
     import os
 
-    from ..files import GRADE, PREVIOUS_GRADE, REWARD_FILES
+    from ..grade.files import GRADE, PREVIOUS_GRADE, REWARD_FILES
     from ..publishing import PublishError, open_store
 
     names = (GRADE, PREVIOUS_GRADE, *REWARD_FILES)
@@ -85,7 +85,7 @@ def _run_place(target: Any, run: str) -> Any:
     stands there (a target of its own), else its ``logs/verifier`` (graded
     in place), unless only the run's own place holds reward files: those
     are then what is checked (and flagged), not an empty logs directory."""
-    from ..files import GRADE, PREVIOUS_GRADE
+    from ..grade.files import GRADE, PREVIOUS_GRADE
 
     own = target.child(run)
     present = _ours_present(own)

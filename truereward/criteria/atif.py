@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, model_validator
 
 from ..codes import Ungradable
-from ..strictjson import StrictJSONError, loads
+from ..util.strictjson import StrictJSONError, loads
 from .codes import TRAJECTORY_MALFORMED
 
 __all__ = ["Step", "ToolCall", "Trajectory", "parse"]
@@ -92,7 +92,7 @@ class Trajectory(BaseModel):
 def parse(data: bytes, where: str) -> Trajectory:
     """The trajectory in ``data`` (named ``where`` in the refusal), or
     ``TRAJECTORY_MALFORMED``."""
-    from ..validation import describe
+    from ..record.validation import describe
 
     try:
         document = loads(data)

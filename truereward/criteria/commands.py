@@ -18,8 +18,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from .. import safefile
 from ..codes import Ungradable
+from ..util import safefile
 from .codes import TOOL_MISSING
 from .context import Context
 from .files import as_text

@@ -16,9 +16,9 @@ import hashlib
 import os
 from typing import Protocol
 
-from .. import safefile
 from ..codes import Ungradable
-from ..document import EvidenceDigest
+from ..grade.document import EvidenceDigest
+from ..util import safefile
 from .codes import WORKSPACE_MISSING
 from .kind import Failure
 

@@ -17,11 +17,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..cases import CaseResult
 from ..codes import Ungradable
-from ..exceptions import UnknownName
-from ..taskspec import CaseSpec
-from ..validation import describe
+from ..record.cases import CaseResult
+from ..record.taskspec import CaseSpec
+from ..record.validation import describe
+from ..util.exceptions import UnknownName
 from .context import Context
 from .kind import Failure, Needs, Outcome
 from .registry import get_criterion

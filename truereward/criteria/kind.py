@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..exceptions import TruerewardError
+from ..util.exceptions import TruerewardError
 
 if TYPE_CHECKING:
     from .context import Context

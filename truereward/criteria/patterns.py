@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..check_codes import CHECK_GAVE_UP
 from ..codes import Ungradable
+from ..codes.checks import CHECK_GAVE_UP
 
 __all__ = ["check", "search"]
 

@@ -1,7 +1,7 @@
 """The registry of criterion kinds.
 
 Kinds are found through the entry-point group ``truereward.criteria``
-(:class:`truereward.registry.Registry`): the entry point's name is the
+(:class:`truereward.util.registry.Registry`): the entry point's name is the
 kind's name and it names a :class:`~.kind.CriterionKind`. The built-ins live
 one per module in :mod:`truereward.criteria.kinds` and are listed in
 ``pyproject.toml`` like any other package's; a kind is imported when first
@@ -11,7 +11,7 @@ text). A program may also :func:`register` one.
 
 from __future__ import annotations
 
-from ..registry import Registry, named
+from ..util.registry import Registry, named
 from .kind import CriterionKind
 
 __all__ = ["ENTRY_POINT_GROUP", "criterion_names", "get_criterion", "register"]
@@ -35,7 +35,8 @@ def register(kind: CriterionKind) -> CriterionKind:
 
 
 def get_criterion(name: str) -> CriterionKind:
-    """The kind registered as ``name``; :class:`~truereward.exceptions.UnknownName` otherwise."""
+    """The kind registered as ``name``;
+    :class:`~truereward.util.exceptions.UnknownName` otherwise."""
     return _KINDS.get(name)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from ..jsonvalues import json_equal
+from ..util.jsonvalues import json_equal
 
 __all__ = ["cell_value_equal", "json_value_equal", "shown", "sqlite_value_equal"]
 

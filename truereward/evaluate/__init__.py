@@ -17,7 +17,7 @@ after the ``scope/eval`` seed):
   :class:`DistributionDelta`, :class:`Comparison`, :class:`MetricComparison`.
 
 Names load on first use, so importing this package (which
-``truereward.cases`` does, for :class:`EvaluationReport`) costs nothing until a name is
+``truereward.record.cases`` does, for :class:`EvaluationReport`) costs nothing until a name is
 used. ``docs/evaluate.md`` has the rules and worked examples.
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_names
+from ..util.lazy import lazy_names
 
 if TYPE_CHECKING:
     from .comparison import ExperimentComparison, MetricComparison

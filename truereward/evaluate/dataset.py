@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar, overload
 
 from pydantic import JsonValue, TypeAdapter
 
-from ..cases import check_case_id
+from ..record.cases import check_case_id
 from .jsondepth import check_json_depth
 
 __all__ = ["Dataset", "EvaluationCase"]

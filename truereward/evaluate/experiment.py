@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import Generic, TypeVar
 
-from ..exceptions import TruerewardError
+from ..util.exceptions import TruerewardError
 from .comparison import ExperimentComparison, compare_summaries
 from .dataset import Dataset, EvaluationCase
 from .errors import NotEvaluated

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..strictjson import MAX_DEPTH, check_depth
+from ..util.strictjson import MAX_DEPTH, check_depth
 
 __all__ = ["MAX_DEPTH", "check_json_depth"]
 
 #: ``ValueError`` naming ``what`` when a JSON value nests arrays and objects
 #: more than ``limit`` deep (``MAX_DEPTH`` by default: reports within
 #: reports, ``details``, and JSON values within ``metadata`` and
-#: ``parameters``); :func:`truereward.strictjson.check_depth`.
+#: ``parameters``); :func:`truereward.util.strictjson.check_depth`.
 check_json_depth = check_depth

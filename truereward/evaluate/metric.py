@@ -25,7 +25,7 @@ from pydantic import (
     JsonValue,
 )
 
-from ..frozen import is_empty
+from ..util.frozen import is_empty
 from .jsondepth import check_json_depth
 
 __all__ = ["COMPOSITE", "SUITE", "Direction", "Metric", "MetricKey"]

@@ -36,8 +36,8 @@ from pydantic import (
     model_validator,
 )
 
-from ..frozen import is_absent, is_empty, thaw
-from ..strictjson import canonical_bytes, loads
+from ..util.frozen import is_absent, is_empty, thaw
+from ..util.strictjson import canonical_bytes, loads
 from .jsondepth import MAX_DEPTH, check_json_depth
 from .metric import Metric
 from .score import Score
@@ -162,6 +162,6 @@ class EvaluationReport(BaseModel):
     def from_data(cls, data: Mapping[str, Any]) -> EvaluationReport:
         """The report whose JSON form is ``data``: a plain or frozen object
         (a row's ``report`` holds it frozen: tuples and
-        :class:`~truereward.frozen.FrozenDict`). ``pydantic.ValidationError``
+        :class:`~truereward.util.frozen.FrozenDict`). ``pydantic.ValidationError``
         naming the field when it is not a valid report."""
         return cls.model_validate(thaw(data))

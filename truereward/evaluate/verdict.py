@@ -1,7 +1,7 @@
 """EvaluationVerdict: an optional categorical judgment of one evaluation.
 
 The evaluation layer's words are ``pass``, ``fail`` and ``unspecified``; a
-grade's row (:data:`truereward.cases.Verdict`) says ``pass``, ``fail`` or
+grade's row (:data:`truereward.record.cases.Verdict`) says ``pass``, ``fail`` or
 ``ungradable``. The one mapping between them is
 :meth:`EvaluationVerdict.to_row`: ``pass`` and ``fail`` are the same words;
 ``unspecified`` has no row verdict (an evaluation without a threshold

@@ -18,12 +18,12 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from ..cases import CaseResult, CheckAnswer
-from ..caseset import DeclaredCases, declared_cases
 from ..codes import Ungradable
-from ..exceptions import UnknownName
-from ..refusal import Refusal, from_ungradable, refusal, sort_key
-from ..scoring import Scoring
+from ..record.cases import CaseResult, CheckAnswer
+from ..record.caseset import DeclaredCases, declared_cases
+from ..record.refusal import Refusal, from_ungradable, refusal, sort_key
+from ..record.scoring import Scoring
+from ..util.exceptions import UnknownName
 from .model import CaseCounts, FailedIds, Fold, FoldInputs, KindCounts, RunCheck
 from .registry import Scheme, get_scheme, register, scheme_names
 from .rules import Tally, tally
@@ -66,7 +66,7 @@ def validate_rows(rows: Iterable[CaseResult | Mapping[str, Any]]) -> list[CaseRe
 def as_refusals(items: Iterable[Refusal | Ungradable | Mapping[str, Any]]) -> list[Refusal]:
     """Refusals from :class:`Refusal` objects, :class:`Ungradable` errors or
     mappings ``{code, why, case?}`` (``blame`` comes from the code's
-    declaration; an unknown code raises :class:`~truereward.exceptions.UnknownName`)."""
+    declaration; an unknown code raises :class:`~truereward.util.exceptions.UnknownName`)."""
     out: list[Refusal] = []
     for item in items:
         if isinstance(item, Refusal):
@@ -94,7 +94,7 @@ def prepare_inputs(
     """Normalise what a fold takes besides the rows (see :func:`fold`):
     invalid declarations of the case set become ``CASE_INVALID`` refusals, and
     refusals and check answers are sorted so their order never matters.
-    ``scoring`` (a :class:`~truereward.scoring.Scoring` or its mapping) is
+    ``scoring`` (a :class:`~truereward.record.scoring.Scoring` or its mapping) is
     the task's; when it is ``None``, a case set that is a task spec brings
     its own (``resolved_scoring``)."""
     given = as_refusals(refusals)
@@ -125,7 +125,7 @@ def prepare_inputs(
 def _as_spec(value: Mapping[str, Any], given: list[Refusal]) -> tuple[object, list[Refusal]]:
     """A mapping with ``cases`` is a task spec (its scoring comes with it);
     one that is not valid is refused (``CASE_INVALID``), never raised."""
-    from ..taskspec import TaskSpec, TaskSpecError
+    from ..record.taskspec import TaskSpec, TaskSpecError
 
     try:
         return TaskSpec.of(value), given
@@ -139,7 +139,7 @@ _NO_INPUTS = FoldInputs()
 
 def scheme_for(scheme: str | Scheme | None, scoring: Scoring | None) -> Scheme:
     """The scheme a fold uses (module docstring): ``scheme`` when named
-    (:class:`~truereward.exceptions.UnknownName` when nobody registered it), else the task's
+    (:class:`~truereward.util.exceptions.UnknownName` when nobody registered it), else the task's
     (its primary dimension's, or its own), else :data:`DEFAULT_SCHEME`. A
     scheme the task names and nobody registered gives the default here; the
     fold refuses the run for it (``CASE_INVALID``)."""
@@ -257,7 +257,7 @@ def fold(
     the rows' own; ``refusals`` are reasons found outside the rows (a reader
     that refused the evidence, a test session that stopped early).
     ``scheme``: see the module docstring; an unknown one named here raises
-    :class:`~truereward.exceptions.UnknownName`. ``scoring``: the task's declared scoring
+    :class:`~truereward.util.exceptions.UnknownName`. ``scoring``: the task's declared scoring
     (default: the task spec's, when ``case_set`` is one).
 
     The result is gradable exactly when there is no refusal; then ``reward``

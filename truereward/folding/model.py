@@ -7,10 +7,10 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..cases import CheckAnswer, Kind
-from ..frozen import EMPTY, FrozenMap, Items, is_absent, is_empty
-from ..refusal import Refusal
-from ..scoring import Scoring
+from ..record.cases import CheckAnswer, Kind
+from ..record.refusal import Refusal
+from ..record.scoring import Scoring
+from ..util.frozen import EMPTY, FrozenMap, Items, is_absent, is_empty
 
 __all__ = [
     "CaseCounts",
@@ -130,7 +130,7 @@ class FoldInputs(BaseModel):
     case set); invalid declarations are ``CASE_INVALID`` entries of
     ``refusals``, beside the refusals given from outside the rows. ``checks``
     are run-check answers given beside the rows' own. ``scoring`` is the
-    task's declared scoring (:class:`~truereward.scoring.Scoring`: weights,
+    task's declared scoring (:class:`~truereward.record.scoring.Scoring`: weights,
     required flags, threshold, dimensions), left out when it declares none
     (schema version 4 when present).
     """

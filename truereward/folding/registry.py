@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ..registry import Registry, named
+from ..util.registry import Registry, named
 from .rules import Tally
 
 __all__ = [
@@ -77,7 +77,7 @@ _a_scheme = named("scheme", Scheme)
 
 
 def _checked(name: str, value: Any) -> Scheme:
-    """``value`` as the scheme named ``name`` (:func:`~truereward.registry.named`),
+    """``value`` as the scheme named ``name`` (:func:`~truereward.util.registry.named`),
     a name of the form ``name/version``."""
     scheme = _a_scheme(name, value)
     if "/" not in name or not name.rsplit("/", 1)[1].isdigit():
@@ -97,7 +97,7 @@ def register(scheme: Scheme) -> Scheme:
 
 def get_scheme(name: str) -> Scheme:
     """The scheme registered under ``name``;
-    :class:`~truereward.exceptions.UnknownName` otherwise."""
+    :class:`~truereward.util.exceptions.UnknownName` otherwise."""
     return _SCHEMES.get(name)
 
 

@@ -16,11 +16,19 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..cases import FAIL, FAIL_TO_PASS, PASS, PASS_TO_PASS, UNGRADABLE, CaseResult, CheckAnswer
-from ..caseset import DeclaredCases
 from ..codes import RUN_CHECKS
-from ..refusal import Refusal, refusal, sort_key
-from ..scoring import Scoring
+from ..record.cases import (
+    FAIL,
+    FAIL_TO_PASS,
+    PASS,
+    PASS_TO_PASS,
+    UNGRADABLE,
+    CaseResult,
+    CheckAnswer,
+)
+from ..record.caseset import DeclaredCases
+from ..record.refusal import Refusal, refusal, sort_key
+from ..record.scoring import Scoring
 from .model import CaseCounts, FailedIds, RunCheck
 
 __all__ = [

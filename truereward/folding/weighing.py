@@ -13,12 +13,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 
-from ..cases import PASS, CaseResult
-from ..exceptions import UnknownName
-from ..frozen import EMPTY
-from ..refusal import Refusal, refusal
-from ..score_codes import SCORE_OUT_OF_RANGE
-from ..scoring import Dimension, Scoring
+from ..codes.scores import SCORE_OUT_OF_RANGE
+from ..record.cases import PASS, CaseResult
+from ..record.refusal import Refusal, refusal
+from ..record.scoring import Dimension, Scoring
+from ..util.exceptions import UnknownName
+from ..util.frozen import EMPTY
 from .registry import Scheme, Weighed, get_scheme
 from .rules import Tally, tally
 
@@ -174,7 +174,7 @@ def _rows_by_id(rows: Sequence[CaseResult]) -> dict[str, object]:
 
 def _order(dimensions: Sequence[Dimension]) -> list[Dimension]:
     """``dimensions`` with each after the dimensions it holds (the scoring
-    is acyclic: :class:`~truereward.scoring.Scoring` checks it)."""
+    is acyclic: :class:`~truereward.record.scoring.Scoring` checks it)."""
     by_name = {dimension.name: dimension for dimension in dimensions}
     placed: set[str] = set()
     ordered: list[Dimension] = []

@@ -17,7 +17,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from ..target import Target
+from ..util.target import Target
 from .chunks import chunked
 from .plan import plan_sweep
 from .progress import PublishProgress, read_chunk, retry_delays

@@ -14,15 +14,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
-from .. import urls
 from ..publishing import S3_PROTOCOLS
 from ..publishing.index import listing_order
-from ..target import Target
+from ..util import urls
+from ..util.target import Target
 from .request import GradeRequest, run_id_of
 
 if TYPE_CHECKING:
-    from ..document import Attempt, GradeDocument
-    from ..taskspec import TaskSpec
+    from ..grade.document import Attempt, GradeDocument
+    from ..record.taskspec import TaskSpec
 
 __all__ = ["DEFAULT_TARGET", "GradeSettings", "PlannedJobs", "RunJob", "plan_runs", "plan_sweep"]
 
@@ -36,7 +36,7 @@ class GradeSettings:
     """What every run of one request shares.
 
     ``case_set`` is a path inside each run (a str) or one inline
-    :class:`~truereward.taskspec.TaskSpec`; ``target`` is the URL prefix runs
+    :class:`~truereward.record.taskspec.TaskSpec`; ``target`` is the URL prefix runs
     publish under (``None``: each run's own ``logs/verifier``); ``scheme``
     ``None`` folds each run under its task's scheme (:func:`truereward.fold`).
     """
@@ -71,7 +71,7 @@ class RunJob:
     - ``confirm``: the grade standing in the run's own directory, where the
       graded agent could have written it: the run is graded again and that
       grade is kept only if the new one agrees with it
-      (:func:`truereward.trust.disagreement`); otherwise the new grade
+      (:func:`truereward.grade.trust.disagreement`); otherwise the new grade
       replaces it and it is set aside as ``grade.previous.json``;
     - ``distrusted``: why the ``grade.json`` standing in the run's own
       directory is not a grade at all (not a grade document): the job's
@@ -153,7 +153,7 @@ def _url_order(url: str) -> bytes:
 def settings_for(request: GradeRequest, target: Target | None = None) -> GradeSettings:
     """The shared settings of ``request``; ``target`` (a loaded target block)
     overrides ``request.target``."""
-    from ..taskspec import TaskSpec
+    from ..record.taskspec import TaskSpec
 
     reading = dict(request.storage_options)
     if target is None and request.target is not None:

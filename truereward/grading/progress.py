@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable, Sequence
 
 from ..codes import Blame
-from ..document import Attempt
-from ..refusal import Refusal
+from ..grade.document import Attempt
+from ..record.refusal import Refusal
 from .chunks import Chunk
 from .halt import Halt
 from .io import ordered_map

@@ -16,16 +16,16 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from ..codes import Blame, Ungradable
-from ..document import Attempt, EvidenceDigest, GradeDocument
+from ..grade.document import Attempt, EvidenceDigest, GradeDocument
 from ..readers.attempt import attempt_scope
-from ..refusal import Refusal, from_ungradable
+from ..record.refusal import Refusal, from_ungradable
 from .plan import RunJob
 
 if TYPE_CHECKING:
-    from ..cases import CaseResult
     from ..readers import Reader
-    from ..scoring import Scoring
-    from ..taskspec import TaskSpec
+    from ..record.cases import CaseResult
+    from ..record.scoring import Scoring
+    from ..record.taskspec import TaskSpec
 
 __all__ = [
     "RunReading",
@@ -117,7 +117,7 @@ def load_spec(job: RunJob) -> TaskSpec:
     """The run's task spec: the inline case set, or the file ``case_set``
     names inside the run. Raises :class:`~truereward.codes.Ungradable`."""
     from ..readers import Evidence
-    from ..taskspec import MAX_SPEC_BYTES, TaskSpec, TaskSpecError
+    from ..record.taskspec import MAX_SPEC_BYTES, TaskSpec, TaskSpecError
 
     source = job.settings.case_set
     if not isinstance(source, str):
@@ -148,7 +148,7 @@ def definition_of(job: RunJob, spec: TaskSpec, reader: str, evidence: str) -> st
     import hashlib
 
     from .._version import __version__
-    from ..strictjson import canonical_bytes
+    from ..util.strictjson import canonical_bytes
 
     settings = job.settings
     value = {
@@ -179,8 +179,8 @@ def reader_and_evidence(job: RunJob, spec: TaskSpec) -> tuple[Reader, str]:
     the request's, else the task spec's, else the reader's default.
     :class:`~truereward.codes.Ungradable` (``CASE_INVALID``) when no reader
     is named or the name is unknown."""
-    from ..exceptions import UnknownName
     from ..readers import get_reader
+    from ..util.exceptions import UnknownName
 
     settings = job.settings
     name = settings.reader or spec.reader
@@ -214,8 +214,8 @@ def _ahead(job: RunJob) -> tuple[str, Future[tuple[int, bytes | None]]] | None:
     the task spec is read, so the run's two reads are one round trip: the
     place guessed, and the GET under way. ``None`` elsewhere, or with no
     guess yet."""
-    from ..fetch import prefetch
-    from ..urls import is_local
+    from ..util.fetch import prefetch
+    from ..util.urls import is_local
 
     settings = job.settings
     guess = _LAST_EVIDENCE.get(id(settings), settings.evidence)

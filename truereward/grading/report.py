@@ -16,10 +16,10 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..exceptions import TruerewardError
 from ..sweeps.record import RunRecord, RunState
 from ..sweeps.retries import RetriedRun, RetriesListing, RetriesTally
 from ..sweeps.summary import SummaryBuilder, SweepSummary
+from ..util.exceptions import TruerewardError
 from .steps import PublishedRun
 
 __all__ = [

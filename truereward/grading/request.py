@@ -14,11 +14,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
-from .. import urls
-from ..document import RewardKey
 from ..folding import DEFAULT_SCHEME, scheme_names
-from ..segments import check_segment
-from ..target import secret_option_paths
+from ..grade.document import RewardKey
+from ..util import urls
+from ..util.segments import check_segment
+from ..util.target import secret_option_paths
 
 __all__ = ["REGRADE_POLICIES", "GradeRequest", "Regrade", "check_inner_path", "run_id_of"]
 
@@ -198,7 +198,7 @@ class GradeRequest(BaseModel):
         if isinstance(self.case_set, str):
             check_inner_path(self.case_set, "case_set")
         else:
-            from ..taskspec import TaskSpec, TaskSpecError
+            from ..record.taskspec import TaskSpec, TaskSpecError
 
             try:
                 TaskSpec.of(self.case_set)
@@ -207,8 +207,8 @@ class GradeRequest(BaseModel):
         if self.scheme is not None and self.scheme not in scheme_names():
             raise ValueError(f"scheme: unknown scheme {self.scheme!r}")
         if self.reader is not None:
-            from ..exceptions import UnknownName
             from ..readers import get_reader
+            from ..util.exceptions import UnknownName
 
             try:
                 get_reader(self.reader)

@@ -15,12 +15,12 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from .. import urls
-from ..document import Attempt, GradeDocument, Publication, grade_document, publishable
-from ..files import ctrf_view_for
+from ..grade.document import Attempt, GradeDocument, Publication, grade_document, publishable
+from ..grade.files import ctrf_view_for
 from ..publishing import PublishConflict, PublishError, publish
-from ..refusal import refusal
+from ..record.refusal import refusal
 from ..sweeps.record import RunRecord
+from ..util import urls
 from .plan import RunJob
 from .reading import RunReading
 
@@ -95,7 +95,7 @@ def fold_reading(reading: RunReading) -> GradedRun:
     the run's own directory (``job.confirm``) is kept when the new grade
     agrees with it, and replaced otherwise, with none of its history
     (:mod:`truereward.grading.triage`)."""
-    from ..trust import disagreement
+    from ..grade.trust import disagreement
 
     job = reading.job
     if reading.stored is not None:
@@ -194,7 +194,7 @@ def _stays_in_the_run(job: RunJob) -> None:
     """A run publishing into its own directory must not be led out of it
     through a symlink (``logs`` linked to ``/etc``): nothing is written
     outside the run. :class:`~truereward.PublishError` naming the link."""
-    from .. import safefile
+    from ..util import safefile
 
     target = job.target
     if job.in_place and target.is_local and urls.is_local(job.url):

@@ -15,12 +15,12 @@ import os
 
 from pydantic import ValidationError
 
-from .. import safefile
-from ..document import GradeDocument
-from ..files import GRADE
+from ..grade.document import GradeDocument
+from ..grade.files import GRADE
 from ..publishing import PublishError, open_store
-from ..strictjson import StrictJSONError
-from ..target import Target
+from ..util import safefile
+from ..util.strictjson import StrictJSONError
+from ..util.target import Target
 
 __all__ = [
     "MAX_STORED_BYTES",
@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 #: A stored grade.json larger than this is not read (documents are
-#: kilobytes): the package's one read limit, :data:`truereward.safefile.LIMIT`.
+#: kilobytes): the package's one read limit, :data:`truereward.util.safefile.LIMIT`.
 MAX_STORED_BYTES = safefile.LIMIT
 
 

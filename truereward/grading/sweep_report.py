@@ -15,8 +15,8 @@ import os
 import re
 from datetime import UTC, datetime
 
-from .. import safefile, urls
-from ..target import Target
+from ..util import safefile, urls
+from ..util.target import Target
 from .commands import deployment_command, local_command, regrade_request
 from .report import GradeRunResult
 from .request import GradeRequest
@@ -31,7 +31,7 @@ _MADE = re.compile(rb"<time [^>]*>[^<]*</time>")
 
 def _holds(path: str, data: bytes) -> bool:
     """Whether the regular file at ``path`` already holds ``data``, but for
-    the time it was made (read by :func:`truereward.safefile.read_regular`,
+    the time it was made (read by :func:`truereward.util.safefile.read_regular`,
     never through a symlink and no further than a little past ``data``'s
     length); ``False`` when it cannot be read."""
     try:
@@ -85,7 +85,7 @@ def write_sweep_report(
     data = page.encode("utf-8")
     path = urls.local_or_none(where)
     if path is not None:
-        from ..atomic import write_whole
+        from ..util.atomic import write_whole
 
         if _holds(path, data):
             return where  # the same page: a second, idempotent run touches nothing

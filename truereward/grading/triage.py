@@ -15,12 +15,12 @@ import dataclasses
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
 
-from .. import urls
-from ..document import Attempt, GradeDocument
-from ..files import GRADE
+from ..grade.document import Attempt, GradeDocument
+from ..grade.files import GRADE
 from ..publishing import PublishError
 from ..publishing.index import Standing, TargetIndex
-from ..refusal import Outlook, outlook
+from ..record.refusal import Outlook, outlook
+from ..util import urls
 from .plan import DEFAULT_TARGET, RunJob
 from .request import REGRADE_POLICIES, Regrade
 from .stored import stored_grade_or_none
@@ -46,7 +46,7 @@ def selects(
     policy: Regrade, standing: Outlook, changed: Callable[[], bool] = _never_changed
 ) -> bool:
     """Whether ``policy`` grades again a run whose standing grade has the
-    outlook ``standing`` (:func:`truereward.refusal.outlook`); ``changed``
+    outlook ``standing`` (:func:`truereward.record.refusal.outlook`); ``changed``
     says whether the task definition or reader changed since that grade,
     asked only for a grade that needs a fix under ``grader-refusals``."""
     if policy not in REGRADE_POLICIES:
@@ -65,7 +65,7 @@ def selects(
 
 
 def standing_outlook(document: GradeDocument) -> Outlook:
-    """The outlook of a standing grade (:func:`truereward.refusal.outlook`)."""
+    """The outlook of a standing grade (:func:`truereward.record.refusal.outlook`)."""
     return outlook((item.code, item.blame.value) for item in document.refusals)
 
 

@@ -8,7 +8,7 @@ counted as an abstention.
 
 from __future__ import annotations
 
-from ..exceptions import TruerewardError
+from ..util.exceptions import TruerewardError
 
 __all__ = ["JudgeError", "ProviderFailure", "UnsupportedQuestion"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from ..strictjson import StrictJSONError, loads
+from ..util.strictjson import StrictJSONError, loads
 from .answers import Answer
 from .errors import JudgeError, ProviderFailure
 from .prompt import SYSTEM_PROMPT, describe_question, parse_reply, request_messages

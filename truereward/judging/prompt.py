@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..strictjson import StrictJSONError, loads
+from ..util.strictjson import StrictJSONError, loads
 from .answers import Answer
 from .errors import JudgeError, ProviderFailure
 from .questions import Question, QuestionKind

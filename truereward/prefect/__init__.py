@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_names
+from ..util.lazy import lazy_names
 
 if TYPE_CHECKING:
     from .artifacts import create_artifacts

@@ -19,7 +19,6 @@ from prefect.artifacts import (
     create_table_artifact,
 )
 
-from .. import urls
 from ..grading.commands import (
     DEFAULT_DEPLOYMENT,
     deployment_command,
@@ -29,7 +28,8 @@ from ..grading.commands import (
 from ..grading.markdown import cell, render_result
 from ..grading.report import GradeRunResult
 from ..grading.request import GradeRequest
-from ..target import Target
+from ..util import urls
+from ..util.target import Target
 
 __all__ = [
     "PRESIGN_SECONDS",
@@ -104,7 +104,7 @@ def render_regrade(result: GradeRunResult, request: GradeRequest, deployment: st
     grading again may heal, with the commands that grade them again once
     the fault is fixed, and those that need a change of the task definition
     or the reader first, with what to change (markdown)."""
-    from ..refusal import outlook, what_to_change
+    from ..record.refusal import outlook, what_to_change
 
     summary = result.summary
     lines = [f"# Still refused for the grader's reasons: {summary.grader_refused}", ""]

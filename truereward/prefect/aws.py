@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..target import Target
+from ..util.target import Target
 
 __all__ = ["options_of_credentials", "target_of_bucket"]
 

@@ -17,7 +17,7 @@ from prefect.blocks.core import Block
 from prefect.types import SecretDict
 from pydantic import Field, HttpUrl, field_validator
 
-from ..target import Target, secret_option_paths
+from ..util.target import Target, secret_option_paths
 
 __all__ = ["TargetBlock", "load_target"]
 

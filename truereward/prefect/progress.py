@@ -28,9 +28,9 @@ log = logging.getLogger(__name__)
 
 
 class PublishingProgress:
-    """The progress artifact ``key`` (``None``: keyless, as a shard's) of ``total`` runs; ``published()``
-    counts the runs published so far (called from the artifact's thread:
-    it must be thread-safe)."""
+    """The progress artifact ``key`` (``None``: keyless, as a shard's) of
+    ``total`` runs; ``published()`` counts the runs published so far (called
+    from the artifact's thread: it must be thread-safe)."""
 
     def __init__(self, key: str | None, total: int, published: Callable[[], int]) -> None:
         self.key = key

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..exceptions import TruerewardError
+from ..util.exceptions import TruerewardError
 
 __all__ = ["GraderFault", "PublishRetry", "retry_transient"]
 

@@ -22,7 +22,7 @@ from ..grading.chunks import Chunk, Payload
 from ..grading.progress import ChunkProgress, PublishProgress, retry_delays
 from ..grading.reading import RunReading
 from ..grading.steps import GradedRun, PublishedRun, fold_reading
-from ..refusal import Refusal
+from ..record.refusal import Refusal
 from .carry import Carry
 from .lifeline import halt_for
 from .retry import GraderFault, PublishRetry, retry_transient

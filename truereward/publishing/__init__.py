@@ -16,10 +16,10 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .. import safefile, urls
-from ..document import MAX_DOCUMENT_BYTES, GradeDocument
-from ..lazy import lazy_names
-from ..target import Target
+from ..grade.document import MAX_DOCUMENT_BYTES, GradeDocument
+from ..util import safefile, urls
+from ..util.lazy import lazy_names
+from ..util.target import Target
 from .decide import PublishDecision
 from .errors import BadStorageOptions, PublishConflict, PublishError
 from .result import PublishResult
@@ -100,7 +100,7 @@ def publish(
     Raises :class:`PublishConflict` when another grade is published there and
     ``replaces`` does not name it, :class:`PublishError` when the target
     cannot be written or the document is larger than
-    :data:`~truereward.document.MAX_DOCUMENT_BYTES` (nothing is written),
+    :data:`~truereward.grade.document.MAX_DOCUMENT_BYTES` (nothing is written),
     ``ValueError`` for a malformed ``replaces`` and ``TypeError`` when
     ``document`` is not a :class:`GradeDocument`.
     """
@@ -109,7 +109,7 @@ def publish(
     if replaces is not None and not _DIGEST.match(replaces):
         raise ValueError(f"replaces must be a sha256 hex digest (or an ETag), got {replaces!r}")
     if len(document.to_bytes()) > MAX_DOCUMENT_BYTES:
-        # Never a grade its readers refuse; truereward.document.publishable
+        # Never a grade its readers refuse; truereward.grade.document.publishable
         # gives the refusal the graders publish instead.
         raise PublishError(
             f"{os.fspath(target) if not isinstance(target, Target) else target.url}: "
@@ -152,7 +152,7 @@ def _keep(store: Store, replaces: str) -> str | None:
     when what stands is not that grade (publishing will then refuse)."""
     import hashlib
 
-    from ..files import GRADE, PREVIOUS_GRADE
+    from ..grade.files import GRADE, PREVIOUS_GRADE
 
     data = store.read(GRADE)
     if data is None:
@@ -173,10 +173,10 @@ def _spares_evidence(document: GradeDocument, url: str, local: str | None) -> No
     A run's own ``logs/verifier`` is both a common target and where a
     verifier leaves its reports. A grade read from the ``ctrf.json`` there
     publishes its CTRF view as ``grade-ctrf.json`` (``publication.ctrf``,
-    chosen by whoever built the document: :func:`truereward.files.ctrf_view_for`);
+    chosen by whoever built the document: :func:`truereward.grade.files.ctrf_view_for`);
     one that would still overwrite a file it was read from is refused, and
     the evidence kept."""
-    from ..files import GRADE, REWARD_FILES
+    from ..grade.files import GRADE, REWARD_FILES
 
     if not document.evidence:
         return

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..exceptions import TruerewardError
+from ..util.exceptions import TruerewardError
 
 __all__ = ["BadStorageOptions", "PublishConflict", "PublishError"]
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .. import urls
-from ..files import NAMES
+from ..grade.files import NAMES
+from ..util import urls
 from .errors import PublishError
 from .objects import PreconditionFailed, md5_hex
 

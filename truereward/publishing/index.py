@@ -15,8 +15,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .. import urls
-from ..files import NAMES, PREVIOUS_GRADE
+from ..grade.files import NAMES, PREVIOUS_GRADE
+from ..util import urls
 
 __all__ = ["Standing", "TargetIndex", "listing_order"]
 

@@ -20,9 +20,9 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .. import safefile
-from ..document import GradeDocument
-from ..files import GRADE, NAMES, PREVIOUS_GRADE, REWARD_FILES, REWARD_TXT, render
+from ..grade.document import GradeDocument
+from ..grade.files import GRADE, NAMES, PREVIOUS_GRADE, REWARD_FILES, REWARD_TXT, render
+from ..util import safefile
 from .decide import PublishDecision, decide, sha256_hex
 from .errors import PublishConflict, PublishError
 from .result import PublishResult

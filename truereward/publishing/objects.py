@@ -17,9 +17,9 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Protocol
 
-from ..document import GradeDocument
-from ..exceptions import TruerewardError
-from ..files import GRADE, NAMES, REWARD_FILES, render
+from ..grade.document import GradeDocument
+from ..grade.files import GRADE, NAMES, REWARD_FILES, render
+from ..util.exceptions import TruerewardError
 from .decide import PublishDecision, sha256_hex
 from .errors import PublishConflict, PublishError
 from .result import PublishResult

@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import Any, TypeVar
 
-from .. import urls
-from ..files import NAMES
+from ..grade.files import NAMES
+from ..util import urls
 from .errors import BadStorageOptions, PublishError
 from .objects import PreconditionFailed
 
@@ -181,11 +181,11 @@ class S3Store:
         return None if head is None else str(head["ETag"]).strip('"')
 
     def read(self, name: str) -> bytes | None:
-        """One GET (:func:`truereward.fetch.fetch`); an object larger than
+        """One GET (:func:`truereward.util.fetch.fetch`); an object larger than
         any grade is not read, and compares as different from any body of
         ours."""
-        from .. import safefile
-        from ..fetch import fetch
+        from ..util import safefile
+        from ..util.fetch import fetch
 
         try:
             _, data = self._guard(

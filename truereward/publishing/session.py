@@ -14,8 +14,8 @@ import errno
 import os
 import stat
 
-from .. import safefile
-from ..files import CTRF, GRADE, GRADE_CTRF, PREVIOUS_GRADE, REWARD_FILES
+from ..grade.files import CTRF, GRADE, GRADE_CTRF, PREVIOUS_GRADE, REWARD_FILES
+from ..util import safefile
 from .errors import PublishError
 
 __all__ = ["begin_session"]

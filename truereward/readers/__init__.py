@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..codes import Ungradable
-from ..registry import Registry
+from ..util.registry import Registry
 from .evidence import Evidence
 
 if TYPE_CHECKING:
-    from ..cases import CaseResult
-    from ..document import EvidenceDigest, GradeDocument
-    from ..scoring import Scoring
-    from ..taskspec import TaskSpec
+    from ..grade.document import EvidenceDigest, GradeDocument
+    from ..record.cases import CaseResult
+    from ..record.scoring import Scoring
+    from ..record.taskspec import TaskSpec
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -132,8 +132,8 @@ def reader_names() -> list[str]:
 
 def get_reader(name: str) -> Reader:
     """The reader registered as ``name`` (or importable as
-    ``package.module:ATTRIBUTE``); :class:`~truereward.exceptions.UnknownName` listing the known
-    names otherwise, or saying why it cannot be loaded."""
+    ``package.module:ATTRIBUTE``); :class:`~truereward.util.exceptions.UnknownName`
+    listing the known names otherwise, or saying why it cannot be loaded."""
     return _READERS.get(name)
 
 
@@ -155,15 +155,15 @@ def read_with_evidence(
 ) -> Reading:
     """Run ``reader`` on ``evidence`` (a path, an fsspec URL or an
     :class:`Evidence`) for ``case_set`` (as for :func:`truereward.fold`, or a
-    :class:`~truereward.taskspec.TaskSpec`); ``options`` go to the reader.
+    :class:`~truereward.record.taskspec.TaskSpec`); ``options`` go to the reader.
 
     Raises :class:`~truereward.codes.Ungradable`: the reader's own refusals,
     ``CASE_INVALID`` for a case set that is not valid, and
     ``CASE_NOT_GRADED`` when the reader crashed or answered with something
-    other than a list of rows. :class:`~truereward.exceptions.UnknownName` for an unknown name.
+    other than a list of rows. :class:`~truereward.util.exceptions.UnknownName` for an unknown name.
     """
-    from ..cases import CaseResult
-    from ..taskspec import TaskSpec, TaskSpecError
+    from ..record.cases import CaseResult
+    from ..record.taskspec import TaskSpec, TaskSpecError
 
     chosen = reader if not isinstance(reader, str) else get_reader(reader)
     try:
@@ -229,7 +229,7 @@ def grade_evidence(
 ) -> GradeDocument:
     """Read ``evidence`` with ``reader`` and build the grade document
     (``publication``: how its files are laid out, see
-    :class:`~truereward.document.Publication`).
+    :class:`~truereward.grade.document.Publication`).
 
     When the reader refuses the evidence as a whole (it is missing,
     malformed or unreadable), the document holds that refusal alone: the
@@ -238,10 +238,10 @@ def grade_evidence(
     digests of the files read before the refusal (a malformed report was
     read whole) are in the document all the same; a missing file has none.
     ``scheme`` as for :func:`truereward.fold` (``None``: the task's).
-    :class:`~truereward.exceptions.UnknownName` and an unknown scheme raise.
+    :class:`~truereward.util.exceptions.UnknownName` and an unknown scheme raise.
     """
-    from ..document import grade_document
-    from ..taskspec import TaskSpec
+    from ..grade.document import grade_document
+    from ..record.taskspec import TaskSpec
 
     source = _evidence(evidence, storage_options)
     try:

@@ -13,11 +13,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..cases import CaseResult, Observation
-from ..check_codes import CHECK_GAVE_UP
 from ..codes import Ungradable
-from ..strictjson import StrictJSONError, loads
-from ..taskspec import TaskSpec
+from ..codes.checks import CHECK_GAVE_UP
+from ..record.cases import CaseResult, Observation
+from ..record.taskspec import TaskSpec
+from ..util.strictjson import StrictJSONError, loads
 from .evidence import Evidence
 from .outcomes import case_invalid
 
@@ -28,7 +28,7 @@ def _answer(evidence: Evidence, pointer: Any) -> str:
     text = evidence.read_text()
     if pointer is None:
         return text
-    from ..jsonvalues import MISSING, json_pointer
+    from ..util.jsonvalues import MISSING, json_pointer
 
     if not isinstance(pointer, str):
         raise Ungradable("CASE_INVALID", "answer: a JSON Pointer such as /output")

@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..bounded import MAX_ITEMS
-from ..cases import RerunVerdict
 from ..codes import Ungradable
-from ..strictjson import StrictJSONError
+from ..grade.bounded import MAX_ITEMS
+from ..record.cases import RerunVerdict
+from ..util.strictjson import StrictJSONError
 from . import streamjson
 from .evidence import Readable
 from .matching import (
@@ -257,7 +257,7 @@ class _Attempts:
     __slots__ = ("failed_between", "first", "last", "total")
 
     #: Attempts kept from the start: with one standing for the rest and the
-    #: last one, no more than a grade keeps (truereward.bounded).
+    #: last one, no more than a grade keeps (truereward.grade.bounded).
     KEEP = MAX_ITEMS - 2
 
     def __init__(self) -> None:

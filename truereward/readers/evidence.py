@@ -19,9 +19,9 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .. import safefile, urls
 from ..codes import Ungradable
-from ..document import EvidenceDigest
+from ..grade.document import EvidenceDigest
+from ..util import safefile, urls
 
 __all__ = ["DEFAULT_MAX_BYTES", "Evidence", "EvidenceStream", "Readable"]
 
@@ -118,7 +118,7 @@ class Evidence:
     root: str | None = None
     #: Digests of every file read through this object, in reading order.
     digests: list[EvidenceDigest] = field(default_factory=list)
-    #: The evidence file's GET already under way (:func:`truereward.fetch.prefetch`),
+    #: The evidence file's GET already under way (:func:`truereward.util.fetch.prefetch`),
     #: taken instead of a request of its own; only for the evidence itself.
     prefetched: Future[tuple[int, bytes | None]] | None = None
 
@@ -271,7 +271,7 @@ class Evidence:
     def _open_local(self, path: str, where: str) -> Iterator[tuple[Callable[[int], bytes], int]]:
         """A function reading the next bytes of the local file ``path``
         (named ``where`` in refusals), opened by
-        :func:`truereward.safefile.opened` (refusals as for
+        :func:`truereward.util.safefile.opened` (refusals as for
         :meth:`_read_local`), and the file's size."""
         self.refuse_outside(path, where)
         with ExitStack() as stack:
@@ -345,9 +345,9 @@ class Evidence:
         return data
 
     def _read_remote(self, relative: str | None, where: str) -> bytes:
-        """One request on S3 (:func:`truereward.fetch.fetch`): the size comes
+        """One request on S3 (:func:`truereward.util.fetch.fetch`): the size comes
         with the answer, and a body over ``max_bytes`` is never read."""
-        from ..fetch import fetch
+        from ..util.fetch import fetch
 
         taken = self._taken(relative, where)
         if taken is not None:
@@ -369,7 +369,7 @@ class Evidence:
     ) -> Iterator[tuple[Callable[[int], bytes], int]]:
         """A function reading the next bytes of the object at ``relative``
         (refusals as for :meth:`_read_remote`), and the size it says it has."""
-        from ..fetch import opened
+        from ..util.fetch import opened
 
         taken = self._taken(relative, where)
         if taken is not None:

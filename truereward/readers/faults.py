@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..cases import CaseResult
 from ..codes import Ungradable, lookup
-from ..exceptions import UnknownName
-from ..strictjson import StrictJSONError, loads
-from ..taskspec import TaskSpec
-from ..validation import describe
+from ..record.cases import CaseResult
+from ..record.taskspec import TaskSpec
+from ..record.validation import describe
+from ..util.exceptions import UnknownName
+from ..util.strictjson import StrictJSONError, loads
 from .attempt import current_attempt
 from .evidence import Evidence
 

@@ -16,12 +16,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ..cases import CaseResult
 from ..codes import Ungradable
-from ..jsonvalues import MISSING as _MISSING
-from ..jsonvalues import json_pointer
-from ..strictjson import StrictJSONError, loads
-from ..taskspec import CaseSpec, TaskSpec
+from ..record.cases import CaseResult
+from ..record.taskspec import CaseSpec, TaskSpec
+from ..util.jsonvalues import MISSING as _MISSING
+from ..util.jsonvalues import json_pointer
+from ..util.strictjson import StrictJSONError, loads
 from .evidence import Evidence
 from .outcomes import case_invalid
 from .state import InvalidExpectation, checked

@@ -20,10 +20,10 @@ import threading
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, TypeVar
 
-from ..cases import CaseResult, Observation
 from ..codes import Ungradable
-from ..exceptions import TruerewardError
-from ..taskspec import CaseSpec, TaskSpec
+from ..record.cases import CaseResult, Observation
+from ..record.taskspec import CaseSpec, TaskSpec
+from ..util.exceptions import TruerewardError
 from .evidence import Evidence
 from .outcomes import case_invalid
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Sequence
 
-from ..bounded import MAX_ITEMS
-from ..cases import RerunVerdict
 from ..codes import Ungradable
-from ..safefile import CHUNK
+from ..grade.bounded import MAX_ITEMS
+from ..record.cases import RerunVerdict
+from ..util.safefile import CHUNK
 from .evidence import Readable
 from .matching import (
     KEEP_ALL,
@@ -46,7 +46,7 @@ _NOT_RUN = {"disabled", "skipped", "notrun", "notexecuted", "ignored"}
 #: there anyway.
 _TEXT = 2000
 #: The reruns of one <testcase> kept (a grade keeps no more: the last one
-#: it keeps stands for the rest, truereward.bounded).
+#: it keeps stands for the rest, truereward.grade.bounded).
 _RERUNS_KEPT = MAX_ITEMS - 1
 #: The longest tag (with its attributes), comment or processing instruction
 #: read: the parser holds one whole before it reports it.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from ..cases import MAX_CASES
+from ..record.cases import MAX_CASES
 from .outcomes import TestOutcome, strip_parameters
 
 __all__ = [

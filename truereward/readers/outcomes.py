@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from ..cases import CaseResult, Kind, Observation, Rerun, RerunVerdict, Verdict
-from ..taskspec import CaseSpec, TaskSpec
+from ..record.cases import CaseResult, Kind, Observation, Rerun, RerunVerdict, Verdict
+from ..record.taskspec import CaseSpec, TaskSpec
 
 __all__ = ["MAX_NAME", "Outcome", "TestOutcome", "rows_for", "strip_parameters"]
 

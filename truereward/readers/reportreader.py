@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..cases import CaseResult
-from ..taskspec import TaskSpec
+from ..record.cases import CaseResult
+from ..record.taskspec import TaskSpec
 from .evidence import Evidence, Readable
 from .matching import EntryIndex, Matcher, trimmed_fallback
 from .outcomes import TestOutcome, rows_for

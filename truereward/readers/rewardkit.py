@@ -28,10 +28,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .. import safefile, urls
-from ..bridge_codes import REWARDKIT_FAILED
-from ..cases import CaseResult, Observation
 from ..codes import Ungradable
+from ..codes.bridge import REWARDKIT_FAILED
 from ..criteria.codes import (
     SERVICE_UNREACHABLE,
     TOOL_MISSING,
@@ -39,9 +37,11 @@ from ..criteria.codes import (
     TRAJECTORY_MISSING,
     WORKSPACE_MISSING,
 )
-from ..scoring import RESERVED_NAMES, Scoring
-from ..strictjson import StrictJSONError, loads
-from ..taskspec import TaskSpec
+from ..record.cases import CaseResult, Observation
+from ..record.scoring import RESERVED_NAMES, Scoring
+from ..record.taskspec import TaskSpec
+from ..util import safefile, urls
+from ..util.strictjson import StrictJSONError, loads
 from .evidence import Evidence
 
 __all__ = ["PROBE", "READER", "RewardkitReader", "RewardkitSettings"]
@@ -182,7 +182,7 @@ class _Report(BaseModel):
 
 
 def _settings(options: Mapping[str, Any]) -> RewardkitSettings:
-    from ..validation import describe
+    from ..record.validation import describe
 
     try:
         return RewardkitSettings.model_validate(dict(options))
@@ -557,7 +557,7 @@ def _translate(
             }
         )
     except ValidationError as error:
-        from ..validation import describe
+        from ..record.validation import describe
 
         raise Ungradable(
             "CASE_INVALID", f"rewardkit's layout is not a scoring: {describe(error)}"
@@ -698,7 +698,7 @@ class RewardkitReader:
         try:
             report = _Report.model_validate(raw)
         except ValidationError as error:
-            from ..validation import describe
+            from ..record.validation import describe
 
             raise Ungradable(
                 REWARDKIT_FAILED, f"the probe's report is not one: {describe(error)}"

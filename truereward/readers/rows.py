@@ -18,13 +18,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..bounded import bounded_row
-from ..cases import MAX_CASES, CaseResult
 from ..codes import Ungradable
-from ..exceptions import TruerewardError
-from ..strictjson import StrictJSONError, loads
-from ..taskspec import TaskSpec
-from ..validation import describe
+from ..grade.bounded import bounded_row
+from ..record.cases import MAX_CASES, CaseResult
+from ..record.taskspec import TaskSpec
+from ..record.validation import describe
+from ..util.exceptions import TruerewardError
+from ..util.strictjson import StrictJSONError, loads
 from .evidence import Evidence
 
 __all__ = [
@@ -82,9 +82,9 @@ def _row(value: Any, limit: int) -> CaseResult:
 
 def parse_line(line: str | bytes, *, limit: int = 1) -> CaseResult:
     """The row on ``line``: a strict JSON object read by
-    :meth:`~truereward.cases.CaseResult.from_row`. :class:`BadLine`
+    :meth:`~truereward.record.cases.CaseResult.from_row`. :class:`BadLine`
     otherwise: the JSON error as it is, or the validation errors through
-    :func:`truereward.validation.describe` (the first ``limit`` of them, then
+    :func:`truereward.record.validation.describe` (the first ``limit`` of them, then
     how many more)."""
     try:
         value = loads(line)
@@ -107,7 +107,7 @@ def _values(value: Any) -> int:
 
 def parse_rows(data: bytes, where: str, *, report: int = 1, limit: int = 1) -> list[CaseResult]:
     """The rows of a JSONL file's bytes ``data`` (named ``where``), each
-    bounded (:func:`~truereward.bounded.bounded_row`); blank lines are
+    bounded (:func:`~truereward.grade.bounded.bounded_row`); blank lines are
     skipped and a leading UTF-8 byte-order mark is fine. :class:`BadRows`
     naming the first ``report`` bad lines (each with ``limit`` validation
     errors at most; reading stops there), or the bound the file passed

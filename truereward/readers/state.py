@@ -16,14 +16,14 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..cases import CaseResult, Observation
 from ..codes import Ungradable
-from ..exceptions import TruerewardError
-from ..jsonvalues import MISSING as _MISSING
-from ..jsonvalues import json_equal, json_pointer
-from ..strictjson import StrictJSONError, loads
-from ..taskspec import CaseSpec, TaskSpec
-from ..validation import describe
+from ..record.cases import CaseResult, Observation
+from ..record.taskspec import CaseSpec, TaskSpec
+from ..record.validation import describe
+from ..util.exceptions import TruerewardError
+from ..util.jsonvalues import MISSING as _MISSING
+from ..util.jsonvalues import json_equal, json_pointer
+from ..util.strictjson import StrictJSONError, loads
 from .evidence import Evidence
 from .outcomes import case_invalid
 

@@ -2,7 +2,7 @@
 the values a reader wants from them, without holding the document.
 
 Events come from ijson's C backend fed in chunks, under the rules of
-:func:`truereward.strictjson.loads` on every part of the document, plus
+:func:`truereward.util.strictjson.loads` on every part of the document, plus
 bounds on depth (:data:`MAX_DEPTH`) and string length
 (:data:`MAX_STRING`); :func:`value` builds a value, :func:`skip` checks one
 without building it. docs/readers.md, "Reading a run's files", gives the
@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from ..safefile import CHUNK
-from ..strictjson import StrictJSONError
+from ..util.safefile import CHUNK
+from ..util.strictjson import StrictJSONError
 from .evidence import Readable
 
 __all__ = [
@@ -64,7 +64,7 @@ class _WithoutBom:
 
 class _StringsBounded:
     """``stream``, refusing a string longer than :data:`MAX_STRING` bytes
-    (:class:`~truereward.strictjson.StrictJSONError`) before handing over
+    (:class:`~truereward.util.strictjson.StrictJSONError`) before handing over
     the chunk that makes it so. Tracks, between chunks, whether a string is
     open and how long it is so far: a string within one chunk is shorter
     than a chunk, so only the first and last quote of each chunk matter,
@@ -137,7 +137,7 @@ def events(stream: Readable) -> Events:
 
 
 def translate(error: Exception) -> StrictJSONError | None:
-    """The :class:`~truereward.strictjson.StrictJSONError` an exception met
+    """The :class:`~truereward.util.strictjson.StrictJSONError` an exception met
     while iterating :func:`events` stands for (None: it is not a JSON
     error, let it be)."""
     import ijson

@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..codes import Ungradable
-from ..taskspec import TaskSpec
+from ..record.taskspec import TaskSpec
 from .evidence import Evidence
 
 if TYPE_CHECKING:
-    from ..cases import CaseResult
     from ..criteria.context import TrajectoryLoader
     from ..criteria.kind import Needs
+    from ..record.cases import CaseResult
 
 __all__ = ["DEFAULT_TRAJECTORY", "HARBOR_TRAJECTORY", "READER", "TrajectoryReader"]
 
@@ -40,7 +40,7 @@ def trajectory_loader(evidence: Evidence, default: str | None) -> TrajectoryLoad
     graded on ``evidence``: a path (or ``default``, or the evidence itself
     when both are ``None``) read as the module docstring says; digests go to
     ``evidence``'s."""
-    from .. import urls
+    from ..util import urls
 
     def load(path: str | None) -> tuple[bytes, str]:
         where = path if path is not None else default

@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..codes import Ungradable
-from ..taskspec import TaskSpec
+from ..record.taskspec import TaskSpec
 from .evidence import Evidence
 from .trajectory import DEFAULT_TRAJECTORY, HARBOR_TRAJECTORY, is_live, trajectory_loader
 
 if TYPE_CHECKING:
-    from ..cases import CaseResult
     from ..criteria.kind import Needs
+    from ..record.cases import CaseResult
 
 __all__ = ["READER", "WorkspaceReader"]
 
@@ -43,7 +43,7 @@ class WorkspaceSettings(BaseModel):
 
 def settings(options: Mapping[str, Any]) -> WorkspaceSettings:
     """The reader's options, validated; ``CASE_INVALID`` naming the field."""
-    from ..validation import describe
+    from ..record.validation import describe
 
     try:
         return WorkspaceSettings.model_validate(dict(options))

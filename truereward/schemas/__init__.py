@@ -32,12 +32,12 @@ def generate(name: str) -> dict[str, Any]:
     report's shape, from :class:`~truereward.evaluate.EvaluationReport`, so a
     tool that checks rows against them checks the report too."""
     if name == "row":
-        from ..cases import CaseResult
+        from ..record.cases import CaseResult
 
         schema = _with_report_shape(CaseResult.model_json_schema(), None)
         title = "truereward case result row"
     elif name == "grade":
-        from ..document import GradeDocument
+        from ..grade.document import GradeDocument
 
         schema = _with_report_shape(GradeDocument.model_json_schema(), "CaseResult")
         title = "truereward grade document (grade.json), schema version 3 (1 read too)"

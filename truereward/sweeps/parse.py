@@ -16,9 +16,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..strictjson import StrictJSONError
-from ..validation import describe
-from ..versions import SchemaVersion
+from ..grade.versions import SchemaVersion
+from ..record.validation import describe
+from ..util.strictjson import StrictJSONError
 from .record import AttemptNote, RunRecord, RunState, notes
 
 __all__ = ["parse_grade"]
@@ -122,7 +122,7 @@ def parse_grade(
 
 
 def _parse_strict(data: bytes, run: str, *, with_cases: bool) -> RunRecord:
-    from ..document import GradeDocument
+    from ..grade.document import GradeDocument
 
     try:
         document = GradeDocument.from_bytes(data)
@@ -134,7 +134,7 @@ def _parse_strict(data: bytes, run: str, *, with_cases: bool) -> RunRecord:
     problem = _consistency(document.gradable, document.reward, len(document.refusals))
     if problem:
         return RunRecord.unreadable(run, f"grade.json: {problem}")
-    from ..readback import Unreadable, verify_document
+    from ..grade.readback import Unreadable, verify_document
 
     try:
         disagreements = verify_document(document)
@@ -157,8 +157,8 @@ def _in_bounds(scheme: str, reward: float | None) -> str | None:
     try:
         bounds = _BOUNDS[scheme]
     except KeyError:
-        from ..exceptions import UnknownName
         from ..folding import get_scheme
+        from ..util.exceptions import UnknownName
 
         try:
             bounds = _BOUNDS[scheme] = get_scheme(scheme).bounds

@@ -15,8 +15,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from ..document import GradeDocument
-    from ..refusal import Outlook
+    from ..grade.document import GradeDocument
+    from ..record.refusal import Outlook
 
 __all__ = ["AttemptNote", "RefusalNote", "RunRecord", "RunState", "notes"]
 
@@ -132,10 +132,10 @@ class RunRecord:
 
     @property
     def outlook(self) -> Outlook:
-        """What grading the run again can do (:func:`truereward.refusal.outlook`):
+        """What grading the run again can do (:func:`truereward.record.refusal.outlook`):
         ``gradable``, ``final`` (some refusal is the run's), ``retryable``
         or ``needs-fix`` (a change of the task definition or reader first)."""
-        from ..refusal import outlook
+        from ..record.refusal import outlook
 
         return outlook((item.code, item.blame) for item in self.refusals)
 

@@ -136,7 +136,7 @@ def _line(record: RunRecord) -> RetriedRun:
     last = AttemptNote(record.attempts, record.graded, record.refusals)
     fix = None
     if record.needs_fix:
-        from ..refusal import outlook, what_to_change
+        from ..record.refusal import outlook, what_to_change
 
         blocking = [
             item.code

@@ -15,8 +15,8 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from .. import safefile, urls
-from ..exceptions import TruerewardError
+from ..util import safefile, urls
+from ..util.exceptions import TruerewardError
 from .parse import parse_grade
 from .record import RunRecord
 
@@ -34,7 +34,7 @@ GRADE_FILE = "grade.json"
 IN_PLACE = "logs/verifier"
 #: A grade.json larger than this is reported unreadable rather than read
 #: (documents are kilobytes; this bounds the memory one run can take): the
-#: package's one read limit, :data:`truereward.safefile.LIMIT`.
+#: package's one read limit, :data:`truereward.util.safefile.LIMIT`.
 MAX_GRADE_BYTES = safefile.LIMIT
 
 
@@ -152,7 +152,7 @@ class SweepSource:
     def _read(self, relative: str) -> bytes:
         if self._local is not None:
             return _read_local(os.path.join(self._local, relative))
-        from ..fetch import fetch
+        from ..util.fetch import fetch
 
         try:
             size, data = fetch(self._fs, urls.join(self._root, relative), MAX_GRADE_BYTES)

@@ -19,7 +19,7 @@ from ..evaluate.distribution import Distribution, ValueCounts
 from .record import RunRecord, RunState
 
 if TYPE_CHECKING:
-    from ..document import GradeDocument
+    from ..grade.document import GradeDocument
 
 __all__ = [
     "EXAMPLES",
@@ -208,7 +208,7 @@ def as_record(item: RunRecord | GradeDocument, position: int = 0) -> RunRecord:
     id: the document's, else ``#<position>``)."""
     if isinstance(item, RunRecord):
         return item
-    from ..document import GradeDocument
+    from ..grade.document import GradeDocument
 
     if isinstance(item, GradeDocument):
         has_id = item.run is not None and item.run.id is not None

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from ..._version import __version__
-from ...check_codes import CHECK_GAVE_UP
+from ...codes.checks import CHECK_GAVE_UP
 from ..model import Summary
 from ..suite import Scored
 from ..text import stringify

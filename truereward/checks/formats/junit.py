@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from xml.sax.saxutils import escape, quoteattr
 
-from ...check_codes import CHECK_GAVE_UP
+from ...codes.checks import CHECK_GAVE_UP
 from ..model import Summary
 from ..suite import Scored
 from . import Run

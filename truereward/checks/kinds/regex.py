@@ -22,7 +22,7 @@ from typing import Any
 
 import regex
 
-from ...exceptions import TruerewardError
+from ...util.exceptions import TruerewardError
 from ..context import CaseContext, clock
 from ..model import Measurement
 from ..registry import BadCheck, CheckType, GaveUp, Warn

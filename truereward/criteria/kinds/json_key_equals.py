@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import JsonValue
 
-from ...strictjson import StrictJSONError, loads
+from ...util.strictjson import StrictJSONError, loads
 from ..context import Context
 from ..kind import CriterionKind, Failure, Options, Outcome
 from ..options import Path

@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import JsonValue, model_validator
 
-from ...jsonvalues import MISSING, json_pointer
-from ...strictjson import StrictJSONError, loads
+from ...util.jsonvalues import MISSING, json_pointer
+from ...util.strictjson import StrictJSONError, loads
 from ..context import Context
 from ..kind import CriterionKind, Failure, Options, Outcome
 from ..options import Path

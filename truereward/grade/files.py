@@ -16,13 +16,13 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from . import safefile, urls
-from .cases import CaseResult
+from ..folding.weighing import case_value
+from ..record.cases import CaseResult
+from ..record.scoring import Dimension, Member
+from ..util import safefile, urls
+from ..util.strictjson import canonical_bytes
 from .ctrfreport import ctrf
 from .document import GradeDocument, Publication
-from .folding.weighing import case_value
-from .scoring import Dimension, Member
-from .strictjson import canonical_bytes
 
 __all__ = [
     "CTRF",

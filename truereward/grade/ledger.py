@@ -15,10 +15,10 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .cases import CaseResult
-from .codes import Ungradable
+from ..codes import Ungradable
+from ..record.cases import CaseResult
+from ..record.refusal import Refusal, refusal
 from .document import GradeDocument, grade_document
-from .refusal import Refusal, refusal
 
 __all__ = ["Ledger", "fold_repetitions", "grade_one"]
 
@@ -131,7 +131,7 @@ class Ledger:
         crash of the session."""
         from pydantic import ValidationError
 
-        from .validation import describe
+        from ..record.validation import describe
 
         try:
             self.rows.append(CaseResult.from_row(row))
@@ -149,7 +149,7 @@ class Ledger:
         read is a refusal about that case, as in :meth:`add_row`."""
         from pydantic import ValidationError
 
-        from .validation import describe
+        from ..record.validation import describe
 
         results: list[CaseResult] = []
         for row in rows:
@@ -176,7 +176,7 @@ class Ledger:
         publication: Mapping[str, Any] | None = None,
     ) -> GradeDocument:
         """The grade document over everything that arrived (``publication``:
-        how its files are laid out, see :class:`~truereward.document.Publication`)."""
+        how its files are laid out, see :class:`~truereward.grade.document.Publication`)."""
         refusals = list(self.refusals)
         case_set: object = self.declared
         if not self.declared:

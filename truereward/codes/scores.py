@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .codes import declare
+from . import declare
 
 __all__ = ["DECLARATION", "SCORE_OUT_OF_RANGE"]
 

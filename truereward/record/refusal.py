@@ -17,8 +17,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from . import codes
-from .exceptions import UnknownName
+from .. import codes
+from ..util.exceptions import UnknownName
 
 __all__ = [
     "Outlook",
@@ -52,7 +52,7 @@ class Refusal(BaseModel):
 
 
 def refusal(code: str, why: str, case: str | None = None) -> Refusal:
-    """A refusal under ``code`` (:class:`~truereward.exceptions.UnknownName` if no
+    """A refusal under ``code`` (:class:`~truereward.util.exceptions.UnknownName` if no
     one declared it), with the code's blame."""
     info = codes.lookup(code)
     return Refusal.model_validate({"code": code, "blame": info.blame, "why": why, "case": case})

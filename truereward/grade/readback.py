@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..folding import Fold, fold_prepared
+from ..util.exceptions import TruerewardError
+from ..util.strictjson import StrictJSONError
 from .document import GradeDocument
-from .exceptions import TruerewardError
-from .folding import Fold, fold_prepared
-from .strictjson import StrictJSONError
 
 __all__ = ["Disagreement", "Unreadable", "load_document", "parse_document", "verify_document"]
 
@@ -44,7 +44,7 @@ class Disagreement:
 def verify_document(document: GradeDocument) -> list[Disagreement]:
     """Fold ``document.detail`` again and compare every fold field. Raises
     :class:`Unreadable` when the scheme is unknown here."""
-    from .exceptions import UnknownName
+    from ..util.exceptions import UnknownName
 
     try:
         again = fold_prepared(list(document.detail), document.inputs, document.scheme)
@@ -72,7 +72,7 @@ def load_document(path: Path) -> tuple[GradeDocument, bytes]:
     """Read and validate a stored ``grade.json``; :class:`Unreadable` if it
     cannot be."""
 
-    from . import safefile
+    from ..util import safefile
 
     try:
         data = safefile.read_regular(str(path))
@@ -86,7 +86,7 @@ def parse_document(where: str, data: bytes) -> GradeDocument:
     :class:`Unreadable` naming ``where`` when it is not one."""
     from pydantic import ValidationError
 
-    from .validation import describe
+    from ..record.validation import describe
 
     try:
         return GradeDocument.from_bytes(data)

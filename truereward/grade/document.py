@@ -30,12 +30,9 @@ from pydantic import (
     model_validator,
 )
 
-from . import safefile
-from ._version import __version__
-from .bounded import bounded_row
-from .cases import CaseResult, CheckAnswer
-from .codes import Ungradable
-from .folding import (
+from .._version import __version__
+from ..codes import Ungradable
+from ..folding import (
     Fold,
     FoldInputs,
     Scheme,
@@ -43,11 +40,14 @@ from .folding import (
     prepare_inputs,
     validate_rows,
 )
-from .frozen import Items
-from .refusal import Refusal, outlook, refusal
-from .scoring import Scoring
-from .segments import check_segment
-from .strictjson import canonical_bytes, loads
+from ..record.cases import CaseResult, CheckAnswer
+from ..record.refusal import Refusal, outlook, refusal
+from ..record.scoring import Scoring
+from ..util import safefile
+from ..util.frozen import Items
+from ..util.segments import check_segment
+from ..util.strictjson import canonical_bytes, loads
+from .bounded import bounded_row
 from .versions import READ_VERSIONS, SCHEMA_VERSION, SCORING_VERSION, SchemaVersion
 
 __all__ = [
@@ -73,7 +73,7 @@ __all__ = [
 GRADER_NAME = "truereward"
 
 #: The largest grade document made: what ``truereward verify``, the
-#: publishers and the sweep tools read (:data:`truereward.safefile.LIMIT`).
+#: publishers and the sweep tools read (:data:`truereward.util.safefile.LIMIT`).
 MAX_DOCUMENT_BYTES = safefile.LIMIT
 
 _STRICT = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
@@ -204,7 +204,7 @@ class GradeDocument(Fold):
         Publication, Field(default_factory=Publication, exclude_if=_default_layout)
     ]
     # Recorded only on a grade refused for reasons grading again cannot heal
-    # (:func:`~truereward.refusal.outlook` ``needs-fix``): the sha256 of the
+    # (:func:`~truereward.record.refusal.outlook` ``needs-fix``): the sha256 of the
     # task definition and reader it was made with, so that a regrade can
     # tell whether they changed since. Left out otherwise (older bytes kept).
     definition: Annotated[
@@ -248,7 +248,7 @@ class GradeDocument(Fold):
     @classmethod
     def from_bytes(cls, data: bytes | str) -> GradeDocument:
         """Load a stored document (strict JSON, strict schema). Raises
-        :class:`~truereward.strictjson.StrictJSONError` (not strict JSON:
+        :class:`~truereward.util.strictjson.StrictJSONError` (not strict JSON:
         NaN, duplicate keys, bad UTF-8) or ``pydantic.ValidationError``."""
         loads(data)  # refuses what pydantic's JSON parser would let through
         if isinstance(data, bytes) and data.startswith(b"\xef\xbb\xbf"):
@@ -261,7 +261,7 @@ def digest_file(
 ) -> EvidenceDigest:
     """The digest of one local evidence file, read in chunks (a regular file
     only, never through a final symlink, at most ``limit`` bytes:
-    :mod:`truereward.safefile`; an ``OSError`` otherwise). ``name`` is the
+    :mod:`truereward.util.safefile`; an ``OSError`` otherwise). ``name`` is the
     path written into the document (default: ``path`` as given)."""
     sha = hashlib.sha256()
     size = 0
@@ -311,7 +311,7 @@ def grade_document(
     reasons that need a fix (``definition`` of :class:`GradeDocument`).
     Invalid rows raise ``pydantic.ValidationError`` naming the row index
     and field.
-    Each row is bounded before the fold (:func:`~truereward.bounded.bounded_row`);
+    Each row is bounded before the fold (:func:`~truereward.grade.bounded.bounded_row`);
     :func:`publishable` says whether the document fits (module docstring).
     """
     validated = [bounded_row(row) for row in validate_rows(rows)]

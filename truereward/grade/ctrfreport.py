@@ -5,7 +5,7 @@ row shows, and for an ungradable grade one ``failed`` test that stands for
 the grade (:data:`UNGRADABLE_TEST`), so the view never looks greener than
 the grade; reruns as ``retries``/``retryAttempts``/``flaky``;
 ``extra.truereward`` carries the grade's reward and digest, the view's only
-floats (:func:`truereward.files.render` relies on it). README.md, "File
+floats (:func:`truereward.grade.files.render` relies on it). README.md, "File
 formats", describes the view.
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .cases import KINDS, UNGRADABLE
-from .codes import Blame
+from ..codes import Blame
+from ..record.cases import KINDS, UNGRADABLE
 from .document import GradeDocument
 
 __all__ = ["SPEC_VERSION", "UNGRADABLE_TEST", "ctrf"]

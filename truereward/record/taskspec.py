@@ -18,10 +18,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, model_validator
 
+from ..util.exceptions import TruerewardError
+from ..util.strictjson import MAX_DEPTH, StrictJSONError, check_depth, loads
 from .cases import CaseId, Kind, case_set_problem
-from .exceptions import TruerewardError
 from .scoring import Scoring, ScoringSpec, resolve
-from .strictjson import MAX_DEPTH, StrictJSONError, check_depth, loads
 
 __all__ = ["MAX_SPEC_BYTES", "CaseSpec", "TaskSpec", "TaskSpecError"]
 
@@ -44,7 +44,7 @@ class CaseSpec(BaseModel):
 
     ``weight`` (a finite number, 1.0 when absent) and ``required``
     (``false``: ``required-pass/1`` does not require it) are read by the
-    weighted schemes (:mod:`truereward.scoring`), never by readers: they
+    weighted schemes (:mod:`truereward.record.scoring`), never by readers: they
     sit beside ``options``, not in them."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
@@ -93,7 +93,7 @@ class TaskSpec(BaseModel):
 
     @property
     def resolved_scoring(self) -> Scoring | None:
-        """The task's scoring as a grade carries it (:func:`truereward.scoring.resolve`:
+        """The task's scoring as a grade carries it (:func:`truereward.record.scoring.resolve`:
         weights and required flags, its scheme and threshold, its dimensions),
         or ``None`` when it declares none. Resolved once, when the spec is
         validated, which refuses a scoring that names what is not there."""
@@ -166,7 +166,7 @@ class TaskSpec(BaseModel):
     def load(cls, path: str | Path) -> TaskSpec:
         """Load a spec from a JSON or TOML file (by suffix; ``.toml`` is TOML,
         anything else JSON). :class:`TaskSpecError` naming the file."""
-        from . import safefile
+        from ..util import safefile
 
         where = Path(path)
         try:
@@ -210,7 +210,7 @@ _SHORT.maxlist = 5
 
 def _check_count(cases: object) -> None:
     """``ValueError`` when ``cases`` (a list or mapping of declarations) is
-    larger than a case set may be (:func:`~truereward.cases.case_set_problem`)."""
+    larger than a case set may be (:func:`~truereward.record.cases.case_set_problem`)."""
     if isinstance(cases, Mapping):
         problem = case_set_problem(cases, len(cases))
     elif isinstance(cases, list):

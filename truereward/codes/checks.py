@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .codes import declare
+from . import declare
 
 __all__ = ["CHECK_GAVE_UP", "DECLARATION"]
 

@@ -16,8 +16,8 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from ..util.frozen import EMPTY, FrozenMap, Items, is_absent, is_empty
 from .cases import CASE_ID_PATTERN, CaseId
-from .frozen import EMPTY, FrozenMap, Items, is_absent, is_empty
 
 __all__ = [
     "MAX_DIMENSIONS",

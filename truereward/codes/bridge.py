@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .codes import declare
+from . import declare
 
 __all__ = ["DECLARATION", "REWARDKIT_FAILED"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cases import FAIL, CaseResult, CheckAnswer, Observation, Rerun
+from ..record.cases import FAIL, CaseResult, CheckAnswer, Observation, Rerun
 
 __all__ = ["MAX_ITEMS", "MAX_TEXT", "bounded_row", "cut"]
 

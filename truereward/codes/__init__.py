@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from .exceptions import TruerewardError, UnknownName
-from .registry import Registry
+from ..util.exceptions import TruerewardError, UnknownName
+from ..util.registry import Registry
 
 __all__ = [
     "CODE_PATTERN",
@@ -216,7 +216,7 @@ def declare(codes: Mapping[str, Mapping[str, Any]]) -> None:
 
 
 def lookup(code: object) -> Code:
-    """The code named ``code``; :class:`~truereward.exceptions.UnknownName`
+    """The code named ``code``; :class:`~truereward.util.exceptions.UnknownName`
     (kind ``"refusal code"``, the message listing the known codes) if nobody declared it
     (entry points are read the first time a code is not found)."""
     found = SHARED.get(code) if isinstance(code, str) else None
@@ -252,8 +252,9 @@ def run_check_code(check: str) -> str:
 class Ungradable(TruerewardError):
     """Raised where a grade cannot be given. Carries the ``code`` consumers key
     on and the ``why`` a person reads; the why should name the case, file or
-    field. Constructing it with an unknown code raises :class:`~truereward.exceptions.UnknownName`,
-    so a typo cannot become a silent refusal of another kind.
+    field. Constructing it with an unknown code raises
+    :class:`~truereward.util.exceptions.UnknownName`, so a typo cannot become
+    a silent refusal of another kind.
 
     It pickles with both arguments, so a refusal raised in a worker process
     arrives in the controller as the refusal it was.

@@ -56,7 +56,7 @@ class Registry(Generic[T]):
     (raising ``TypeError`` or ``ValueError`` when it is not one); ``expand``,
     when given, turns it into several ``(name, item)`` pairs instead.
     A name that is unknown or cannot be loaded raises
-    :class:`~truereward.exceptions.UnknownName` whose message names the
+    :class:`~truereward.util.exceptions.UnknownName` whose message names the
     known ones, or why loading failed. ``plural`` is the
     kind's plural in messages (default: ``kind + "s"``). ``fallback(name)``
     (with ``check`` only) gives the entry-point value to load for a name
@@ -113,7 +113,7 @@ class Registry(Generic[T]):
             self._items.update(items)
 
     def find(self, name: str) -> T | None:
-        """The item named ``name``, or ``None``; :class:`~truereward.exceptions.UnknownName`
+        """The item named ``name``, or ``None``; :class:`~truereward.util.exceptions.UnknownName`
         when its entry point (or ``fallback`` value) cannot be loaded or
         does not load an item."""
         with self._lock:
@@ -144,7 +144,7 @@ class Registry(Generic[T]):
             return item
 
     def get(self, name: str) -> T:
-        """The item named ``name``; :class:`~truereward.exceptions.UnknownName` otherwise."""
+        """The item named ``name``; :class:`~truereward.util.exceptions.UnknownName` otherwise."""
         found = self.find(name)
         if found is None:
             known = ", ".join(self.names()) or "none"

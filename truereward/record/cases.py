@@ -25,8 +25,8 @@ from pydantic import (
     field_validator,
 )
 
-from . import codes
-from .frozen import EMPTY, FrozenJsonObject, FrozenMap, Items, is_absent, is_empty
+from .. import codes
+from ..util.frozen import EMPTY, FrozenJsonObject, FrozenMap, Items, is_absent, is_empty
 
 __all__ = [
     "CASE_ID_PATTERN",
