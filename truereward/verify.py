@@ -108,15 +108,24 @@ def _check_details(document: GradeDocument, read: Files) -> list[Disagreement]:
             return []
         why = "ungradable" if not document.gradable else "without a declared scoring"
         return [Disagreement(REWARD_DETAILS, "present", f"absent (the grade is {why})")]
-    expected = reward_details(document)
+    return _compare_json(
+        REWARD_DETAILS, data, reward_details(document), "other details", "the reward details"
+    )
+
+
+def _compare_json(
+    name: str, data: bytes | None, expected: Any, differs: str, what: str
+) -> list[Disagreement]:
+    """The stored JSON file ``name`` (``data``; ``None``: absent) against
+    ``expected``, which is ``what`` of grade.json; ``differs`` says a mismatch."""
     if data is None:
-        return [Disagreement(REWARD_DETAILS, "absent", "the reward details of grade.json")]
+        return [Disagreement(name, "absent", f"{what} of grade.json")]
     try:
-        stored = loads(data)
+        stored: Any = loads(data)
     except StrictJSONError as error:
         stored = f"not strict JSON: {error}"
     if stored != expected:
-        return [Disagreement(REWARD_DETAILS, "other details", "the reward details of grade.json")]
+        return [Disagreement(name, differs, f"{what} of grade.json")]
     return []
 
 
@@ -295,16 +304,7 @@ def _check_view(document: GradeDocument, data: bytes, read: Files) -> list[Disag
     name = document.publication.ctrf
     expected = ctrf(document)
     expected["extra"]["truereward"]["grade_sha256"] = hashlib.sha256(data).hexdigest()
-    stored = read(name)
-    if stored is None:
-        return [Disagreement(name, "absent", "the CTRF report of grade.json")]
-    try:
-        parsed = loads(stored)
-    except StrictJSONError as error:
-        parsed = f"not strict JSON: {error}"
-    if parsed != expected:
-        return [Disagreement(name, "a different report", "the CTRF report of grade.json")]
-    return []
+    return _compare_json(name, read(name), expected, "a different report", "the CTRF report")
 
 
 def _check_kept_evidence(document: GradeDocument, read: Files) -> list[Disagreement]:
