@@ -372,7 +372,7 @@ def _frame_name(frame: str) -> str:
     """``function (file:line)`` -> ``function (short/file)``."""
     name, _, where = frame.partition(" (")
     path = where.rsplit(":", 1)[0]
-    for marker in ("site-packages/", "lib/python3", "/work/"):
+    for marker in ("site-packages/", "lib/python3", f"{ROOT}/"):
         if marker in path:
             path = path.split(marker, 1)[1]
     return f"{name} ({path})"
