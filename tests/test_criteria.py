@@ -154,6 +154,28 @@ def test_diff_ratio_out_of_time_is_the_graders(app: Path) -> None:
     )
 
 
+ABSENT = {  # every kind that reads a file, with its options over the absent gone.bin
+    "file_contains": {"path": "gone.bin", "text": "x"},
+    "file_contains_regex": {"path": "gone.bin", "pattern": "x"},
+    "file_matches": {"path": "gone.bin", "expected": "x"},
+    "diff_ratio": {"path": "gone.bin", "expected": "x"},
+    "files_equal": {"path1": "notes.txt", "path2": "gone.bin"},
+    "json_key_equals": {"path": "gone.bin", "key": "a", "expected": 1},
+    "json_path_equals": {"path": "gone.bin", "json_path": "a", "expected": 1},
+    "csv_cell_equals": {"path": "gone.bin", "row": 0, "col": 0, "expected": "x"},
+    "xlsx_cell_equals": {"path": "gone.bin", "cell": "A1", "expected": 1},
+    "sqlite_query_equals": {"db_path": "gone.bin", "query": "SELECT 1", "expected": 1},
+    "image_size_equals": {"path": "gone.bin", "width": 1, "height": 1},
+    "image_similarity": {"path1": "gone.bin", "path2": "notes.txt"},
+}
+
+
+@pytest.mark.parametrize("criterion", sorted(ABSENT))
+def test_an_absent_file_fails_its_criterion_saying_so(app: Path, criterion: str) -> None:
+    row = grade(app, criterion, **ABSENT[criterion])
+    assert not passed(row) and row.why.endswith("/gone.bin does not exist"), row.why
+
+
 # --- structured files --------------------------------------------------------------------------
 
 
@@ -178,6 +200,15 @@ def test_json_key_and_path(app: Path) -> None:
     (app / "list.json").write_text("[1, 2]")
     row = grade(app, "json_key_equals", path="list.json", key="a", expected=1)
     assert not passed(row) and "not" in row.why
+    (app / "nan.json").write_text('{"a": NaN}')
+    for criterion, where in (
+        ("json_key_equals", {"key": "a"}),
+        ("json_path_equals", {"pointer": "/a"}),
+    ):
+        row = grade(app, criterion, path="nan.json", expected=1, **where)
+        assert not passed(row) and row.why.endswith(
+            "nan.json is not JSON: NaN is not a JSON number"
+        )
 
 
 def test_csv_cells(app: Path) -> None:

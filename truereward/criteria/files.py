@@ -14,11 +14,12 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..codes import Ungradable
 from ..grade.document import EvidenceDigest
 from ..util import safefile
+from ..util.strictjson import StrictJSONError, loads
 from .codes import WORKSPACE_MISSING
 from .kind import Failure
 
@@ -50,15 +51,16 @@ class EvidenceLike(Protocol):
     def refuse_outside(self, path: str, where: str) -> None: ...
 
 
-def as_text(data: bytes, shown: str) -> str:
+def as_text(data: bytes, shown: str, *, universal: bool = True) -> str:
     """``data`` as Python's text mode reads a file: UTF-8 (a leading BOM
-    dropped), universal newlines (``\\r\\n`` and ``\\r`` become ``\\n``).
-    Bytes that are not UTF-8 are the run's failure."""
+    dropped), universal newlines (``\\r\\n`` and ``\\r`` become ``\\n``;
+    left as they are when not ``universal``). Bytes that are not UTF-8 are
+    the run's failure."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise Failure(f"{shown} is not UTF-8 text (byte {error.start})") from None
-    if "\r" in text:
+    if universal and "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
 
@@ -197,10 +199,23 @@ class WorkspaceFiles:
         self._record(shown, data)
         return data
 
-    def text(self, path: str, *, limit: int | None = None) -> str | None:
-        """The file's text (:func:`as_text`), or ``None`` when it is absent."""
+    def need(self, path: str, *, limit: int | None = None) -> bytes:
+        """:meth:`read`, but an absent file is the run's failure ("does not exist")."""
         data = self.read(path, limit=limit)
-        return None if data is None else as_text(data, self.shown(path))
+        if data is None:
+            raise Failure(f"{self.shown(path)} does not exist")
+        return data
+
+    def text(self, path: str, *, limit: int | None = None) -> str:
+        """The file's text (:func:`as_text`); absent as :meth:`need`."""
+        return as_text(self.need(path, limit=limit), self.shown(path))
+
+    def json(self, path: str) -> Any:
+        """The file's strict JSON; absent as :meth:`need`, not JSON the run's failure."""
+        try:
+            return loads(self.need(path))
+        except StrictJSONError as error:
+            raise Failure(f"{self.shown(path)} is not JSON: {error}") from None
 
     def _read_local(self, resolved: str, parts: list[str] | None, limit: int) -> bytes:
         if parts is None:

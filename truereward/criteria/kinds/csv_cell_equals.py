@@ -20,9 +20,10 @@ from typing import Annotated
 from pydantic import Field
 
 from ..context import Context
+from ..files import as_text
 from ..kind import CriterionKind, Failure, Options, Outcome
 from ..options import Path
-from ..values import shown
+from ..values import compared, shown
 
 
 class CsvCellEquals(Options):
@@ -49,13 +50,7 @@ def _cell(text: str, row: int, col: int | str) -> str | None:
 def evaluate(options: CsvCellEquals, context: Context) -> Outcome:
     files = context.workspace()
     where = files.shown(options.path)
-    data = files.read(options.path)
-    if data is None:
-        raise Failure(f"{where} does not exist")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise Failure(f"{where} is not UTF-8 text (byte {error.start})") from None
+    text = as_text(files.need(options.path), where, universal=False)
     try:
         found = _cell(text, options.row, options.col)
     except csv.Error as error:
@@ -63,10 +58,7 @@ def evaluate(options: CsvCellEquals, context: Context) -> Outcome:
     address = f"row {options.row}, column {shown(options.col)}"
     if found is None:
         raise Failure(f"{where} has no cell at {address}")
-    return Outcome.binary(
-        found == options.expected,
-        f"{where} at {address} is {shown(found)}, expected {shown(options.expected)}",
-    )
+    return compared(found, options.expected, f"{where} at {address}")
 
 
 CRITERION = CriterionKind(

@@ -12,7 +12,7 @@ is ``GRADER_TIMEOUT``). A file absent or unreadable (as for
 from __future__ import annotations
 
 from ..context import Context
-from ..kind import CriterionKind, Failure, GradedOptions, Outcome
+from ..kind import CriterionKind, GradedOptions, Outcome
 from ..options import Path, Seconds
 from ..ratio import text_ratio
 
@@ -27,8 +27,6 @@ def evaluate(options: DiffRatio, context: Context) -> Outcome:
     files = context.workspace()
     where = files.shown(options.path)
     content = files.text(options.path)
-    if content is None:
-        raise Failure(f"{where} does not exist")
     ratio = text_ratio(content.strip(), options.expected.strip(), timeout=options.timeout)
     return Outcome.graded(ratio, options.min, f"{where}: ratio {ratio:.4f} (min {options.min:g})")
 

@@ -8,7 +8,7 @@ large, or leading out of the workspace: the case fails.
 from __future__ import annotations
 
 from ..context import Context
-from ..kind import CriterionKind, Failure, Options, Outcome
+from ..kind import CriterionKind, Options, Outcome
 from ..options import Path
 from ..values import shown
 
@@ -21,11 +21,9 @@ class FileContains(Options):
 def evaluate(options: FileContains, context: Context) -> Outcome:
     files = context.workspace()
     content = files.text(options.path)
-    where = files.shown(options.path)
-    if content is None:
-        raise Failure(f"{where} does not exist")
     return Outcome.binary(
-        options.text in content, f"{where} does not contain {shown(options.text)}"
+        options.text in content,
+        f"{files.shown(options.path)} does not contain {shown(options.text)}",
     )
 
 

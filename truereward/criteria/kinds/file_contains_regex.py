@@ -11,7 +11,7 @@ that does not compile is ``CASE_INVALID``, one that runs out of the reader's
 from __future__ import annotations
 
 from ..context import Context
-from ..kind import CriterionKind, Failure, Options, Outcome
+from ..kind import CriterionKind, Options, Outcome
 from ..options import Path
 from ..patterns import search
 from ..values import shown
@@ -26,8 +26,6 @@ def evaluate(options: FileContainsRegex, context: Context) -> Outcome:
     files = context.workspace()
     where = files.shown(options.path)
     content = files.text(options.path)
-    if content is None:
-        raise Failure(f"{where} does not exist")
     found = search(options.pattern, content, timeout=context.regex_timeout, what=where)
     return Outcome.binary(found is not None, f"{where} has no match for {shown(options.pattern)}")
 

@@ -7,7 +7,7 @@ Options: ``path``, ``expected``. Read as for ``file_contains``.
 from __future__ import annotations
 
 from ..context import Context
-from ..kind import CriterionKind, Failure, Options, Outcome
+from ..kind import CriterionKind, Options, Outcome
 from ..options import Path
 
 
@@ -18,12 +18,10 @@ class FileMatches(Options):
 
 def evaluate(options: FileMatches, context: Context) -> Outcome:
     files = context.workspace()
-    where = files.shown(options.path)
     content = files.text(options.path)
-    if content is None:
-        raise Failure(f"{where} does not exist")
     return Outcome.binary(
-        content.strip() == options.expected.strip(), f"{where} does not hold the expected text"
+        content.strip() == options.expected.strip(),
+        f"{files.shown(options.path)} does not hold the expected text",
     )
 
 

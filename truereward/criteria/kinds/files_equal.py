@@ -10,7 +10,7 @@ reference the verifier ships.
 from __future__ import annotations
 
 from ..context import Context
-from ..kind import CriterionKind, Failure, Options, Outcome
+from ..kind import CriterionKind, Options, Outcome
 from ..options import Path
 
 
@@ -21,12 +21,7 @@ class FilesEqual(Options):
 
 def evaluate(options: FilesEqual, context: Context) -> Outcome:
     files = context.workspace()
-    texts = []
-    for path in (options.path1, options.path2):
-        text = files.text(path)
-        if text is None:
-            raise Failure(f"{files.shown(path)} does not exist")
-        texts.append(text.strip())
+    texts = [files.text(path).strip() for path in (options.path1, options.path2)]
     return Outcome.binary(
         texts[0] == texts[1],
         f"{files.shown(options.path1)} and {files.shown(options.path2)} differ",

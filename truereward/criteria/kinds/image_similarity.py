@@ -27,12 +27,7 @@ class ImageSimilarity(GradedOptions):
 def evaluate(options: ImageSimilarity, context: Context) -> Outcome:
     pillow()
     files = context.workspace()
-    blobs = []
-    for path in (options.path1, options.path2):
-        data = files.read(path)
-        if data is None:
-            raise Failure(f"{files.shown(path)} does not exist")
-        blobs.append((data, files.shown(path)))
+    blobs = [(files.need(path), files.shown(path)) for path in (options.path1, options.path2)]
     pair = f"{blobs[0][1]} and {blobs[1][1]}"
     with ExitStack() as stack:
         first, second = (stack.enter_context(opened(data, shown)) for data, shown in blobs)

@@ -15,7 +15,7 @@ from pydantic import Field
 
 from ..context import Context
 from ..images import opened, pillow
-from ..kind import CriterionKind, Failure, Options, Outcome
+from ..kind import CriterionKind, Options, Outcome
 from ..options import Path
 
 
@@ -29,10 +29,7 @@ def evaluate(options: ImageSizeEquals, context: Context) -> Outcome:
     pillow()
     files = context.workspace()
     where = files.shown(options.path)
-    data = files.read(options.path)
-    if data is None:
-        raise Failure(f"{where} does not exist")
-    with opened(data, where) as image:
+    with opened(files.need(options.path), where) as image:
         width, height = image.size
     return Outcome.binary(
         (width, height) == (options.width, options.height),

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from pydantic import JsonValue
 
-from ...util.strictjson import StrictJSONError, loads
 from ..context import Context
 from ..kind import CriterionKind, Failure, Options, Outcome
 from ..options import Path
-from ..values import json_value_equal, shown
+from ..values import compared, shown
 
 
 class JsonKeyEquals(Options):
@@ -27,22 +26,12 @@ class JsonKeyEquals(Options):
 def evaluate(options: JsonKeyEquals, context: Context) -> Outcome:
     files = context.workspace()
     where = files.shown(options.path)
-    data = files.read(options.path)
-    if data is None:
-        raise Failure(f"{where} does not exist")
-    try:
-        document = loads(data)
-    except StrictJSONError as error:
-        raise Failure(f"{where} is not JSON: {error}") from None
+    document = files.json(options.path)
     if not isinstance(document, dict):
         raise Failure(f"{where} does not hold a JSON object")
     if options.key not in document:
         raise Failure(f"{where} has no key {shown(options.key)}")
-    found = document[options.key]
-    return Outcome.binary(
-        json_value_equal(found, options.expected),
-        f"{where}: {options.key} is {shown(found)}, expected {shown(options.expected)}",
-    )
+    return compared(document[options.key], options.expected, f"{where}: {options.key}")
 
 
 CRITERION = CriterionKind(

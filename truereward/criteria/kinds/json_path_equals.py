@@ -16,11 +16,10 @@ from typing import Any
 from pydantic import JsonValue, model_validator
 
 from ...util.jsonvalues import MISSING, json_pointer
-from ...util.strictjson import StrictJSONError, loads
 from ..context import Context
 from ..kind import CriterionKind, Failure, Options, Outcome
 from ..options import Path
-from ..values import json_value_equal, shown
+from ..values import compared, shown
 
 _INDEX = re.compile(r"-?[0-9]+")
 
@@ -63,13 +62,7 @@ def dotted(document: Any, path: str) -> Any:
 def evaluate(options: JsonPathEquals, context: Context) -> Outcome:
     files = context.workspace()
     where = files.shown(options.path)
-    data = files.read(options.path)
-    if data is None:
-        raise Failure(f"{where} does not exist")
-    try:
-        document = loads(data)
-    except StrictJSONError as error:
-        raise Failure(f"{where} is not JSON: {error}") from None
+    document = files.json(options.path)
     address = options.pointer if options.json_path is None else options.json_path
     assert address is not None
     if options.json_path is not None:
@@ -78,10 +71,7 @@ def evaluate(options: JsonPathEquals, context: Context) -> Outcome:
         found = json_pointer(document, address)  # the model checked it starts with "/"
     if found is MISSING:
         raise Failure(f"{where} has nothing at {shown(address)}")
-    return Outcome.binary(
-        json_value_equal(found, options.expected),
-        f"{where} at {shown(address)} is {shown(found)}, expected {shown(options.expected)}",
-    )
+    return compared(found, options.expected, f"{where} at {shown(address)}")
 
 
 CRITERION = CriterionKind(

@@ -72,9 +72,7 @@ def _authorize(action: int, _name: str | None, value: str | None, *_: Any) -> in
 def _copy(files: WorkspaceFiles, db_path: str, scratch: str) -> str:
     """The database (and its log) copied into ``scratch``; its path there."""
     where = files.shown(db_path)
-    data = files.read(db_path)
-    if data is None:
-        raise Failure(f"{where} does not exist")
+    data = files.need(db_path)
     if data and not data.startswith(_HEADER):
         raise Failure(f"{where} is not a SQLite database")
     copy = os.path.join(scratch, "db.sqlite")

@@ -21,7 +21,7 @@ from ...codes import Ungradable
 from ..context import Context
 from ..kind import CriterionKind, Failure, Options, Outcome
 from ..options import Path
-from ..values import cell_value_equal, shown
+from ..values import cell_value_equal, compared, shown
 
 #: The most bytes a workbook's parts may expand to: openpyxl parses the
 #: shared strings and styles whole when it opens a workbook, so the time it
@@ -63,9 +63,7 @@ def evaluate(options: XlsxCellEquals, context: Context) -> Outcome:
     openpyxl = _openpyxl()
     files = context.workspace()
     where = files.shown(options.path)
-    data = files.read(options.path)
-    if data is None:
-        raise Failure(f"{where} does not exist")
+    data = files.need(options.path)
     _expanded(data, where)
     try:
         workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
@@ -81,10 +79,7 @@ def evaluate(options: XlsxCellEquals, context: Context) -> Outcome:
             raise Failure(f"{where}: the sheet cannot be read: {error}") from None
     finally:
         workbook.close()
-    return Outcome.binary(
-        cell_value_equal(found, options.expected),
-        f"{where}[{options.cell}] is {shown(found)}, expected {shown(options.expected)}",
-    )
+    return compared(found, options.expected, f"{where}[{options.cell}]", cell_value_equal)
 
 
 CRITERION = CriterionKind(
