@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.calibrate_support import QUESTIONS, labelled_batches
+from tests.support.calibrate_support import QUESTIONS, labelled_batches
 from truereward.calibrate import (
     Answer,
     Case,

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.calibrate_support import BOOLEAN, QUESTIONS
+from tests.support.calibrate_support import BOOLEAN, QUESTIONS
 from truereward.calibrate import (
     Answer,
     Case,

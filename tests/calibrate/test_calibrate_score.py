@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.calibrate_support import (
+from tests.support.calibrate_support import (
     BOOLEAN,
     CHOICE,
     QUESTIONS,

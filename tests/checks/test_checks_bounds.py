@@ -34,7 +34,7 @@ from truereward.checks.kinds import regex as regex_kind
 from truereward.codes import Blame, declare, lookup
 from truereward.codes.checks import CHECK_GAVE_UP
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "tests" / "data" / "ctrf.schema.json").read_text())
 FORMATS = ["json", "junit", "ctrf", "markdown"]
 
@@ -119,11 +119,11 @@ class Timed:
 
 def score(path: Path, *args: str) -> Timed:
     """``truereward checks score`` with the hostile check kinds registered
-    (tests/checks_hostile.py), timed."""
+    (tests/support/checks_hostile.py), timed."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     result = subprocess.run(
-        [sys.executable, "-m", "tests.checks_hostile", "checks", "score", str(path), *args],
+        [sys.executable, "-m", "tests.support.checks_hostile", "checks", "score", str(path), *args],
         capture_output=True,
         text=True,
         check=False,
@@ -575,7 +575,7 @@ def test_scoring_alone_goes_on_after_each_case_that_kills_its_process(monkeypatc
     import multiprocessing
     import os
 
-    import tests.checks_hostile as hostile
+    import tests.support.checks_hostile as hostile
     from truereward.checks import registry, worker
     from truereward.checks.casefile import Chunk, RawCase
     from truereward.checks.formats import Run

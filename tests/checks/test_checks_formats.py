@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from truereward.checks import score_case, score_file
 from truereward.checks.formats.json_report import case_json
 
-SCHEMA = json.loads((Path(__file__).parent / "data" / "ctrf.schema.json").read_text())
+SCHEMA = json.loads((Path(__file__).parents[1] / "data" / "ctrf.schema.json").read_text())
 
 CASES = [
     {"id": "pass", "actual": "a b", "expected": "a b", "latencyMs": 1500, "tags": ["x", 2]},

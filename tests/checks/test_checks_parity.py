@@ -1,6 +1,6 @@
 """Parity with ai-eval-forge 0.2.0, the real package, installed by this module.
 
-On the corpus of ``tests/checks_corpus.py`` (every check type and the edge
+On the corpus of ``tests/support/checks_corpus.py`` (every check type and the edge
 cases of its input handling), the library and the command line agree with
 ai-eval-forge per case and per check (passed, score) and on the summary;
 the documented improvements differ exactly as documented; what ai-eval-forge
@@ -21,8 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.aef_reference import Reference, install
-from tests.checks_corpus import CRASHES, IMPROVED, SAME
+from tests.support.aef_reference import Reference, install
+from tests.support.checks_corpus import CRASHES, IMPROVED, SAME
 from truereward.checks import score_case, score_suite
 
 #: Every test here compares with ai-eval-forge, installed by pip and run in a process of its own.

@@ -3,7 +3,7 @@ huge, too many cases, a parser that raises), the rest of the sweep graded;
 every file the command line reads through the one safe reader; case sets,
 rows files and grade documents bounded so that a maximal case set grades in
 seconds and under 300 MB and its grade.json is one ``truereward verify``
-reads. Time and memory are measured in a fresh process (:mod:`tests.peak`).
+reads. Time and memory are measured in a fresh process (:mod:`tests.support.peak`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.peak import BUDGET_MB, cli_code, measured
 from truereward import GradeDocument, Ungradable
 from truereward.checks.casefile import MAX_CASE_BYTES, read_cases
 from truereward.grading import GradeRequest, grade_request
@@ -25,8 +26,6 @@ from truereward.readers.rows import MAX_LINE_BYTES, MAX_ROWS_BYTES, MAX_VALUES
 from truereward.record.cases import MAX_CASE_SET_BYTES, MAX_CASES
 from truereward.record.taskspec import MAX_SPEC_BYTES
 from truereward.util.safefile import LIMIT
-
-from .peak import BUDGET_MB, cli_code, measured
 
 CLI = [sys.executable, "-m", "truereward"]
 #: Wall seconds any refusal here comes within, on a loaded two-core machine.

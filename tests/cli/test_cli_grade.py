@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.reportgen import run_pytest, write_suite
+from tests.support.reportgen import run_pytest, write_suite
 from truereward.cli import main
 from truereward.verify import verify_published
 

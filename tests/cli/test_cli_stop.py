@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.grading.sweeps import make_sweep
+from tests.support.sweeps import make_sweep
 from truereward.grading import GradeRequest, grade_request
 
 TRUEREWARD = str(Path(sys.executable).with_name("truereward"))

@@ -1,7 +1,7 @@
 """Parity, measured: truereward's criteria and harbor-rewardkit 0.2.3 on one
-workspace (``tests/criteria_corpus.py``).
+workspace (``tests/support/criteria_corpus.py``).
 
-rewardkit runs in a Python 3.12 venv of its own (``tests/rewardkit.py``:
+rewardkit runs in a Python 3.12 venv of its own (``tests/support/rewardkit.py``:
 made once per machine, never skipped), each case as a tests directory
 holding one criterion, through its own ``runner.run``. truereward grades the
 same cases with the ``workspace`` reader. For every case rewardkit grades,
@@ -24,9 +24,17 @@ import pytest
 
 import truereward as tr
 from tests.conftest import ROOT
-from tests.criteria_corpus import Case, build, cases, closed_port, kit_call, our_options, serve
-from tests.harbor import _locked
-from tests.rewardkit import KitResult, rewardkit_scores
+from tests.support.criteria_corpus import (
+    Case,
+    build,
+    cases,
+    closed_port,
+    kit_call,
+    our_options,
+    serve,
+)
+from tests.support.harbor import _locked
+from tests.support.rewardkit import KitResult, rewardkit_scores
 from truereward.codes import Ungradable, lookup
 
 pytestmark = pytest.mark.slow

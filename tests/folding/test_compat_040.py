@@ -21,8 +21,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests import strategies as gen
-from tests.installs import install_target
+from tests.support import strategies as gen
+from tests.support.installs import install_target
 from truereward import CaseResult, fold
 
 LEGACY_VERSION = "0.4.0"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests import strategies as gen
+from tests.support import strategies as gen
 from truereward import fold, grade_document
 
 SCHEMES = st.sampled_from(["gated-binary/1", "fix-rate/1", "mean-score/1"])

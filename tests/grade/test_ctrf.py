@@ -10,13 +10,13 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from tests import strategies as gen
-from tests.test_strictjson import floats_in
+from tests.support import strategies as gen
+from tests.util.test_strictjson import floats_in
 from truereward import ctrf, grade_document
 from truereward.grade.ctrfreport import UNGRADABLE_TEST
 from truereward.grade.files import render
 
-SCHEMA = json.loads((Path(__file__).parent / "data" / "ctrf.schema.json").read_text())
+SCHEMA = json.loads((Path(__file__).parents[1] / "data" / "ctrf.schema.json").read_text())
 
 
 def validate(report):

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from pydantic import ValidationError
 
-from tests import strategies as gen
+from tests.support import strategies as gen
 from tests.support.schemas import shipped
 from truereward import GradeDocument, grade_document
 from truereward.grade.document import digest_file

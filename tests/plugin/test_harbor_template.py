@@ -6,9 +6,10 @@ As shipped: every pin of their Dockerfiles installs from PyPI, truereward is the
 ``infra/harbor-wheel.sh`` builds from this clone, Harbor 0.26's ``harbor lint`` passes both,
 and the two differ only where the verifier mode does.
 
-As Harbor runs them: a real Harbor ``Job`` (``tests/harbor.py``, ``tests/harbor_driver.py``)
-with the ``nop`` agent in a stand-in sandbox runs each variant's own verifier over a passing,
-a failing and an ungradable agent's end state, and reads the reward with Harbor's own parser.
+As Harbor runs them: a real Harbor ``Job`` (``tests/support/harbor.py``,
+``tests/support/harbor_driver.py``) with the ``nop`` agent in a stand-in sandbox runs each
+variant's own verifier over a passing, a failing and an ungradable agent's end state, and reads
+the reward with Harbor's own parser.
 
 Scenario by scenario, each lays out what a trial's container holds at verification time, in
 a temporary directory: ``tests/`` (a copy of the sample's ``tests/``, as Harbor copies it to
@@ -20,7 +21,7 @@ the Dockerfile installs (pytest 8.4.1, pytest-json-ctrf 0.3.5, pytest-rerunfailu
 pytest-timeout, truereward's dependencies and the wheel built from this clone), installed into
 a directory of their own, and no other pytest plugin (autoloading is off; the ones the
 Dockerfile installs are named with ``-p``). What it leaves in ``logs/`` is checked with
-``truereward verify`` and with Harbor 0.26's own reward parsing (``tests/harbor.py``).
+``truereward verify`` and with Harbor 0.26's own reward parsing (``tests/support/harbor.py``).
 
 The other tests run real sessions of the plugin beside the plugins verifiers use with
 it: pytest-xdist, pytest-randomly, pytest-json-ctrf, pytest-rerunfailures and
@@ -49,8 +50,8 @@ from packaging.requirements import Requirement
 
 import truereward as tr
 from tests.conftest import ROOT
-from tests.harbor import TaskTrial, harbor_python, harbor_reward, harbor_run_tasks
-from tests.installs import install_target
+from tests.support.harbor import TaskTrial, harbor_python, harbor_reward, harbor_run_tasks
+from tests.support.installs import install_target
 from truereward import GradeDocument
 from truereward.verify import verify_published
 
@@ -278,7 +279,7 @@ def plant(logs: Path) -> bytes:
 
 
 def harbor_package() -> Path:
-    """Where Harbor 0.26 is installed (its venv, ``tests/harbor.py``)."""
+    """Where Harbor 0.26 is installed (its venv, ``tests/support/harbor.py``)."""
     done = subprocess.run(
         [
             str(harbor_python()),

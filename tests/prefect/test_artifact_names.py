@@ -82,7 +82,7 @@ def test_a_report_on_s3_gets_a_presigned_url_a_browser_opens(
 
 
 def test_the_regrade_artifact_lists_apart_the_runs_that_need_a_fix(tmp_path) -> None:
-    from tests.grading.sweeps import make_sweep
+    from tests.support.sweeps import make_sweep
     from truereward.grading import grade_request
 
     sweep = make_sweep(tmp_path / "nightly", {"ok": "pass", "down": "never", "cases": "pass"})

@@ -17,14 +17,13 @@ from typing import Any
 
 import pytest
 
+from tests.support.dask_cluster import dask_cluster
+from tests.support.sweeps import make_sweep
 from truereward.grading import GradeRequest
-
-from .dask_cluster import dask_cluster
-from .sweeps import make_sweep
 
 pytestmark = pytest.mark.slow
 
-PID_READER = "tests.grading.pid_reader:READER"
+PID_READER = "tests.support.pid_reader:READER"
 
 
 @pytest.fixture(scope="module")

@@ -23,11 +23,10 @@ from typing import Any
 
 import pytest
 
-from tests.latencyproxy import LatencyProxy
+from tests.support.latencyproxy import LatencyProxy
+from tests.support.server import offline_env
+from tests.support.sweeps import make_sweep
 from truereward import GradeDocument
-
-from .server import offline_env
-from .sweeps import make_sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = 160

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.sweeps import make_sweep, run_flow
 from truereward.prefect.lifeline import (
     EXIT_API_LOST,
     GRACE_ENV,
@@ -29,8 +30,6 @@ from truereward.prefect.lifeline import (
 )
 from truereward.prefect.lost import NAMES_SHOWN, LostReport, render_lost
 from truereward.verify import verify_published
-
-from .sweeps import make_sweep, run_flow
 
 # --- the grace period and the bound ----------------------------------------------------------
 
@@ -303,7 +302,7 @@ def test_a_lifeline_ends_the_process_when_its_api_is_lost_and_never_once_stopped
     import subprocess
     import sys
 
-    from .server import offline_env, start_server, stop_server
+    from tests.support.server import offline_env, start_server, stop_server
 
     pid, api, _ = start_server(tmp_path / "server")
     try:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from .sweeps import make_sweep, run_flow
+from tests.support.sweeps import make_sweep, run_flow
 
 
 @pytest.fixture
@@ -109,7 +109,7 @@ def test_prefect_block_register_shows_our_block_type_in_prefects_conventions(
 
     from prefect.client.orchestration import get_client
 
-    from .server import PREFECT, offline_env
+    from tests.support.server import PREFECT, offline_env
 
     env = offline_env(PREFECT_API_URL=prefect_client_settings, PREFECT_HOME=str(tmp_path / "home"))
     registered = subprocess.run(
@@ -137,7 +137,7 @@ def test_prefect_finds_our_block_type_by_its_slug_in_a_fresh_process(tmp_path: P
     import subprocess
     import sys
 
-    from .server import offline_env
+    from tests.support.server import offline_env
 
     script = (
         "import sys\n"

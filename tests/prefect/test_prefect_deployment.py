@@ -20,11 +20,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT
-from tests.faultproxy import FaultProxy
-
-from .deployment import deployed, deployed_alone, prefect, run_deployment, worker
-from .server import offline_env
-from .sweeps import make_sweep, published, snapshot
+from tests.support.deployment import deployed, deployed_alone, prefect, run_deployment, worker
+from tests.support.faultproxy import FaultProxy
+from tests.support.server import offline_env
+from tests.support.sweeps import make_sweep, published, snapshot
 
 __all__ = ["deployed", "deployed_alone"]  # the fixtures, imported from .deployment
 

@@ -45,7 +45,7 @@ def test_the_sample_sweep_headline_is_the_documented_one(tmp_path: Path) -> None
 
 @pytest.mark.slow
 def test_the_own_flow_example_runs(prefect_client_settings: str, tmp_path: Path) -> None:
-    from .sweeps import make_sweep
+    from tests.support.sweeps import make_sweep
 
     code = re.search(r"## The tasks, in your own flows\n\n```python\n(.*?)```", DOC, re.S)
     assert code is not None

@@ -13,9 +13,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.sweeps import make_sweep, published, run_flow, snapshot
 from truereward.grading import GradeRequest, GradeRunOutcome, PublishFailed
-
-from .sweeps import make_sweep, published, run_flow, snapshot
 
 pytestmark = pytest.mark.slow
 

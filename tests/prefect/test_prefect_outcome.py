@@ -32,10 +32,9 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
-
-from .deployment import deploy, prefect, worker
-from .server import offline_env, start_server, stop_server
-from .sweeps import make_sweep
+from tests.support.deployment import deploy, prefect, worker
+from tests.support.server import offline_env, start_server, stop_server
+from tests.support.sweeps import make_sweep
 
 AUTOMATION = ROOT / "infra" / "automations" / "notify-grader-refused-sweeps.yaml"
 

@@ -33,12 +33,11 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
+from tests.support.deployment import deploy, prefect, run_deployment, worker
+from tests.support.server import offline_env, start_server, stop_server
+from tests.support.sweeps import make_sweep, published
 from truereward.grading.shards import shard_of
 from truereward.prefect.lifeline import EXIT_API_LOST, exit_bound
-
-from .deployment import deploy, prefect, run_deployment, worker
-from .server import offline_env, start_server, stop_server
-from .sweeps import make_sweep, published
 
 pytestmark = [pytest.mark.slow, pytest.mark.longest]
 

@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.sweeps import make_sweep
 from truereward.grading import Chunk, GradeRequest, plan_runs
-
-from .sweeps import make_sweep
 
 
 def test_the_task_functions_work_without_prefect(tmp_path: Path) -> None:

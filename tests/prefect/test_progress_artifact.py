@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from .sweeps import make_sweep, run_flow
+from tests.support.sweeps import make_sweep, run_flow
 
 RUNS = 2000
 

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.rewardkit import rewardkit_python
+from tests.support.rewardkit import rewardkit_python
+from tests.support.sweeps import published, run_flow
 from truereward.verify import verify_published
-
-from .sweeps import published, run_flow
 
 pytestmark = pytest.mark.slow
 

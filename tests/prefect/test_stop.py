@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from .server import migrated_database, offline_env
-from .sweeps import make_sweep, snapshot
+from tests.support.server import migrated_database, offline_env
+from tests.support.sweeps import make_sweep, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -206,7 +206,7 @@ def test_the_zombie_automation_is_created_by_prefects_cli_on_a_real_server(
 ) -> None:
     from prefect.automations import Automation
 
-    from .server import PREFECT, offline_env
+    from tests.support.server import PREFECT, offline_env
 
     env = offline_env(PREFECT_API_URL=prefect_client_settings, PREFECT_HOME=str(tmp_path / "home"))
     created = subprocess.run(

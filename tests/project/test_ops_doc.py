@@ -1,7 +1,7 @@
 """docs/ops.md's walkthrough runs as written, and prints what it shows.
 
 The walkthrough's sections (``1. ...`` to ``6. ...``) are run in order as one
-``bash -e`` script in a scratch copy of the clone, the way tests/test_readme.py
+``bash -e`` script in a scratch copy of the clone, the way tests/project/test_readme.py
 runs the README's blocks (the same environment: the venv's commands first on
 ``PATH``, Prefect's home in the temp dir, offline); nothing in a block is
 substituted. Every line of a ``text`` block of the walkthrough is what the
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.test_readme import Plan, block_env, readme_blocks, run_bash, scratch_copy
+from tests.project.test_readme import Plan, block_env, readme_blocks, run_bash, scratch_copy
 
 OPS = ROOT / "docs" / "ops.md"
 
@@ -27,7 +27,7 @@ OPS = ROOT / "docs" / "ops.md"
 NOT_RUN = {
     ("Finding them", 1): "the walkthrough's step 2 runs sweep retries; the rest are its options",
     ("Grading exactly those again", 1): "needs a server and a deployment: "
-    "tests/grading/test_prefect_regrade.py runs it",
+    "tests/prefect/test_prefect_deployment.py runs it",
     ("Grading exactly those again", 2): "the walkthrough's step 4 runs this command",
 }
 

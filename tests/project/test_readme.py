@@ -35,8 +35,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT
-from tests.grading.server import free_port
-from tests.grading.sweeps import published
+from tests.support.server import free_port
+from tests.support.sweeps import published
 from truereward.schemas import load
 
 README = ROOT / "README.md"
@@ -290,7 +290,7 @@ PLANS: dict[tuple[str, int], Plan] = {
     # The verifier's module is samples/verifier/test_grade.py, which the next block runs.
     ("The pytest plugin", 1): Plan("python", "module", check=check_verifier_module),
     ("The pytest plugin", 2): Plan("bash", "bash", check=check_verifier_run, slow=True),
-    # Defines the subtests test only: tests/test_plugin.py runs that module in sessions.
+    # Defines the subtests test only: tests/plugin/test_plugin.py runs that module in sessions.
     ("The pytest plugin", 3): Plan("python", "python"),
     ("Publishing to object storage", 1): Plan(
         "python", "python", subs=(S3_ENDPOINT,), claims=2, check=check_s3_python, s3=True

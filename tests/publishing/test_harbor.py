@@ -1,7 +1,7 @@
 """What Harbor 0.26 makes of the files we publish, by Harbor's own code.
 
 Each run is graded and published with truereward into a directory, then a real
-Harbor job (``tests/harbor.py``: Harbor's ``Job``, trial and ``Verifier`` in a
+Harbor job (``tests/support/harbor.py``: Harbor's ``Job``, trial and ``Verifier`` in a
 stand-in sandbox, in a Python 3.12 venv of its own) takes that directory as
 what the verifier left in ``/logs/verifier``. The job's figures are Harbor's
 default metric (one ``Mean``) and its pass@k.
@@ -31,8 +31,8 @@ from typing import Any
 import pytest
 
 import truereward as tr
-from tests import harbor as harbor_support
-from tests.harbor import (
+from tests.support import harbor as harbor_support
+from tests.support.harbor import (
     HarborUnavailable,
     JobMetrics,
     Trial,

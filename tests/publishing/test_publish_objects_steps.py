@@ -8,7 +8,7 @@ or refused by a store that is down. Before every call, and after the stop,
 nothing stands beside a ``grade.json`` that is not its own (a reward object
 or CTRF view naming another grade, or none; a reward beside a refusal); and
 publishing again completes the set. The same protocol runs on S3
-(``tests/test_publish_s3_orphans.py`` kills real processes there).
+(``tests/publishing/test_publish_s3_orphans.py`` kills real processes there).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, s3_options
-from tests.installs import install_target
+from tests.support.installs import install_target
 from truereward.publishing.s3 import (
     BOTOCORE_FLOOR,
     CONDITIONS,

@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 import pytest
 
 from tests.conftest import s3_options
-from tests.faultproxy import FaultProxy
+from tests.support.faultproxy import FaultProxy
 from truereward import GradeDocument, PublishError, grade_document, publish
 from truereward.util.target import Target
 from truereward.verify import verify_target

@@ -3,7 +3,7 @@
 Reward objects (and a CTRF view) that a new grade does not own, whether an
 older grade's or left with no grade at all by another writer, are deleted
 before its ``grade.json`` is written. Shown here through the fault proxy
-(``tests/faultproxy.py``), whose judge looks at the bucket before every
+(``tests/support/faultproxy.py``), whose judge looks at the bucket before every
 request a publisher sends (the publisher waits there, so every state its
 requests leave the bucket in is seen):
 
@@ -31,8 +31,7 @@ from urllib.parse import urlparse
 import pytest
 
 from tests.conftest import s3_options
-from tests.faultproxy import FaultProxy
-from tests.test_publish_s3 import (
+from tests.publishing.test_publish_s3 import (
     _publish_at,
     assert_consistent,
     body,
@@ -40,6 +39,7 @@ from tests.test_publish_s3 import (
     listing,
     ungradable,
 )
+from tests.support.faultproxy import FaultProxy
 from truereward import GradeDocument, PublishError, publish
 from truereward.grade.files import REWARD_FILES
 from truereward.publishing import PublishDecision, Target
@@ -54,7 +54,7 @@ PLANTED = {
 }
 
 #: Modules the forkserver imports once, so a killed publisher costs a fork.
-PRELOAD = ["truereward.publishing.s3", "s3fs", "tests.test_publish_s3_orphans"]
+PRELOAD = ["truereward.publishing.s3", "s3fs", "tests.publishing.test_publish_s3_orphans"]
 
 
 @pytest.fixture

@@ -16,11 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.sweeps import make_sweep
 from truereward import GradeDocument
 from truereward.grading import GradeRequest, grade_request
 from truereward.verify import verify_published
-
-from .grading.sweeps import make_sweep
 
 CLI = [sys.executable, "-m", "truereward"]
 CASES = {"tests/test_app.py::test_fix": "fail_to_pass"}

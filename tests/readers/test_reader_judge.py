@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_calibrate_openai import FakeChatServer
+from tests.judging.test_calibrate_openai import FakeChatServer
 from truereward import TaskSpec, Ungradable, fold, read
 from truereward.codes import lookup
 
@@ -29,7 +29,7 @@ CRITERIA = [
 ]
 
 
-def spec(criteria, factory="tests.judge_providers:scripted", **options):
+def spec(criteria, factory="tests.support.judge_providers:scripted", **options):
     return TaskSpec.of(
         {
             "cases": criteria,
@@ -73,7 +73,8 @@ def test_an_abstention_is_judge_abstained_never_a_fail(answer):
 
 
 @pytest.mark.parametrize(
-    "factory", ["tests.judge_providers:failing", "tests.judge_providers:wrong_shape"]
+    "factory",
+    ["tests.support.judge_providers:failing", "tests.support.judge_providers:wrong_shape"],
 )
 def test_a_provider_failure_refuses_the_evidence(answer, factory):
     with pytest.raises(Ungradable) as caught:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reportgen import OUTCOMES, install_legacy_ctrf, run_pytest, write_suite
+from tests.support.reportgen import OUTCOMES, install_legacy_ctrf, run_pytest, write_suite
 from truereward import Ungradable, fold, grade_evidence, read
 from truereward.readers import read_with_evidence
 

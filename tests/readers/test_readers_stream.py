@@ -23,7 +23,7 @@ from truereward.readers.matching import trimmed_fallback
 from truereward.readers.outcomes import rows_for
 from truereward.record.taskspec import TaskSpec
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_check_evidence():

@@ -1,5 +1,5 @@
 """The rewardkit bridge against real harbor-rewardkit 0.2.3 in a Python 3.12
-venv (``tests/rewardkit.py``, shared with the parity corpus: made and cached
+venv (``tests/support/rewardkit.py``, shared with the parity corpus: made and cached
 like Harbor's, never skipped).
 
 Each of rewardkit's failures is reproduced twice: by rewardkit itself (its
@@ -27,12 +27,11 @@ from typing import Any
 import pytest
 
 import truereward as tr
+from tests.support.llm_stub import StubLLM
+from tests.support.rewardkit import REWARDKIT_VERSION, rewardkit_python
 from truereward.grade.document import GradeDocument
 from truereward.grade.files import render as render_files
 from truereward.verify import verify_published
-
-from .llm_stub import StubLLM
-from .rewardkit import REWARDKIT_VERSION, rewardkit_python
 
 pytestmark = pytest.mark.slow
 

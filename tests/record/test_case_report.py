@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from pydantic import ValidationError
 
-from tests import strategies as gen
+from tests.support import strategies as gen
 from tests.support.schemas import shipped
 from truereward import CaseResult, GradeDocument, grade_document
 from truereward.evaluate import EvaluationReport, Metric

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from tests import strategies as gen
+from tests.support import strategies as gen
 from tests.support.schemas import shipped
 from truereward import CaseResult
 from truereward.schemas import generate, load

@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from tests.installs import install_target
+from tests.support.installs import install_target
 
 VERSION = "0.2.0"
 

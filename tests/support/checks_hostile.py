@@ -2,7 +2,7 @@
 ``truereward checks score``; and a runner for the command line with them.
 
 :func:`register_kinds` registers them (importing this module does not, so
-that the test process's registry stays the built-in one). ``python -m tests.checks_hostile
+that the test process's registry stays the built-in one). ``python -m tests.support.checks_hostile
 checks score FILE ...`` runs the command line with them registered in the
 main process, so that the worker processes, forked from it, have them too
 (the command line is single-threaded, so its workers are forked).

@@ -1,5 +1,5 @@
 """A Harbor-style workspace and the criterion cases run on it by truereward and
-by harbor-rewardkit 0.2.3 side by side (``tests/test_criteria_parity.py``).
+by harbor-rewardkit 0.2.3 side by side (``tests/criteria/test_criteria_parity.py``).
 
 :func:`build` writes, under a directory: ``app/`` (the workspace: text, JSON,
 CSV, SQLite, XLSX and PNG files, a script, a symlink out, files rewardkit
@@ -19,7 +19,7 @@ expect of the pair:
 - ``differ``: a documented difference (``docs/criteria.md``, "Parity with
   rewardkit"), with what each side gives.
 
-``python -m tests.criteria_corpus DIR`` writes the workspace for a look.
+``python -m tests.support.criteria_corpus DIR`` writes the workspace for a look.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ deployment run ... --watch``.
 
 The scenarios that use one server share one work pool and one
 ``grade-run/local`` deployment, so they run one after another inside one test
-(``tests/grading/test_prefect_deployment.py``): a worker started by one never
+(``tests/prefect/test_prefect_deployment.py``): a worker started by one never
 picks up another's flow run. The grade-sweep scenarios are a second test, on
 a server of its own (:func:`deployed_alone`), so the two can run at once.
 (pytest-xdist's ``xdist_group`` cannot be relied on for this: with pytest 9.2

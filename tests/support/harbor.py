@@ -9,7 +9,7 @@ again. Workers of one session (xdist) take a lock, so one of them builds it and
 the others wait. Nothing here ever skips: a missing Python 3.12 or a failed
 install raises :class:`HarborUnavailable` with pip's output.
 
-The functions run ``tests/harbor_driver.py`` in that venv: a real Harbor
+The functions run ``tests/support/harbor_driver.py`` in that venv: a real Harbor
 ``Job`` with the ``nop`` agent in a stand-in sandbox (a host directory; no
 Docker, no network), whose verifier script leaves a trial's published files in
 ``/logs/verifier``. What comes back is what Harbor recorded:
@@ -199,7 +199,7 @@ def harbor_python() -> Path:
 
 def run_job(trials: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Run the driver over ``trials`` (``task``, ``logs`` and optionally ``exit``,
-    ``stale``; see ``tests/harbor_driver.py``) and return its JSON answer."""
+    ``stale``; see ``tests/support/harbor_driver.py``) and return its JSON answer."""
     python = harbor_python()
     with tempfile.TemporaryDirectory(prefix="truereward-harbor-") as scratch:
         work = Path(scratch)
@@ -266,7 +266,7 @@ def harbor_run_tasks(trials: Sequence[TaskTrial]) -> list[Trial]:
     separate: in a sandbox of its own that gets the task's artifacts); ``env``
     holds what the images install (``PATH``, ``PYTHONPATH``); what Harbor
     downloaded from ``/logs/verifier`` is copied to ``keep``. Tasks are told
-    apart by their directory's name. See ``tests/harbor_driver.py``."""
+    apart by their directory's name. See ``tests/support/harbor_driver.py``."""
     answer = run_job(
         [
             {

@@ -1,8 +1,8 @@
 """Runs a small Harbor job over verifier logs that truereward published.
 
-Not a test module and never imported by the tests: ``tests/harbor.py`` runs it
+Not a test module and never imported by the tests: ``tests/support/harbor.py`` runs it
 with the Python of a venv that has Harbor installed (``python -I``, so that
-``tests/harbor.py`` beside it does not shadow the ``harbor`` package)::
+``tests/support/harbor.py`` beside it does not shadow the ``harbor`` package)::
 
     python -I harbor_driver.py REQUEST.json RESULT.json
 

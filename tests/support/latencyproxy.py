@@ -14,7 +14,7 @@ the seconds from the first request to the last answer since the last reset;
 Run it in a process of its own, so that it never competes with what it
 measures for the interpreter lock::
 
-    python -m tests.latencyproxy --upstream http://127.0.0.1:5000 --latency-ms 25
+    python -m tests.support.latencyproxy --upstream http://127.0.0.1:5000 --latency-ms 25
 
 It prints ``PORT <number>`` once it listens (``--port 0``: a free port).
 :class:`LatencyProxy` starts and stops such a process.
@@ -131,13 +131,13 @@ class LatencyProxy:
             [
                 sys.executable,
                 "-m",
-                "tests.latencyproxy",
+                "tests.support.latencyproxy",
                 "--upstream",
                 upstream,
                 "--latency-ms",
                 str(latency * 1000),
             ],
-            cwd=Path(__file__).resolve().parents[1],
+            cwd=Path(__file__).resolve().parents[2],
             stdout=subprocess.PIPE,
             text=True,
         )

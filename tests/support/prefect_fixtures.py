@@ -1,4 +1,5 @@
-"""Fixtures of the grading and Prefect tests."""
+"""Fixtures of the grading and Prefect tests (a real Prefect server for the
+session), registered for the whole suite by ``tests/conftest.py``."""
 
 from __future__ import annotations
 

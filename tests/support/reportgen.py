@@ -9,7 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tests.installs import install_target
+from tests.support.installs import install_target
 
 #: A test module with every outcome a report can carry.
 SUITE = textwrap.dedent("""

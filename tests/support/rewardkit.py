@@ -1,14 +1,14 @@
 """Harbor's reward kit (``harbor-rewardkit`` 0.2.3), run over a workspace.
 
 rewardkit needs Python 3.12 or newer, so it gets a venv of its own, made like
-Harbor's (``tests/harbor.py``): outside the repository, once per machine,
+Harbor's (``tests/support/harbor.py``): outside the repository, once per machine,
 keyed by version (``~/.cache/truereward-tests/rewardkit-0.2.3-py3.12``, or
 under ``$XDG_CACHE_HOME``), reused when its marker names the same
 requirements and interpreter and rewardkit imports from it, built under a
 lock so that xdist workers build it once. Nothing here skips: no Python 3.12
 or a failed install raises :class:`RewardkitUnavailable` with pip's output.
 
-:func:`rewardkit_scores` runs ``tests/rewardkit_driver.py`` in that venv:
+:func:`rewardkit_scores` runs ``tests/support/rewardkit_driver.py`` in that venv:
 each case is a tests directory of its own holding one Python file that calls
 one criterion, run by rewardkit's own ``runner.run`` (what its command line
 calls) into a fresh output directory. What comes back per case is what
@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypedDict
 
-from tests.harbor import _locked, cache_root, find_python312
+from tests.support.harbor import _locked, cache_root, find_python312
 
 REWARDKIT_VERSION = "0.2.3"
 #: rewardkit and what its image and spreadsheet criteria import (its ``image``

@@ -1,6 +1,6 @@
 """Runs harbor-rewardkit over criterion cases, one tests directory per case.
 
-Not a test module and never imported by the tests: ``tests/rewardkit.py`` runs
+Not a test module and never imported by the tests: ``tests/support/rewardkit.py`` runs
 it with the Python of a venv that has rewardkit installed (``python -I``)::
 
     python -I rewardkit_driver.py REQUEST.json RESULT.json
