@@ -34,10 +34,10 @@
 #            pytest-xdist, at the pytest extra's floors; test_criteria,
 #            test_criteria_hostile, test_criteria_trajectory: the workspace
 #            criteria on openpyxl and Pillow at the xlsx and images floors;
-#   prefect  grading/test_prefect_tasks, grading/test_prefect_flow (grade-run
+#   prefect  prefect/test_prefect_tasks, prefect/test_prefect_flow (grade-run
 #            on a real server, the Dask runner), grading/test_grading_s3,
 #            grading/test_shards (grade-sweep's requests) and
-#            grading/test_prefect_blocks (prefect-aws blocks as targets); the
+#            prefect/test_prefect_blocks (prefect-aws blocks as targets); the
 #            deployment tests take minutes each and are left to the suite
 #            (grade-sweep's imports are checked in step 3).
 #
@@ -87,15 +87,17 @@ one() {
   local tests
   case "$name" in
     core)
-      tests=(tests/test_strictjson.py tests/test_document.py tests/test_ctrf.py
-        tests/test_publish_local.py tests/test_publish_s3.py tests/test_publish_s3_faults.py
-        tests/test_publish_s3_client.py tests/test_plugin.py tests/test_criteria.py
-        tests/test_criteria_hostile.py tests/test_criteria_trajectory.py -k "not old_botocore")
+      tests=(tests/util/test_strictjson.py tests/grade/test_document.py tests/grade/test_ctrf.py
+        tests/publishing/test_publish_local.py tests/publishing/test_publish_s3.py
+        tests/publishing/test_publish_s3_faults.py tests/publishing/test_publish_s3_client.py
+        tests/plugin/test_plugin.py tests/criteria/test_criteria.py
+        tests/criteria/test_criteria_hostile.py tests/criteria/test_criteria_trajectory.py
+        -k "not old_botocore")
       ;;
     prefect)
-      tests=(tests/grading/test_prefect_tasks.py tests/grading/test_prefect_flow.py
+      tests=(tests/prefect/test_prefect_tasks.py tests/prefect/test_prefect_flow.py
         tests/grading/test_grading_s3.py tests/grading/test_shards.py
-        tests/grading/test_prefect_blocks.py)
+        tests/prefect/test_prefect_blocks.py)
       ;;
   esac
   # A test that hangs (a Dask worker that cannot load a task waits forever)

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-#: pytester runs the plugin's sessions in process (tests/test_plugin.py).
-pytest_plugins = ["pytester"]
+#: pytester runs the plugin's sessions in process (tests/plugin/test_plugin.py);
+#: the Prefect server fixtures serve tests/grading and tests/prefect alike.
+pytest_plugins = ["pytester", "tests.support.prefect_fixtures"]
 
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # The README's test command and CI: the same examples on every run

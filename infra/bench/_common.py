@@ -345,7 +345,7 @@ def offline_env(**extra: str) -> dict[str, str]:
     """The environment of the Prefect and Dask processes a bench starts (the
     tests' own: no analytics, no configured server unless given)."""
     sys.path.insert(0, str(ROOT))
-    from tests.grading.server import offline_env as env
+    from tests.support.server import offline_env as env
 
     return env(**extra)
 
@@ -435,8 +435,8 @@ class Deployed:
         import shutil
 
         sys.path.insert(0, str(ROOT))
-        from tests.grading.deployment import POOL, prefect
-        from tests.grading.server import start_server
+        from tests.support.deployment import POOL, prefect
+        from tests.support.server import start_server
 
         shutil.rmtree(self.home, ignore_errors=True)
         self.pid, self.url, _ = start_server(self.home / "server", self.database_url)
@@ -462,14 +462,14 @@ class Deployed:
         return self
 
     def __exit__(self, *_: object) -> None:
-        from tests.grading.server import stop_server
+        from tests.support.server import stop_server
 
         stop_server(self.pid)
 
     def worker(self, log: Path, *more: str) -> Any:
         """A process worker on the pool in the project root (a context
         manager; the worker and its flow runs are killed at the end)."""
-        from tests.grading.deployment import worker
+        from tests.support.deployment import worker
 
         return worker(self.env, log, *more)
 
@@ -486,7 +486,7 @@ def wait_for_workers(deployed: Deployed, names: Iterable[str], timeout: float = 
     from prefect.client.orchestration import get_client
 
     sys.path.insert(0, str(ROOT))
-    from tests.grading.deployment import POOL
+    from tests.support.deployment import POOL
 
     deadline = time.monotonic() + timeout
     with deployed.client_settings(), get_client(sync_client=True) as client:
@@ -512,7 +512,7 @@ def postgres(home: Path) -> Iterator[str]:
     import shutil
 
     sys.path.insert(0, str(ROOT))
-    from tests.grading.server import free_port
+    from tests.support.server import free_port
 
     # On PATH, or where Debian's package puts it (its versioned directory).
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))

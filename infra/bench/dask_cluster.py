@@ -15,7 +15,7 @@ process, on a ``prefect server start`` (SQLite) started here:
   the default for task runs in other processes: ``MAX_REMOTE_CHUNK``;
   ``--chunk-size N`` gives both sides chunks of N) and ``dask_address`` the
   scheduler of a cluster this script starts as separate processes on
-  loopback (tests/grading/dask_cluster.py: ``dask scheduler`` and two
+  loopback (tests/support/dask_cluster.py: ``dask scheduler`` and two
   ``dask worker`` processes of 4 threads each, so 8 task runs at a time
   either way), the workers talking to the same Prefect API.
 
@@ -145,8 +145,8 @@ def main() -> int:
         return 0
 
     sys.path.insert(0, str(ROOT))
-    from tests.grading.dask_cluster import dask_cluster
-    from tests.grading.server import start_server, stop_server
+    from tests.support.dask_cluster import dask_cluster
+    from tests.support.server import start_server, stop_server
     from truereward.grading.chunks import chunk_size_for
     from truereward.prefect.runner import largest_chunk
 

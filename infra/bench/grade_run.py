@@ -138,7 +138,7 @@ def main() -> int:
         return 0
 
     sys.path.insert(0, str(ROOT))
-    from tests.grading.server import start_server, stop_server
+    from tests.support.server import start_server, stop_server
     from truereward.grading.chunks import chunk_size_for
 
     sizes = args.sizes or ([100] if args.quick else [10_000, 100_000])

@@ -91,7 +91,7 @@ def main() -> int:
         sweep_arg, target_arg, runs_arg = args.baseline_side
         baseline_side(Path(sweep_arg), Path(target_arg), int(runs_arg))
         return 0
-    from tests.grading.deployment import prefect
+    from tests.support.deployment import prefect
 
     runs = args.runs or (40 if args.quick else 100_000)
     sample = min(runs, args.sample or (20 if args.quick else 2000))

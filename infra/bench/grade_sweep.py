@@ -42,7 +42,7 @@ costs nothing: what the ratio is there, against the disk's, says how much of
 it the disk's durable writes hold back.
 
 ``--s3-latency-ms MS`` puts the sweep and its grades on S3: moto's server
-behind ``tests/latencyproxy.py`` holding each answer MS ms (both in
+behind ``tests/support/latencyproxy.py`` holding each answer MS ms (both in
 processes of their own), the sweep uploaded once, each side's grades under
 a prefix of their own; ``--io-concurrency`` sets each shard's I/O budget.
 There the work waits on round trips, not on the cores (target: at least
@@ -103,7 +103,7 @@ class Store:
         import boto3
         from s3_latency import options, start_moto, upload
 
-        from tests.latencyproxy import LatencyProxy
+        from tests.support.latencyproxy import LatencyProxy
 
         os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing")
         self.moto, upstream = start_moto()

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 import boto3  # noqa: E402
 
 import truereward  # noqa: E402
-from tests.faultproxy import FaultProxy  # noqa: E402
+from tests.support.faultproxy import FaultProxy  # noqa: E402
 from truereward.grade.files import render  # noqa: E402
 
 

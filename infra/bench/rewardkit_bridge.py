@@ -5,8 +5,8 @@ schemes against gated-binary, measured alternately in one process.
 
 The bridge's side: ``truereward.read("rewardkit", ...)`` over a task with two
 dimensions, a nested group, weights and three named rewards (the layout of
-``tests/test_rewardkit_bridge.py``), which starts rewardkit 0.2.3 in its
-Python 3.12 venv (``tests/rewardkit.py``) through the probe, reads its
+``tests/readers/test_rewardkit_bridge.py``), which starts rewardkit 0.2.3 in its
+Python 3.12 venv (``tests/support/rewardkit.py``) through the probe, reads its
 files and folds the rows. The baseline: ``rewardkit TESTS --workspace APP
 --output OUT/reward.json`` in the same venv, what a task's ``test.sh`` runs.
 Both are wall time (each is mostly a process importing litellm). The ratio
@@ -32,8 +32,8 @@ from _common import alternate, ratio_line
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import truereward as tr
-from tests.rewardkit import rewardkit_python
-from tests.test_rewardkit_bridge import LAYOUT, PASSING, write
+from tests.readers.test_rewardkit_bridge import LAYOUT, PASSING, write
+from tests.support.rewardkit import rewardkit_python
 
 
 def main() -> None:

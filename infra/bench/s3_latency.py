@@ -4,7 +4,7 @@ asynchronous grader, both through one latency proxy in front of moto.
     .venv/bin/python infra/bench/s3_latency.py [--quick] [--runs 400] [--latency-ms 25]
         [--in-flight 64] [--io-concurrency N]
 
-moto's S3 server runs in a process of its own, behind ``tests/latencyproxy.py``
+moto's S3 server runs in a process of its own, behind ``tests/support/latencyproxy.py``
 (another process) that holds every response ``--latency-ms``: the round trip
 of a real object store. A sweep of ``--runs`` runs (a task spec and rows of 20
 cases each, ``_common.make_sweep``'s mix) is uploaded for each side of each
@@ -54,8 +54,8 @@ from _common import ROOT, make_sweep, offline_env
 
 sys.path.insert(0, str(ROOT))
 
-from tests.grading.server import free_port
-from tests.latencyproxy import LatencyProxy
+from tests.support.latencyproxy import LatencyProxy
+from tests.support.server import free_port
 
 BUCKET = "bench"
 

@@ -24,10 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import truereward as tr
+from tests.support.sweeps import case_ids, make_sweep, rows_jsonl, run_flow, snapshot
 from truereward.cli import main
 from truereward.grading import GradeRequest, grade_request
-
-from .sweeps import case_ids, make_sweep, rows_jsonl, run_flow, snapshot
 
 
 def no_wait(_: float) -> None:

@@ -15,6 +15,15 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from tests.support.schemas import validator
+from tests.support.sweeps import (
+    FAULTS,
+    case_ids,
+    make_run,
+    make_sweep,
+    published,
+    rows_jsonl,
+    snapshot,
+)
 from truereward.codes import Ungradable
 from truereward.grading import (
     Chunk,
@@ -34,8 +43,6 @@ from truereward.grading.chunks import MIN_AUTO_CHUNK
 from truereward.readers import Evidence, read_with_evidence
 from truereward.readers.attempt import attempt_scope, current_attempt
 from truereward.record.refusal import refusal
-
-from .sweeps import FAULTS, case_ids, make_run, make_sweep, published, rows_jsonl, snapshot
 
 SCHEMA = validator(GradeRequest.model_json_schema())
 

@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.sweeps import make_sweep
 from truereward.grading import GradeRequest, grade_request
-
-from .sweeps import make_sweep
 
 
 def objects(client: Any, bucket: str) -> dict[str, tuple[str, Any]]:

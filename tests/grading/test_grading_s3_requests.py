@@ -2,7 +2,7 @@
 for a fresh run, a kept run and a regraded run (issue 27's request economy).
 
 The sweep lies in a bucket of moto's server and its grades go to another
-prefix of it; a proxy in a process of its own (``tests/latencyproxy.py``,
+prefix of it; a proxy in a process of its own (``tests/support/latencyproxy.py``,
 no latency here) counts every request by method, a listing as ``LIST``.
 A count that grows fails these tests: the figures are what docs/scale.md
 says a run costs on object storage.
@@ -16,10 +16,9 @@ from typing import Any
 
 import pytest
 
-from tests.latencyproxy import LatencyProxy
+from tests.support.latencyproxy import LatencyProxy
+from tests.support.sweeps import make_sweep, run_flow
 from truereward.grading import GradeRequest, chunk_size_for, grade_request
-
-from .sweeps import make_sweep, run_flow
 
 RUNS = 24
 

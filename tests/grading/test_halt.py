@@ -13,13 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.sweeps import make_sweep
 from truereward.grading import GradeRequest, fold_reading, plan_runs, read_run
 from truereward.grading.halt import Halt
 from truereward.grading.progress import PublishProgress
 from truereward.grading.steps import GradedRun, PublishedRun
 from truereward.verify import verify_published
-
-from .sweeps import make_sweep
 
 FILES = ["ctrf.json", "grade.json", "reward.json", "reward.txt"]
 

@@ -13,13 +13,12 @@ from typing import Any
 
 import pytest
 
+from tests.support.sweeps import make_sweep, snapshot
 from truereward import GradeDocument, PublishConflict, grade_document, publish
 from truereward.cli import main
 from truereward.grading import GradeRequest, grade_request
 from truereward.grading.triage import selects
 from truereward.record.refusal import outlook
-
-from .sweeps import make_sweep, snapshot
 
 
 def no_wait(_: float) -> None:

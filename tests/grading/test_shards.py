@@ -14,11 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.sweeps import make_sweep
 from truereward.grading import GradeRequest
 from truereward.grading.plan import GradeSettings, RunJob, plan_sweep
 from truereward.grading.shards import SweepRequest, shard_of, shard_requests, split
-
-from .sweeps import make_sweep
 
 run_ids = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40
