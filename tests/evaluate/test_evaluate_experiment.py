@@ -254,7 +254,14 @@ def test_collect_evaluates_every_case_and_keeps_errors_apart_from_unjudged():
     assert (
         report.cases[0].verdict is None and report.cases[2].verdict is EvaluationVerdict.UNSPECIFIED
     )
-    assert report.cases[0].as_json()["error"] == "ValueError: evaluator crashed"
+    assert report.cases[0].to_json()["error"] == "ValueError: evaluator crashed"
+    assert report.cases[2].to_json() == {
+        "id": "c2",
+        "status": "evaluated",
+        "report": {"metric": {"name": "m"}, "measurement": 3.0},
+    }
+    with pytest.warns(DeprecationWarning, match="use to_json"):
+        assert report.cases[0].as_json() == report.cases[0].to_json()
 
 
 def test_run_inside_a_running_loop_says_to_await_run_async():

@@ -16,11 +16,15 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeAlias
+from typing import Annotated, TypeAlias
+
+from pydantic import Field, computed_field
 
 from ..judging.answers import Answer, same_decision
 from ..judging.numbers import finite_float
 from ..judging.questions import check_name
+from ..util.dumped import Dumped
+from ..util.frozen import is_absent, is_empty
 from .errors import CalibrationError, FlowFailure
 from .report import check_latency
 
@@ -60,34 +64,24 @@ class FlowStatus(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class TraceStep:
+class TraceStep(Dumped):
     """One step of a flow: its name, the judge's answer if it asked one,
     a note, and ``error`` when the step failed (such a trace is refused by
     :func:`score_flows`: failures abort, they are not scored)."""
 
     name: str
-    answer: Answer | None = None
-    note: str = ""
-    error: str = ""
+    answer: Annotated[Answer | None, Field(exclude_if=is_absent)] = None
+    note: Annotated[str, Field(exclude_if=is_empty)] = ""
+    error: Annotated[str, Field(exclude_if=is_empty)] = ""
 
     def __post_init__(self) -> None:
         check_name(self.name, "a step name")
         if self.answer is not None and not isinstance(self.answer, Answer):
             raise CalibrationError(f"{self.name}: answer is an Answer or None")
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name}
-        if self.answer is not None:
-            out["answer"] = self.answer.to_json()
-        if self.note:
-            out["note"] = self.note
-        if self.error:
-            out["error"] = self.error
-        return out
-
 
 @dataclass(frozen=True, slots=True)
-class FlowOutcome:
+class FlowOutcome(Dumped):
     """How one flow ended. Completed: ``value`` is set and ``stopped_at`` is
     not. Stopped: ``value`` is ``None`` and ``stopped_at`` names a step of
     the trace. Any other combination raises CalibrationError. Build it with
@@ -139,15 +133,6 @@ class FlowOutcome:
         """The first step of the trace that records a failure, if any."""
         return next((step for step in self.trace if step.error), None)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "status": self.status.value,
-            "value": self.value,
-            "stopped_at": self.stopped_at,
-            "why": self.why,
-            "trace": [step.to_json() for step in self.trace],
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class FlowMiss:
@@ -156,11 +141,11 @@ class FlowMiss:
     index: int
     expected: FlowValue
     value: FlowValue
-    trace: tuple[TraceStep, ...]
+    trace: Annotated[tuple[TraceStep, ...], Field(exclude=True)]
 
 
 @dataclass(frozen=True, slots=True)
-class FlowReport:
+class FlowReport(Dumped):
     """Scored flow outcomes with their traces, expected values and latencies.
 
     Only flows with an expected value count (``expected[i] is None`` means
@@ -173,7 +158,7 @@ class FlowReport:
     """
 
     outcomes: tuple[FlowOutcome, ...]
-    expected: tuple[FlowValue | None, ...]
+    expected: Annotated[tuple[FlowValue | None, ...], Field(exclude=True)]
     latencies_ms: tuple[float, ...]
     total_ms: float
     correct: int
@@ -181,34 +166,20 @@ class FlowReport:
     total: int
     misses: tuple[FlowMiss, ...]
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def answered(self) -> int:
         return self.total - self.stopped
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def accuracy(self) -> float | None:
         return self.correct / self.total if self.total else None
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def accuracy_when_answered(self) -> float | None:
         return self.correct / self.answered if self.answered else None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "correct": self.correct,
-            "stopped": self.stopped,
-            "total": self.total,
-            "answered": self.answered,
-            "accuracy": self.accuracy,
-            "accuracy_when_answered": self.accuracy_when_answered,
-            "misses": [
-                {"index": miss.index, "expected": miss.expected, "value": miss.value}
-                for miss in self.misses
-            ],
-            "outcomes": [outcome.to_json() for outcome in self.outcomes],
-            "latencies_ms": list(self.latencies_ms),
-            "total_ms": self.total_ms,
-        }
 
 
 def score_flows(

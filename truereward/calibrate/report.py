@@ -15,12 +15,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Annotated
+
+from pydantic import Field, computed_field
 
 from ..judging.answers import Answer, Decider, Decision, decide_prepared
 from ..judging.errors import JudgeError
 from ..judging.numbers import finite_float
 from ..judging.questions import Question, check_questions
+from ..util.dumped import Dumped
 from .case import Case, check_cases
 from .errors import CalibrationError
 
@@ -28,7 +31,7 @@ __all__ = ["Calibration", "Miss", "QuestionStats", "check_latency", "score"]
 
 
 @dataclass(frozen=True, slots=True)
-class QuestionStats:
+class QuestionStats(Dumped):
     """Counts and label probabilities for the labelled cases of one question
     (see the module documentation for each figure and its zero case)."""
 
@@ -37,21 +40,25 @@ class QuestionStats:
     total: int
     p_correct: tuple[float | None, ...]
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def answered(self) -> int:
         """Labelled cases with a decision (``total - undecided``)."""
         return self.total - self.undecided
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def accuracy(self) -> float | None:
         """``correct / total``; ``None`` when no case is labelled."""
         return self.correct / self.total if self.total else None
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def accuracy_when_answered(self) -> float | None:
         """``correct / answered``; ``None`` when nothing labelled was decided."""
         return self.correct / self.answered if self.answered else None
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def mean_p_correct(self) -> float | None:
         """Mean reported probability of the label, abstentions included;
@@ -59,23 +66,10 @@ class QuestionStats:
         reported = [value for value in self.p_correct if value is not None]
         return math.fsum(reported) / len(reported) if reported else None
 
-    def to_json(self) -> dict[str, Any]:
-        """Every figure, derived ones included (``null`` when undefined)."""
-        return {
-            "correct": self.correct,
-            "undecided": self.undecided,
-            "total": self.total,
-            "answered": self.answered,
-            "accuracy": self.accuracy,
-            "accuracy_when_answered": self.accuracy_when_answered,
-            "mean_p_correct": self.mean_p_correct,
-            "p_correct": list(self.p_correct),
-        }
 
-
-class Miss(NamedTuple):
-    """A decided answer that differs from its label. (A named tuple: a batch
-    can hold thousands, and they are cheap to make.)"""
+@dataclass(frozen=True, slots=True)
+class Miss(Dumped):
+    """A decided answer that differs from its label."""
 
     case_index: int
     case_id: str | None
@@ -84,19 +78,9 @@ class Miss(NamedTuple):
     decision: Decision
     confidence: float
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "case_index": self.case_index,
-            "case_id": self.case_id,
-            "question": self.question,
-            "label": self.label,
-            "decision": self.decision,
-            "confidence": self.confidence,
-        }
-
 
 @dataclass(frozen=True, slots=True)
-class Calibration:
+class Calibration(Dumped):
     """A scored batch. ``questions`` maps each question name (in the order
     asked) to its :class:`QuestionStats`; ``misses`` lists the decided wrong
     answers (case order, then question order); ``decisions`` holds one
@@ -105,6 +89,7 @@ class Calibration:
     calls. The inputs are kept (``questions_asked``, ``cases``, ``answers``)
     so that :func:`~truereward.calibrate.at_min_confidence` can re-score
     without a provider; ``min_confidence`` is the threshold applied, if any.
+    Its JSON leaves the inputs out (answers and states are in the log file).
     """
 
     questions: Mapping[str, QuestionStats]
@@ -112,23 +97,10 @@ class Calibration:
     decisions: tuple[Mapping[str, Decision | None], ...]
     latencies_ms: tuple[float, ...]
     total_ms: float
-    questions_asked: tuple[Question, ...]
-    cases: tuple[Case, ...]
-    answers: tuple[Mapping[str, Answer], ...]
+    questions_asked: Annotated[tuple[Question, ...], Field(exclude=True)]
+    cases: Annotated[tuple[Case, ...], Field(exclude=True)]
+    answers: Annotated[tuple[Mapping[str, Answer], ...], Field(exclude=True)]
     min_confidence: float | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The report as JSON: stats per question, misses, decisions,
-        latencies and total, and the threshold applied (answers and states
-        are in the log file, not here)."""
-        return {
-            "questions": {name: stats.to_json() for name, stats in self.questions.items()},
-            "misses": [miss.to_json() for miss in self.misses],
-            "decisions": [dict(decisions) for decisions in self.decisions],
-            "latencies_ms": list(self.latencies_ms),
-            "total_ms": self.total_ms,
-            "min_confidence": self.min_confidence,
-        }
 
 
 def check_latency(value: object, where: str) -> float:

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
 
 from ..record.validation import describe
+from ..util.dumped import Dumped
 from ..util.exceptions import TruerewardError
 from ..util.strictjson import StrictJSONError, loads
 
@@ -102,7 +103,7 @@ def _decimal(value: float) -> Fraction:
 
 
 @dataclass(frozen=True)
-class CaseDiff:
+class CaseDiff(Dumped):
     """One case present in both files."""
 
     id: str
@@ -119,28 +120,19 @@ class CaseDiff:
             return None
         return round(_decimal(self.current_score) - _decimal(self.baseline_score), 4)
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def score_delta(self) -> float | None:
         """:attr:`delta` as a float."""
         delta = self.delta
         return None if delta is None else float(delta)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "baseline_passed": self.baseline_passed,
-            "current_passed": self.current_passed,
-            "baseline_score": self.baseline_score,
-            "current_score": self.current_score,
-            "score_delta": self.score_delta,
-        }
-
 
 @dataclass
-class Comparison:
+class Comparison(Dumped):
     """The comparison of two result files (see the module docstring)."""
 
-    tolerance: float = 0.0
+    tolerance: Annotated[float, Field(exclude=True)] = 0.0
     regressions: list[CaseDiff] = field(default_factory=list)
     improvements: list[CaseDiff] = field(default_factory=list)
     score_changes: list[CaseDiff] = field(default_factory=list)
@@ -151,30 +143,22 @@ class Comparison:
     baseline_pass_rate: float = 0.0
     current_pass_rate: float = 0.0
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def pass_rate_delta(self) -> float:
+        return round(self.current_pass_rate - self.baseline_pass_rate, 4)
+
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def has_regressions(self) -> bool:
         """Something regressed, was removed, or could not be scored now."""
         return bool(self.regressions or self.removed_ids or self.errored_ids)
 
+    # Last in the JSON, as ai-eval-forge's keys come first.
+    @computed_field(alias="tolerance")  # type: ignore[prop-decorator]
     @property
-    def pass_rate_delta(self) -> float:
-        return round(self.current_pass_rate - self.baseline_pass_rate, 4)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "regressions": [diff.to_json() for diff in self.regressions],
-            "improvements": [diff.to_json() for diff in self.improvements],
-            "score_changes": [diff.to_json() for diff in self.score_changes],
-            "unchanged": self.unchanged,
-            "added_ids": self.added_ids,
-            "removed_ids": self.removed_ids,
-            "errored_ids": self.errored_ids,
-            "baseline_pass_rate": self.baseline_pass_rate,
-            "current_pass_rate": self.current_pass_rate,
-            "pass_rate_delta": self.pass_rate_delta,
-            "has_regressions": self.has_regressions,
-            "tolerance": self.tolerance,
-        }
+    def _tolerance(self) -> float:
+        return self.tolerance
 
 
 def _pass_rate(cases: list[ResultCase]) -> float:

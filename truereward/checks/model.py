@@ -5,16 +5,20 @@ check on the hot path (millions per run) from values the scorer has already
 validated, and they never come from outside. They are not ``frozen`` only
 because a frozen dataclass costs several times more to build; treat them as
 read-only. ``to_json`` gives ai-eval-forge's JSON shape, so consumers of its
-output keep working.
+output keep working; pydantic writes it (:class:`~truereward.util.dumped.Dumped`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from ..codes.checks import CHECK_GAVE_UP
+from ..util.dumped import Dumped
+from ..util.frozen import is_empty
 
 __all__ = ["CaseMeta", "CaseOutcome", "CheckResult", "Measurement", "Summary"]
 
@@ -33,7 +37,7 @@ class Measurement:
 
 
 @dataclass(slots=True)
-class CheckResult:
+class CheckResult(Dumped):
     """One check on one case.
 
     ``score`` is rounded to four decimals; ``passed`` says whether it reached
@@ -49,41 +53,22 @@ class CheckResult:
     score: float
     min: float
     detail: str
-    params: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """``{type, required, passed, score, min, detail}``."""
-        return {
-            "type": self.type,
-            "required": self.required,
-            "passed": self.passed,
-            "score": self.score,
-            "min": self.min,
-            "detail": self.detail,
-        }
+    params: Annotated[Mapping[str, Any], Field(exclude=True)] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
-class CaseMeta:
-    """What the case file says about the case besides its checks."""
+class CaseMeta(Dumped):
+    """What the case file says about the case besides its checks; its JSON
+    has ai-eval-forge's keys ``{input, tags, costUsd, latencyMs}``."""
 
     input: Any = None
     tags: tuple[Any, ...] = ()
-    cost_usd: float = 0.0
-    latency_ms: float = 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        """``{input, tags, costUsd, latencyMs}`` (ai-eval-forge's keys)."""
-        return {
-            "input": self.input,
-            "tags": list(self.tags),
-            "costUsd": self.cost_usd,
-            "latencyMs": self.latency_ms,
-        }
+    cost_usd: Annotated[float, Field(serialization_alias="costUsd")] = 0.0
+    latency_ms: Annotated[float, Field(serialization_alias="latencyMs")] = 0.0
 
 
 @dataclass(slots=True)
-class CaseOutcome:
+class CaseOutcome(Dumped):
     """One case, scored or not.
 
     A scored case has its check results, ``passed`` (every required check
@@ -103,9 +88,10 @@ class CaseOutcome:
     score: float | None
     checks: tuple[CheckResult, ...] = ()
     meta: CaseMeta = field(default_factory=CaseMeta)
-    warnings: tuple[str, ...] = ()
-    error: str | None = None
-    gave_up: bool = False
+    warnings: Annotated[tuple[str, ...], Field(exclude_if=is_empty)] = ()
+    # Written by to_json: its JSON says where the case is, which only the caller knows.
+    error: Annotated[str | None, Field(exclude=True)] = None
+    gave_up: Annotated[bool, Field(exclude=True)] = False
 
     @property
     def errored(self) -> bool:
@@ -117,15 +103,7 @@ class CaseOutcome:
         plus ``warnings`` when there are some and ``error`` (``{file, line,
         message}``, and ``code`` when a check gave up) when the case could not
         be scored."""
-        out: dict[str, Any] = {
-            "id": self.id,
-            "passed": self.passed,
-            "score": self.score,
-            "checks": [check.to_json() for check in self.checks],
-            "meta": self.meta.to_json(),
-        }
-        if self.warnings:
-            out["warnings"] = list(self.warnings)
+        out = Dumped.to_json(self)
         if self.error is not None:
             out["error"] = {"file": file, "line": line, "message": self.error}
             if self.gave_up:
@@ -134,7 +112,7 @@ class CaseOutcome:
 
 
 @dataclass(slots=True)
-class Summary:
+class Summary(Dumped):
     """The suite in numbers, ai-eval-forge's fields plus ``errors``.
 
     ``total`` counts every case, ``passed`` the cases that passed, ``failed``
@@ -148,20 +126,8 @@ class Summary:
     total: int
     passed: int
     failed: int
-    pass_rate: float
-    average_score: float
-    total_cost_usd: float
-    average_latency_ms: int
+    pass_rate: Annotated[float, Field(serialization_alias="passRate")]
+    average_score: Annotated[float, Field(serialization_alias="averageScore")]
+    total_cost_usd: Annotated[float, Field(serialization_alias="totalCostUsd")]
+    average_latency_ms: Annotated[int, Field(serialization_alias="averageLatencyMs")]
     errors: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "total": self.total,
-            "passed": self.passed,
-            "failed": self.failed,
-            "passRate": self.pass_rate,
-            "averageScore": self.average_score,
-            "totalCostUsd": self.total_cost_usd,
-            "averageLatencyMs": self.average_latency_ms,
-            "errors": self.errors,
-        }

@@ -14,8 +14,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import PlainSerializer
+
+from ..util.dumped import Dumped
 from ..util.strictjson import StrictJSONError, loads
 from .case import DEFAULT_OPTIONS, case_id, score_case
 from .casefile import RawCase
@@ -105,18 +108,17 @@ def score_cases(
 
 
 @dataclass(slots=True)
-class SuiteResult:
-    """A whole suite scored in memory: the summary and every outcome."""
+class SuiteResult(Dumped):
+    """A whole suite scored in memory: the summary and every outcome; its
+    JSON is ai-eval-forge's ``{"summary": ..., "cases": [...]}``."""
 
     summary: Summary
-    cases: list[CaseOutcome]
+    cases: Annotated[list[CaseOutcome], PlainSerializer(_cases_json)]
 
-    def to_json(self) -> dict[str, Any]:
-        """ai-eval-forge's ``{"summary": ..., "cases": [...]}``."""
-        return {
-            "summary": self.summary.to_json(),
-            "cases": [outcome.to_json() for outcome in self.cases],
-        }
+
+def _cases_json(cases: list[CaseOutcome]) -> list[dict[str, Any]]:
+    # Each case's own JSON: it writes an unscored case's error object.
+    return [case.to_json() for case in cases]
 
 
 def score_suite(cases: Iterable[Any], options: ScoringOptions = DEFAULT_OPTIONS) -> SuiteResult:

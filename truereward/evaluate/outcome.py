@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field, PlainSerializer, PlainValidator
+
+from ..util.dumped import Dumped
+from ..util.frozen import is_absent, is_empty
 from .report import EvaluationReport
 from .verdict import EvaluationVerdict
 
@@ -22,17 +27,28 @@ class CaseStatus(StrEnum):
     NOT_EVALUATED = "not_evaluated"
 
 
+def _described(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
 @dataclass(frozen=True, slots=True)
-class EvaluationOutcome:
+class EvaluationOutcome(Dumped):
     """One case of an experiment: its id and metadata (a copy), and either a
     ``report`` (status ``evaluated``) or an ``error`` (status ``error`` or
-    ``not_evaluated``), never both."""
+    ``not_evaluated``), never both. Its JSON (:meth:`to_json`) has ``id``,
+    ``status``, ``metadata`` unless empty, and ``report`` or ``error`` (the
+    exception's type and message)."""
 
     id: str
     status: CaseStatus
-    report: EvaluationReport | None = None
-    error: BaseException | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
+    report: Annotated[EvaluationReport | None, Field(exclude_if=is_absent)] = None
+    error: Annotated[
+        BaseException | None,
+        PlainValidator(lambda error: error),  # an exception has no schema; never validated
+        PlainSerializer(_described),
+        Field(exclude_if=is_absent),
+    ] = None
+    metadata: Annotated[dict[str, Any], Field(exclude_if=is_empty)] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if (self.status is CaseStatus.EVALUATED) != (self.report is not None):
@@ -47,13 +63,6 @@ class EvaluationOutcome:
         return None if self.report is None else self.report.verdict
 
     def as_json(self) -> dict[str, Any]:
-        """A JSON-ready dict: ``id``, ``status``, ``metadata``, and
-        ``report`` or ``error`` (the exception's type and message)."""
-        out: dict[str, Any] = {"id": self.id, "status": self.status.value}
-        if self.metadata:
-            out["metadata"] = self.metadata
-        if self.report is not None:
-            out["report"] = self.report.model_dump(mode="json")
-        if self.error is not None:
-            out["error"] = f"{type(self.error).__name__}: {self.error}"
-        return out
+        """Deprecated: :meth:`to_json` (one name for a JSON form)."""
+        warnings.warn("as_json() is deprecated; use to_json()", DeprecationWarning, stacklevel=2)
+        return self.to_json()

@@ -14,8 +14,12 @@ import math
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Annotated, TypeAlias
 
+from pydantic import Field
+
+from ..util.dumped import Dumped
+from ..util.frozen import is_empty
 from .errors import JudgeError
 from .numbers import finite_float
 from .questions import Question, QuestionKind
@@ -59,7 +63,7 @@ def check_unit_interval(value: object, where: str) -> float:
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
+class Answer(Dumped):
     """A provider's answer to one question.
 
     ``value`` is ``None`` when the judge left the question undecided (an
@@ -75,7 +79,9 @@ class Answer:
 
     value: AnswerValue
     confidence: float
-    probabilities: Mapping[str, float] = field(default_factory=dict)
+    probabilities: Annotated[Mapping[str, float], Field(exclude_if=is_empty)] = field(
+        default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         value = self.value
@@ -127,14 +133,6 @@ class Answer:
         if self.value is None:
             return self
         return Answer(None, self.confidence, self.probabilities)
-
-    def to_json(self) -> dict[str, Any]:
-        """``{value, confidence, probabilities?}`` (a region value as a list)."""
-        value = list(self.value) if isinstance(self.value, tuple) else self.value
-        out: dict[str, Any] = {"value": value, "confidence": self.confidence}
-        if self.probabilities:
-            out["probabilities"] = dict(self.probabilities)
-        return out
 
     @classmethod
     def from_json(cls, value: object) -> Answer:

@@ -17,8 +17,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Annotated
 
+from pydantic import Field
+
+from ..util.dumped import Dumped
+from ..util.frozen import is_absent, is_empty
 from .errors import JudgeError, UnsupportedQuestion
 from .numbers import finite_float
 
@@ -65,20 +69,21 @@ def _distinct_names(values: object, what: str) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class Question:
+class Question(Dumped):
     """One question. Build it with :meth:`boolean`, :meth:`choice`,
     :meth:`score`, :meth:`number` or :meth:`region`; direct construction is
     validated the same way. ``options`` is used by choice questions only,
     ``levels`` by score questions only, ``minimum`` and ``maximum`` by number
     questions only."""
 
+    # JSON: only the fields of its kind (the others are empty), text when given.
     name: str
     kind: QuestionKind
-    options: tuple[str, ...] = ()
-    levels: tuple[str, ...] = ()
-    text: str = ""
-    minimum: float | None = None
-    maximum: float | None = None
+    options: Annotated[tuple[str, ...], Field(exclude_if=is_empty)] = ()
+    levels: Annotated[tuple[str, ...], Field(exclude_if=is_empty)] = ()
+    text: Annotated[str, Field(exclude_if=is_empty)] = ""
+    minimum: Annotated[float | None, Field(exclude_if=is_absent)] = None
+    maximum: Annotated[float | None, Field(exclude_if=is_absent)] = None
 
     def __post_init__(self) -> None:
         check_name(self.name)
@@ -179,20 +184,6 @@ class Question:
             raise UnsupportedQuestion(
                 f"{self.name}: region questions cannot be decided, labelled or scored"
             )
-
-    def to_json(self) -> dict[str, Any]:
-        """The question as JSON: ``{name, kind, options | levels | minimum and
-        maximum, text}``."""
-        out: dict[str, Any] = {"name": self.name, "kind": self.kind.value}
-        if self.kind is QuestionKind.CHOICE:
-            out["options"] = list(self.options)
-        if self.kind is QuestionKind.SCORE:
-            out["levels"] = list(self.levels)
-        if self.kind is QuestionKind.NUMBER:
-            out["minimum"], out["maximum"] = self.minimum, self.maximum
-        if self.text:
-            out["text"] = self.text
-        return out
 
     @classmethod
     def from_json(cls, value: object) -> Question:
