@@ -276,3 +276,11 @@ def test_every_check_result_can_become_an_evaluation_report():
             feedback=check.detail,
         )
         assert str(report.metric) == f"checks/{check.type}"
+        assert check.report() == report
+    case = outcome.report()
+    assert (str(case.metric), case.verdict.to_row(), case.score) == (
+        "checks/case",
+        "pass" if outcome.passed else "fail",
+        outcome.score,
+    )
+    assert case.details == [check.report() for check in outcome.checks]

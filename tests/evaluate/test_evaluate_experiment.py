@@ -28,6 +28,7 @@ from truereward.evaluate import (
     NotEvaluated,
     SuiteEvaluator,
 )
+from truereward.evaluate.scheduling import run_bounded
 
 M = Metric(name="m")
 
@@ -262,6 +263,28 @@ def test_collect_evaluates_every_case_and_keeps_errors_apart_from_unjudged():
     }
     with pytest.warns(DeprecationWarning, match="use to_json"):
         assert report.cases[0].as_json() == report.cases[0].to_json()
+
+
+def test_of_jobs_failing_together_the_first_in_order_is_raised():
+    # Job 1 raises at once; job 0 a turn of the loop later, before the others
+    # are stopped: job 0's error is the one raised, not the first in time.
+    order: list[int] = []
+
+    async def late() -> None:
+        await asyncio.sleep(0)
+        order.append(0)
+        raise KeyError("job 0")
+
+    async def early() -> None:
+        order.append(1)
+        raise ValueError("job 1")
+
+    async def never() -> None:
+        order.append(2)
+
+    with pytest.raises(KeyError, match="job 0"):
+        asyncio.run(run_bounded([late, early, never], 2))
+    assert order == [1, 0]  # job 2 never started
 
 
 def test_run_inside_a_running_loop_says_to_await_run_async():

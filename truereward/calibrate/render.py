@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
+from ..evaluate.distribution import nearest_rank
 from .report import Calibration
 
 __all__ = ["format_number", "latency_summary", "markdown_report", "markdown_stability"]
@@ -17,22 +17,16 @@ def format_number(value: float | None, digits: int = 3) -> str:
     return f"{value:.{digits}f}"
 
 
-def _percentile(ordered: Sequence[float], fraction: float) -> float:
-    # Nearest rank: the smallest value with at least `fraction` of the values
-    # at or below it.
-    rank = max(1, math.ceil(fraction * len(ordered)))
-    return ordered[rank - 1]
-
-
 def latency_summary(latencies_ms: Sequence[float]) -> dict[str, float | None]:
-    """Median, 95th percentile (nearest rank) and maximum latency; ``None``
-    each when there is no case."""
+    """Median, 95th percentile (nearest rank, as an evaluation
+    :class:`~truereward.evaluate.Distribution`'s) and maximum latency;
+    ``None`` each when there is no case."""
     ordered = sorted(latencies_ms)
     if not ordered:
         return {"p50_ms": None, "p95_ms": None, "max_ms": None}
     return {
-        "p50_ms": _percentile(ordered, 0.5),
-        "p95_ms": _percentile(ordered, 0.95),
+        "p50_ms": nearest_rank(ordered, 1, 2),
+        "p95_ms": nearest_rank(ordered, 95, 100),
         "max_ms": ordered[-1],
     }
 

@@ -11,13 +11,12 @@ judge: run", gives the order of work and the call budget.
 from __future__ import annotations
 
 import asyncio
-import math
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..evaluate.scheduling import run_bounded
 from ..judging.answers import Answer
-from ..judging.errors import ProviderFailure
 from ..judging.numbers import positive_seconds
 from ..judging.provider import Prepared, Provider, ask_prepared, check_provider
 from ..judging.questions import Question
@@ -76,17 +75,13 @@ async def run(
             warmup=True,
         )
 
-    answers: list[Mapping[str, Answer]] = [{} for _ in checked]
     latencies = [0.0] * len(checked)
-    pending: Iterator[int] = iter(range(len(checked)))
 
-    async def worker() -> None:
-        # Each worker is one slot: it takes the next case only when free, so
-        # at most `concurrency` calls are in flight and a case's latency
-        # starts when its call got a slot.
-        for index in pending:
+    def call(index: int) -> Callable[[], Awaitable[Mapping[str, Answer]]]:
+        async def timed() -> Mapping[str, Answer]:
+            # Started when a slot is free: a case's latency is its call's alone.
             started = time.perf_counter()
-            answers[index] = await ask_prepared(
+            answers = await ask_prepared(
                 provider,
                 prepared,
                 checked[index].state,
@@ -95,40 +90,17 @@ async def run(
                 warmup=False,
             )
             latencies[index] = (time.perf_counter() - started) * 1000.0
+            return answers
 
+        return timed
+
+    # Any failure cancels the calls in flight and drops the cases not started;
+    # the lowest case's failure is raised, whatever the scheduling.
     started = time.perf_counter()
-    workers = [
-        asyncio.create_task(worker()) for _ in range(min(settings.concurrency, len(checked)))
-    ]
-    try:
-        if workers:
-            await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
-    finally:
-        # On a failure (or if this run is cancelled) nothing else may run on:
-        # cancel the calls in flight; cases not started are dropped.
-        for task in workers:
-            if not task.done():
-                task.cancel()
-        if workers:
-            await asyncio.gather(*workers, return_exceptions=True)
+    answers = await run_bounded(
+        [call(index) for index in range(len(checked))], settings.concurrency
+    )
     total_ms = (time.perf_counter() - started) * 1000.0
-    failures = [
-        task.exception()
-        for task in workers
-        if not task.cancelled() and task.exception() is not None
-    ]
-    if failures:
-        # The lowest case index, so that which failure is reported does not
-        # depend on scheduling when several calls fail together.
-        first = min(
-            failures,
-            key=lambda error: (
-                error.case_index
-                if isinstance(error, ProviderFailure) and error.case_index is not None
-                else math.inf
-            ),
-        )
-        raise first  # type: ignore[misc]
     return score(prepared.asked, checked, answers, latencies, total_ms)
 
 

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
 from ..codes.checks import CHECK_GAVE_UP
 from ..util.dumped import Dumped
 from ..util.frozen import is_empty
+
+if TYPE_CHECKING:
+    from ..evaluate.report import EvaluationReport
 
 __all__ = ["CaseMeta", "CaseOutcome", "CheckResult", "Measurement", "Summary"]
 
@@ -54,6 +57,19 @@ class CheckResult(Dumped):
     min: float
     detail: str
     params: Annotated[Mapping[str, Any], Field(exclude=True)] = field(default_factory=dict)
+
+    def report(self) -> EvaluationReport:
+        """This result in the evaluation model: metric ``checks/<type>`` with
+        the check's parameters, its verdict, score and detail."""
+        # Imported on use: scoring a case file needs none of it.
+        from ..evaluate import EvaluationReport, EvaluationVerdict, Metric, Score
+
+        return EvaluationReport(
+            metric=Metric(namespace="checks", name=self.type, parameters=dict(self.params)),
+            verdict=EvaluationVerdict.of(self.passed),
+            score=Score(self.score),
+            feedback=self.detail,
+        )
 
 
 @dataclass(slots=True)
@@ -97,6 +113,18 @@ class CaseOutcome(Dumped):
     def errored(self) -> bool:
         """Whether the case could not be scored."""
         return self.error is not None
+
+    def report(self) -> EvaluationReport:
+        """A scored case in the evaluation model: metric ``checks/case``,
+        its verdict and score, each check's report as a detail."""
+        from ..evaluate import EvaluationReport, EvaluationVerdict, Metric, Score
+
+        return EvaluationReport(
+            metric=Metric(namespace="checks", name="case"),
+            verdict=EvaluationVerdict.of(self.passed),
+            score=None if self.score is None else Score(self.score),
+            details=[check.report() for check in self.checks],
+        )
 
     def to_json(self, *, file: str | None = None, line: int | None = None) -> dict[str, Any]:
         """ai-eval-forge's case shape ``{id, passed, score, checks, meta}``,

@@ -16,14 +16,14 @@ all zero.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .means import weighted_mean
 
-__all__ = ["Distribution", "DistributionDelta", "ValueCounts", "mean_of_counts"]
+__all__ = ["Distribution", "DistributionDelta", "ValueCounts", "mean_of_counts", "nearest_rank"]
 
 _FROZEN = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
 
@@ -49,6 +49,13 @@ def mean_of_counts(counts: Mapping[float, int]) -> float | None:
 def _rank_index(numerator: int, denominator: int, n: int) -> int:
     # ceil(q * n) - 1 with q = numerator / denominator, exactly.
     return max(-(-numerator * n // denominator) - 1, 0)
+
+
+def nearest_rank(ordered: Sequence[float], numerator: int, denominator: int) -> float:
+    """The ``numerator / denominator`` percentile of ``ordered`` (ascending,
+    not empty), nearest rank as in the module docstring (a calibration's
+    latency p95 is ``nearest_rank(ordered, 95, 100)``)."""
+    return ordered[_rank_index(numerator, denominator, len(ordered))]
 
 
 class Distribution(BaseModel):

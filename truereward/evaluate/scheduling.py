@@ -1,10 +1,12 @@
 """Bounded concurrency: at most ``limit`` jobs at once, started in order.
 
-One primitive serves the composite, the suite and the experiment: ``limit``
-workers take jobs from one iterator in order, so jobs start in order and
-never more than ``limit`` run at once. The first job to raise stops the
-others: no further job starts, the running ones are cancelled, and the error
-is raised (never an ExceptionGroup: the first error is the answer).
+One primitive serves the composite, the suite, the experiment and a
+calibration run: ``limit`` workers take jobs from one iterator in order, so
+jobs start in order and never more than ``limit`` run at once. The first job
+to raise stops the others: no further job starts, the running ones are
+cancelled, and one error is raised (never an ExceptionGroup): of the jobs
+that raised before they were stopped, the first in order's, so which error
+is reported does not depend on scheduling.
 """
 
 from __future__ import annotations
@@ -37,25 +39,25 @@ async def run_bounded(jobs: Sequence[Callable[[], Awaitable[R]]], limit: int) ->
     """Run ``jobs`` with at most ``limit`` at once; their results in order.
 
     On the first exception no job starts any more, the running ones are
-    cancelled (and awaited), and that exception is raised. Cancelling the
-    caller cancels every running job.
+    cancelled (and awaited), and the exception of the lowest job that raised
+    is raised. Cancelling the caller cancels every running job.
     """
     results: list[R | None] = [None] * len(jobs)
     queue = iter(range(len(jobs)))
-    # The first error, recorded by the job that raised it before any other
+    # (job, error), recorded by the job that raised it before any other
     # worker can take a job: nothing starts after it, not even in the same
-    # turn of the event loop.
-    first_error: list[BaseException] = []
+    # turn of the event loop. A job cancelled for another's error adds none.
+    errors: list[tuple[int, BaseException]] = []
 
     async def worker() -> None:
         for index in queue:
-            if first_error:
+            if errors:
                 return
             try:
                 results[index] = await jobs[index]()
             except BaseException as error:
-                if not first_error:
-                    first_error.append(error)
+                if not (errors and isinstance(error, asyncio.CancelledError)):
+                    errors.append((index, error))
                 raise
 
     workers = [asyncio.ensure_future(worker()) for _ in range(min(limit, len(jobs)))]
@@ -67,6 +69,6 @@ async def run_bounded(jobs: Sequence[Callable[[], Awaitable[R]]], limit: int) ->
         for task in workers:
             task.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
-    if first_error:
-        raise first_error[0]
+    if errors:
+        raise min(errors, key=lambda failed: failed[0])[1]
     return results  # type: ignore[return-value]  # every slot was filled

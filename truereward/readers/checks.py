@@ -46,26 +46,6 @@ def _answer(evidence: Evidence, pointer: Any) -> str:
     return json.dumps(found)  # a structured answer is checked as its JSON text
 
 
-def _report(outcome: Any) -> Any:
-    from ..evaluate import EvaluationReport, EvaluationVerdict, Metric
-
-    details = [
-        EvaluationReport(
-            metric=Metric(namespace="checks", name=check.type, parameters=dict(check.params)),
-            verdict=EvaluationVerdict.of(check.passed),
-            score=check.score,
-            feedback=check.detail,
-        )
-        for check in outcome.checks
-    ]
-    return EvaluationReport(
-        metric=Metric(namespace="checks", name="case"),
-        verdict=EvaluationVerdict.of(outcome.passed),
-        score=outcome.score,
-        details=details,
-    )
-
-
 def _options(options: Mapping[str, Any]) -> Any:
     from ..checks import ScoringOptions
 
@@ -113,12 +93,14 @@ class ChecksReader:
                 rows.append(case_invalid(case, f"options: {outcome.error}"))
                 continue
             failing = [check for check in outcome.checks if check.required and not check.passed]
-            report = _report(outcome)
+            report = outcome.report()
+            verdict = report.verdict.to_row()  # the one mapping (evaluate.verdict)
+            assert verdict is not None  # a scored case passed or failed
             rows.append(
                 CaseResult(
                     id=case.id,
                     kind=case.kind,
-                    verdict=report.verdict.to_row(),  # the one mapping (evaluate.verdict)
+                    verdict=verdict,
                     why=""
                     if outcome.passed
                     else "; ".join(
@@ -133,7 +115,7 @@ class ChecksReader:
                         )
                         for check in outcome.checks
                     ],
-                    report=report,
+                    report=report.model_dump(mode="json"),
                 )
             )
         return rows
