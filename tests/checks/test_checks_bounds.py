@@ -533,6 +533,20 @@ def test_a_worker_that_dies_loses_only_the_case_that_killed_it(tmp_path, format)
 
 
 @pytest.mark.slow
+def test_a_worker_ended_by_sigterm_dies_quietly_of_it(tmp_path):
+    """The command's SIGTERM handler is not a worker's: the pool ends its
+    workers with SIGTERM when one died, and a worker that inherited the
+    handler printed a traceback."""
+    hostile = [{"id": "termed", "actual": "", "checks": [{"type": "term_worker"}]}]
+    path, _ = hostile_file(tmp_path / "term.jsonl", hostile)
+    result = score(path, "--format", "json", "--jobs", "2").result
+    assert result.returncode == 2, result.stderr
+    message = cases_of(result.stdout, "json")["termed"]["message"]
+    assert message.startswith("not scored: the worker process was killed by SIGTERM"), message
+    assert "Traceback" not in result.stderr, result.stderr
+
+
+@pytest.mark.slow
 def test_a_bug_in_a_check_is_its_cases_internal_error_and_the_report_is_whole(tmp_path):
     hostile = [{"id": "buggy", "actual": "", "checks": [{"type": "bug"}]}]
     path, total = hostile_file(tmp_path / "bug.jsonl", hostile)

@@ -15,6 +15,8 @@ main process, so that the worker processes, forked from it, have them too
 - ``kill_worker``: kills the process running it with SIGKILL (as the
   out-of-memory killer would), unless it is the command line's own process
   (``HOSTILE_MAIN_PID``): a worker dies.
+- ``term_worker``: the same with SIGTERM, as the pool ends its other
+  workers when one died.
 """
 
 from __future__ import annotations
@@ -57,12 +59,19 @@ def _kill_worker(params: Mapping[str, Any], context: CaseContext) -> Measurement
     return Measurement(1.0, (1, 1), "not in a worker")
 
 
+def _term_worker(params: Mapping[str, Any], context: CaseContext) -> Measurement:
+    if str(os.getpid()) != os.environ.get(MAIN_PID):
+        os.kill(os.getpid(), signal.SIGTERM)
+    return Measurement(1.0, (1, 1), "not in a worker")
+
+
 KINDS = {
     "pid": _pid,
     "memory_error": _memory_error,
     "recursion_error": _recursion_error,
     "bug": _bug,
     "kill_worker": _kill_worker,
+    "term_worker": _term_worker,
 }
 
 CHECK_TYPES = [

@@ -90,6 +90,22 @@ def _how(exitcode: int | None) -> str:
     return f"the worker process exited with status {exitcode}"
 
 
+def worker_signals() -> None:
+    """In a worker process: the command's signal handlers, inherited through
+    fork, are the parent's business. The pool ends a worker with SIGTERM
+    when another died, and the command's handler would print a traceback
+    from it; Ctrl-C reaches the whole process group, and the parent alone
+    decides what stops."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _start_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
+    worker_signals()
+    if initializer is not None:
+        initializer(*initargs)
+
+
 def _alone(
     sender: Any,
     function: Callable[[Any], Any],
@@ -99,8 +115,7 @@ def _alone(
 ) -> None:
     """The body of a process that computes one item alone."""
     try:
-        if initializer is not None:
-            initializer(*initargs)
+        _start_worker(initializer, initargs)
         answer: tuple[bool, Any] = (True, function(item))
     except BaseException as error:  # noqa: BLE001 - handed to the parent
         answer = (False, error)
@@ -169,8 +184,8 @@ class OrderedMap(Generic[T, R]):
         self._pool = ProcessPoolExecutor(
             max_workers=self._jobs,
             mp_context=_context(self._method or start_method()),
-            initializer=self._initializer,
-            initargs=self._initargs,
+            initializer=_start_worker,
+            initargs=(self._initializer, self._initargs),
         )
 
     def _fill(self) -> None:

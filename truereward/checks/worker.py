@@ -17,7 +17,7 @@ from .casefile import Chunk, RawCase, cases_in
 from .context import ScoringOptions
 from .formats import Format, Run, get_format
 from .model import CaseOutcome
-from .parallel import WorkerDied, process_context
+from .parallel import WorkerDied, process_context, worker_signals
 from .suite import RESOURCE_ERRORS, Scored, failure, score_raw
 
 __all__ = ["Batch", "Settings", "configure", "lost_chunk", "score_alone", "score_chunk"]
@@ -183,6 +183,7 @@ def lost_chunk(chunk: Chunk, settings: Settings, error: BaseException) -> Batch:
 def _score_streaming(sender: Any, raws: list[RawCase], settings: Settings) -> None:
     """The body of a process that scores ``raws`` alone: each case's result
     is handed back as soon as it is scored."""
+    worker_signals()
     report = get_format(settings.format)
     try:
         for raw in raws:
