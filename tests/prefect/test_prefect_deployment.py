@@ -336,10 +336,10 @@ def artifacts_named(env: dict[str, str], prefix: str) -> dict[str, Any]:
 def a_sweep_sharded_over_two_workers_grades_every_run_once(
     deployed: dict[str, str], tmp_path: Path
 ) -> None:
-    """grade-sweep/local with 4 shards and two process workers: a 2,000-run
+    """grade-sweep/local with 4 shards and two process workers: a 400-run
     sweep, each run graded once, each shard a flow run of its own."""
     tmp_path.mkdir(parents=True, exist_ok=True)
-    runs = {f"r{index:04d}": "pass" if index % 10 else "fail" for index in range(2000)}
+    runs = {f"r{index:04d}": "pass" if index % 10 else "fail" for index in range(400)}
     sweep = make_sweep(tmp_path / "big", runs, cases=2)
     out = tmp_path / "out"
     request = {"sweep": str(sweep), "target": str(out), "shards": 4}
@@ -369,7 +369,7 @@ def a_sweep_sharded_over_two_workers_grades_every_run_once(
     to = "to-" + re.sub(r"[^a-z0-9]+", "-", str(out).lower()).strip("-")[-40:].strip("-")
     assert sorted(found) == [f"grade-sweep-big-{to}-shards", f"grade-sweep-big-{to}-summary"]
     summary = found[f"grade-sweep-big-{to}-summary"]
-    assert "2000 runs" in (summary.description or ""), summary.description
+    assert "400 runs" in (summary.description or ""), summary.description
     assert found[f"grade-sweep-big-{to}-shards"].type == "table"
 
 

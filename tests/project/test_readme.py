@@ -136,6 +136,7 @@ class Plan:
     check: Callable[[Ran], None] | None = None
     s3: bool = False  # needs the loopback S3 store, with the bucket "grades"
     slow: bool = False
+    bench: bool = False  # a benchmarks block: run with ``-m bench`` (tests/conftest.py)
     timeout: float = 120.0
 
 
@@ -156,7 +157,8 @@ def check_two_commands(ran: Ran) -> None:
     assert sum(item["grade"]["gradable"] for item in runs.values()) == 23
     assert f"published under {ran.tmp}/demo/" in ran.output and "; verified" in ran.output
     assert f"sweep report: {ran.tmp}/demo/sweep-report.html" in ran.output  # where to look
-    assert re.search(r"^\d+ tests collected", ran.output, re.M), ran.output[-2000:]
+    # "N tests collected", or "N/M tests collected (K deselected)": the benchmarks wait for -m bench
+    assert re.search(r"^\d+(/\d+)? tests collected", ran.output, re.M), ran.output[-2000:]
 
 
 def check_python_tour(ran: Ran) -> None:
@@ -247,6 +249,7 @@ def benchmarks_plan(scripts: int) -> Plan:
         ),
         check=check_benchmarks,
         slow=True,
+        bench=True,
         timeout=900,  # 2 to 4 minutes when the suite's other long tests share the cores
     )
 
@@ -489,12 +492,13 @@ def run_block(block: Block, plan: Plan, tmp: Path, request: pytest.FixtureReques
 
 
 def marks(plan: Plan) -> list[Any]:
-    """``slow``; and ``longest`` for a block allowed minutes (timeout 300 s):
-    the suite starts those first, each on a worker of its own
-    (tests/conftest.py)."""
+    """``slow``; ``longest`` for a block allowed minutes (timeout 300 s):
+    the suite starts those first, each on a worker of its own; ``bench``
+    for the benchmarks' smoke runs (tests/conftest.py)."""
     if not plan.slow:
         return []
-    return [pytest.mark.slow, pytest.mark.longest] if plan.timeout >= 300 else [pytest.mark.slow]
+    found = [pytest.mark.slow, pytest.mark.longest] if plan.timeout >= 300 else [pytest.mark.slow]
+    return [*found, pytest.mark.bench] if plan.bench else found
 
 
 def test_every_benchmark_script_is_in_a_readme_block() -> None:
