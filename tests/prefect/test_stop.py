@@ -7,7 +7,6 @@ nothing: running the same command again grades only what is missing."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.server import migrated_database, offline_env
+from tests.support.server import offline_env, seeded_home
 from tests.support.sweeps import make_sweep, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,14 +90,6 @@ class Watched:
         return False
 
 
-def _prefect_home(path: Path) -> Path:
-    """A Prefect home whose database is migrated already (the ephemeral
-    API starts in seconds, not the minute migrations take)."""
-    path.mkdir(parents=True)
-    shutil.copyfile(migrated_database(), path / "prefect.db")
-    return path
-
-
 def _grades(out: Path) -> list[Path]:
     return sorted(out.glob("*/grade.json"))
 
@@ -124,7 +115,7 @@ def test_ctrl_c_to_the_demo_stops_it_at_once_and_the_rerun_grades_only_the_rest(
     and how to resume, and never says "verified"; run again, it grades the
     rest, every grade published before the signal left as it was."""
     out = tmp_path / "demo"
-    env = offline_env(TRUEREWARD_DEMO_PREFECT_HOME=str(_prefect_home(tmp_path / "prefect-home")))
+    env = offline_env(TRUEREWARD_DEMO_PREFECT_HOME=str(seeded_home(tmp_path / "prefect-home")))
     demo = Watched(["bash", "infra/demo.sh", str(out)], env)
     # The sample's store-down run is read three times, 0.5 s and 1 s apart:
     # grading is still under way when the first grades are published.
@@ -170,7 +161,7 @@ def test_sigterm_to_a_flow_process_on_the_ephemeral_api_stops_it_and_its_server(
     sweep = make_sweep(tmp_path / "sweep", {f"r{i:02d}": ("slow", 0.3) for i in range(40)})
     out = tmp_path / "out"
     env = offline_env(
-        PREFECT_HOME=str(_prefect_home(tmp_path / "prefect-home")),
+        PREFECT_HOME=str(seeded_home(tmp_path / "prefect-home")),
         PREFECT_LOGGING_LEVEL="WARNING",
         PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="180",
     )

@@ -35,7 +35,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT
-from tests.support.server import free_port
+from tests.support.server import free_port, seeded_home
 from tests.support.sweeps import published
 from truereward.schemas import load
 
@@ -345,10 +345,16 @@ def scratch_copy(target: Path) -> Path:
 
 
 def block_env(plan: Plan, values: dict[str, str]) -> dict[str, str]:
+    """The block's environment; its Prefect homes are made with a migrated
+    database (:func:`seeded_home`): a first start's migrations are CPU the
+    suite cannot spare, and CI's main-command step starts from nothing."""
     dropped = ("PREFECT_", "AWS_", "PYTEST_", "GRADE_LOGS", "TRUEREWARD_")
     env = {name: value for name, value in os.environ.items() if not name.startswith(dropped)}
     for item in (*COMMON_ENV, *plan.env):
         env[item.name] = item.value.format(**values)
+    for name in ("PREFECT_HOME", "TRUEREWARD_DEMO_PREFECT_HOME"):
+        if name in env:
+            seeded_home(Path(env[name]))
     return env
 
 

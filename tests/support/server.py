@@ -106,6 +106,16 @@ def migrated_database() -> Path:
     return database
 
 
+def seeded_home(path: Path) -> Path:
+    """A Prefect home (made if absent) whose database is migrated already,
+    a copy of :func:`migrated_database`: a server or an ephemeral API
+    started in it skips the migrations, most of a first start."""
+    path.mkdir(parents=True, exist_ok=True)
+    if not (path / "prefect.db").exists():
+        shutil.copyfile(migrated_database(), path / "prefect.db")
+    return path
+
+
 def start_server(
     home: Path, database_url: str | None = None, port: int | None = None
 ) -> tuple[int, str, Path]:
