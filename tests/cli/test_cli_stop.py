@@ -23,7 +23,10 @@ from tests.support.sweeps import make_sweep
 from truereward.grading import GradeRequest, grade_request
 
 TRUEREWARD = str(Path(sys.executable).with_name("truereward"))
-RUNS = 150
+#: Runs whose lines (about 170 bytes each) are many times what the pipe and
+#: Python's stdout buffer hold together: with 150, a quick machine verified
+#: them all before the test's signal.
+RUNS = 600
 #: The smallest pipe Linux makes: the command's stdout fills it within a few runs.
 PIPE_BYTES = 4096
 

@@ -359,12 +359,14 @@ def end_process(text: str, status: int) -> None:
 
 
 def _stop_ephemeral_servers() -> None:
-    """SIGTERM to the ephemeral API servers started by this process (not
-    waited for: each stops on its own)."""
+    """SIGKILL to the ephemeral API servers started by this process (not
+    waited for). Not SIGTERM: a server shutting down cancels its services,
+    and Prefect logs their cancelled writes as errors with tracebacks after
+    the process's last line; its SQLite database survives a kill."""
     server = sys.modules.get("prefect.server.api.server")
     instances = getattr(getattr(server, "SubprocessASGIServer", None), "_instances", {})
     for instance in list(instances.values()):
         process = getattr(instance, "server_process", None)
         if process is not None and process.poll() is None:
             with contextlib.suppress(OSError):
-                process.terminate()
+                process.kill()
