@@ -32,7 +32,7 @@ from truereward.codes import Ungradable
 from truereward.readers import Evidence, read, read_with_evidence
 from truereward.readers.ctrf import parse_ctrf
 from truereward.readers.junit import parse_junit
-from truereward.readers.outcomes import Outcome
+from truereward.readers.outcomes import ReportedOutcome
 from truereward.record.taskspec import TaskSpec
 
 #: Files where our counts differ from the INDEX on purpose: file -> (our
@@ -58,8 +58,14 @@ _ROW = re.compile(r"^\| `(?P<file>[^`]+)` \| [^|]* \| (?P<counts>[^|]+) \|")
 
 def junit_counts(entries: list) -> tuple[int, ...]:
     seen = Counter(entry.outcome for entry in entries)
-    skipped = seen[Outcome.SKIPPED] + seen[Outcome.XFAIL]
-    return (len(entries), seen[Outcome.PASSED], seen[Outcome.FAILED], seen[Outcome.ERROR], skipped)
+    skipped = seen[ReportedOutcome.SKIPPED] + seen[ReportedOutcome.XFAIL]
+    return (
+        len(entries),
+        seen[ReportedOutcome.PASSED],
+        seen[ReportedOutcome.FAILED],
+        seen[ReportedOutcome.ERROR],
+        skipped,
+    )
 
 
 def read_whole(path: Path, name: str, entries: list) -> list[str]:

@@ -591,7 +591,7 @@ def test_scoring_alone_goes_on_after_each_case_that_kills_its_process(monkeypatc
 
     import tests.support.checks_hostile as hostile
     from truereward.checks import registry, worker
-    from truereward.checks.casefile import Chunk, RawCase
+    from truereward.checks.casefile import CaseChunk, RawCase
     from truereward.checks.formats import Run
 
     # The kinds are registered here, for this test only; forked processes have them.
@@ -606,7 +606,9 @@ def test_scoring_alone_goes_on_after_each_case_that_kills_its_process(monkeypatc
     )
     starts = []
     settings = worker.Settings("json", Run("cases.jsonl"), ScoringOptions())
-    batch = worker.score_alone(Chunk(1, 0, raws), settings, before_fork=lambda: starts.append(1))
+    batch = worker.score_alone(
+        CaseChunk(1, 0, raws), settings, before_fork=lambda: starts.append(1)
+    )
     assert len(starts) == 3  # one process, then one more after each case that killed it
     assert (batch.total, batch.passed, batch.internal) == (5, 3, 0)
     assert [line.split(": ")[1] for line in batch.errors] == [

@@ -58,6 +58,8 @@ def test_all_lists_exactly_the_lazy_names():
         ("truereward.evaluate", "Case", "EvaluationCase"),
         ("truereward.evaluate", "CaseOutcome", "EvaluationOutcome"),
         ("truereward.evaluate", "Comparison", "ExperimentComparison"),
+        ("truereward.checks", "Scored", "ScoredCase"),
+        ("truereward.checks", "Tally", "SuiteTally"),
     ],
 )
 def test_a_renamed_public_name_still_works_with_a_deprecation_warning(package, old, new):

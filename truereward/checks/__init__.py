@@ -11,12 +11,13 @@ lists. :func:`score_case` (one case, pure), :func:`score_suite` (in memory),
 
 from __future__ import annotations
 
+from ..util.lazy import lazy_names
 from .case import score_case
 from .context import ScoringOptions
 from .model import CaseMeta, CaseOutcome, CheckResult, Measurement, Summary
 from .registry import BadCheck, CheckType, check_names, get_check, register
 from .run import ScoringRun, score_file
-from .suite import Scored, SuiteResult, Tally, score_cases, score_suite
+from .suite import ScoredCase, SuiteResult, SuiteTally, score_cases, score_suite
 
 __all__ = [
     "BadCheck",
@@ -25,12 +26,12 @@ __all__ = [
     "CheckResult",
     "CheckType",
     "Measurement",
-    "Scored",
+    "ScoredCase",
     "ScoringOptions",
     "ScoringRun",
     "SuiteResult",
+    "SuiteTally",
     "Summary",
-    "Tally",
     "check_names",
     "get_check",
     "register",
@@ -38,4 +39,10 @@ __all__ = [
     "score_cases",
     "score_file",
     "score_suite",
+]
+
+# Renamed so that each name means one thing across the package (readers.Scored,
+# folding.Tally are other things).
+__getattr__ = lazy_names(__name__, {}, globals(), {"Scored": "ScoredCase", "Tally": "SuiteTally"})[
+    0
 ]

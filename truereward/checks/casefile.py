@@ -3,7 +3,7 @@
 A file whose first non-blank character is ``[`` is one JSON array, any
 other one case a line (blank lines skipped; a BOM allowed). Each case's
 JSON text goes out with its line and position (:class:`RawCase`), in chunks
-(:class:`Chunk`) parsed where they are scored; memory holds one chunk.
+(:class:`CaseChunk`) parsed where they are scored; memory holds one chunk.
 Problems are attached to a case, never raised: a line not UTF-8, a syntax
 error in an array, or a case over :data:`MAX_CASE_BYTES` (standard input
 can be endless) becomes a case with a ``problem``, the last when the rest
@@ -23,7 +23,7 @@ from ..util.exceptions import TruerewardError
 __all__ = [
     "CHUNK",
     "MAX_CASE_BYTES",
-    "Chunk",
+    "CaseChunk",
     "RawCase",
     "cases_in",
     "read_cases",
@@ -58,7 +58,7 @@ class RawCase(NamedTuple):
     problem: str | None = None
 
 
-class Chunk(NamedTuple):
+class CaseChunk(NamedTuple):
     """Consecutive cases of one file, as they go to a worker: ``data`` is
     either whole JSONL lines (bytes; the first is line ``first_line`` and
     the first case in them has index ``first_index``) or cases already split
@@ -75,7 +75,7 @@ def read_cases(stream: BinaryIO) -> Iterator[RawCase]:
         yield from cases_in(chunk)
 
 
-def read_chunks(stream: BinaryIO) -> Iterator[Chunk]:
+def read_chunks(stream: BinaryIO) -> Iterator[CaseChunk]:
     """The cases of a JSON-array or JSONL byte stream in chunks of about
     :data:`CHUNK` bytes, in order. JSONL chunks are cut at line ends without
     looking at the lines beyond counting the blank ones, so that splitting
@@ -105,7 +105,7 @@ def read_chunks(stream: BinaryIO) -> Iterator[Chunk]:
         yield from _line_chunks(head, stream)
 
 
-def cases_in(chunk: Chunk) -> Iterator[RawCase]:
+def cases_in(chunk: CaseChunk) -> Iterator[RawCase]:
     """The cases of one chunk, in order."""
     if isinstance(chunk.data, tuple):
         yield from chunk.data
@@ -150,7 +150,7 @@ def _cases_among(data: bytes) -> int:
     return sum(1 for line in lines if line.strip())
 
 
-def _line_chunks(head: bytes, stream: BinaryIO) -> Iterator[Chunk]:
+def _line_chunks(head: bytes, stream: BinaryIO) -> Iterator[CaseChunk]:
     line = 1
     index = 0
     parts: list[bytes] = []
@@ -164,7 +164,7 @@ def _line_chunks(head: bytes, stream: BinaryIO) -> Iterator[Chunk]:
             problem = (
                 f"a case longer than {MAX_CASE_BYTES} bytes; the rest of the file was not read"
             )
-            yield Chunk(line, index, (RawCase(line, index, None, problem),))
+            yield CaseChunk(line, index, (RawCase(line, index, None, problem),))
             return
         if more and end == -1:
             pending += len(more)
@@ -178,7 +178,7 @@ def _line_chunks(head: bytes, stream: BinaryIO) -> Iterator[Chunk]:
         parts = [data[cut:]]
         pending = len(parts[0])
         if block:
-            yield Chunk(line, index, block)
+            yield CaseChunk(line, index, block)
             line += block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
             index += _cases_among(block)
         if not more:
@@ -186,18 +186,18 @@ def _line_chunks(head: bytes, stream: BinaryIO) -> Iterator[Chunk]:
         more = stream.read(CHUNK)
 
 
-def _array_chunks(head: bytes, stream: BinaryIO) -> Iterator[Chunk]:
+def _array_chunks(head: bytes, stream: BinaryIO) -> Iterator[CaseChunk]:
     group: list[RawCase] = []
     size = 0
     for case in _array(head, stream):
         group.append(case)
         size += len(case.text or "")
         if size >= CHUNK or len(group) >= _ARRAY_GROUP:
-            yield Chunk(group[0].line, group[0].position, tuple(group))
+            yield CaseChunk(group[0].line, group[0].position, tuple(group))
             group = []
             size = 0
     if group:
-        yield Chunk(group[0].line, group[0].position, tuple(group))
+        yield CaseChunk(group[0].line, group[0].position, tuple(group))
 
 
 class _ArrayReader:

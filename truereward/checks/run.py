@@ -21,12 +21,12 @@ from itertools import chain
 from typing import BinaryIO, TextIO
 
 from .case import DEFAULT_OPTIONS
-from .casefile import Chunk, read_chunks
+from .casefile import CaseChunk, read_chunks
 from .context import ScoringOptions
 from .formats import Run, get_format
 from .model import Summary
 from .parallel import OrderedMap
-from .suite import Tally
+from .suite import SuiteTally
 from .worker import Batch, Settings, configure, lost_chunk, score_alone, score_chunk
 
 __all__ = ["ScoringRun", "score_file"]
@@ -46,7 +46,7 @@ class ScoringRun:
     gave_up: int = 0
 
 
-def _here(chunk: Chunk, settings: Settings) -> Batch:
+def _here(chunk: CaseChunk, settings: Settings) -> Batch:
     """``chunk`` scored in this process. :func:`score_chunk` makes every
     case's failure that case's error; what could still escape it (running
     out of memory between two cases) makes the chunk's cases errors."""
@@ -57,7 +57,7 @@ def _here(chunk: Chunk, settings: Settings) -> Batch:
 
 
 def _scored(
-    chunks: Iterator[Chunk], settings: Settings, jobs: int, flush: Callable[[], None]
+    chunks: Iterator[CaseChunk], settings: Settings, jobs: int, flush: Callable[[], None]
 ) -> Iterator[Batch]:
     first = next(chunks, None)
     if first is None:
@@ -84,7 +84,7 @@ def _scored(
         yield from rest
 
 
-def _lost(settings: Settings, chunk: Chunk, error: BaseException) -> Batch:
+def _lost(settings: Settings, chunk: CaseChunk, error: BaseException) -> Batch:
     return lost_chunk(chunk, settings, error)
 
 
@@ -124,7 +124,7 @@ def score_file(
         # Nothing may sit in a buffer when workers are forked: a child flushes
         # the standard streams it inherited when it ends.
         out.flush()
-        tally = Tally()
+        tally = SuiteTally()
         report = ScoringRun(Summary(0, 0, 0, 0.0, 0.0, 0.0, 0))
         wrote = False
 

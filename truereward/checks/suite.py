@@ -3,7 +3,7 @@
 :func:`score_raw` scores one :class:`~truereward.checks.casefile.RawCase`
 (strict JSON, then :func:`~truereward.checks.case.score_case`); a case that
 breaks the scorer itself is reported as an internal error of that case and
-the rest are still scored. :class:`Tally` folds outcomes into the
+the rest are still scored. :class:`SuiteTally` folds outcomes into the
 :class:`~truereward.checks.model.Summary` as they stream by, with the same
 floats ai-eval-forge's ``sum()`` at the end would give.
 :func:`score_cases` scores cases held in memory (the library call).
@@ -28,9 +28,9 @@ from .numbers import RunningSum, round_places
 
 __all__ = [
     "RESOURCE_ERRORS",
-    "Scored",
+    "ScoredCase",
     "SuiteResult",
-    "Tally",
+    "SuiteTally",
     "failure",
     "score_cases",
     "score_raw",
@@ -39,7 +39,7 @@ __all__ = [
 
 
 @dataclass(slots=True)
-class Scored:
+class ScoredCase:
     """A case's outcome and where it is: ``line`` in the case file (None for
     cases that were never in a file). ``internal`` marks an outcome whose
     error is a bug in truereward, not bad input."""
@@ -49,15 +49,15 @@ class Scored:
     internal: bool = False
 
 
-def score_raw(raw: RawCase, options: ScoringOptions = DEFAULT_OPTIONS) -> Scored:
+def score_raw(raw: RawCase, options: ScoringOptions = DEFAULT_OPTIONS) -> ScoredCase:
     """Parse and score one case as read from a file. Never raises an
     ``Exception``: what goes wrong is an error of this case."""
     if raw.text is None:
-        return Scored(_unread(raw.position, raw.problem or "unreadable"), raw.line)
+        return ScoredCase(_unread(raw.position, raw.problem or "unreadable"), raw.line)
     try:
         value = loads(raw.text)
     except StrictJSONError as error:
-        return Scored(_unread(raw.position, str(error)), raw.line)
+        return ScoredCase(_unread(raw.position, str(error)), raw.line)
     except Exception as error:  # noqa: BLE001 - MemoryError, RecursionError: this case's
         return failure(raw.position, raw.line, error)
     return _guarded(value, raw.position, options, raw.line)
@@ -67,7 +67,7 @@ def score_raw(raw: RawCase, options: ScoringOptions = DEFAULT_OPTIONS) -> Scored
 RESOURCE_ERRORS = (MemoryError, RecursionError)
 
 
-def failure(index: int, line: int | None, error: BaseException, identifier: str = "") -> Scored:
+def failure(index: int, line: int | None, error: BaseException, identifier: str = "") -> ScoredCase:
     """The case at ``index`` as an error, for ``error`` raised while it was
     read, scored or rendered: running out of memory or of stack is the
     case's size (an error of the case); anything else is a bug in truereward
@@ -81,16 +81,16 @@ def failure(index: int, line: int | None, error: BaseException, identifier: str 
     outcome = CaseOutcome(
         id=identifier or f"case-{index}", passed=False, score=None, error=message[:2000]
     )
-    return Scored(outcome, line, internal=not isinstance(error, RESOURCE_ERRORS))
+    return ScoredCase(outcome, line, internal=not isinstance(error, RESOURCE_ERRORS))
 
 
 def _unread(index: int, problem: str) -> CaseOutcome:
     return CaseOutcome(id=f"case-{index}", passed=False, score=None, error=problem)
 
 
-def _guarded(value: Any, index: int, options: ScoringOptions, line: int | None) -> Scored:
+def _guarded(value: Any, index: int, options: ScoringOptions, line: int | None) -> ScoredCase:
     try:
-        return Scored(score_case(value, index, options), line)
+        return ScoredCase(score_case(value, index, options), line)
     except Exception as error:  # noqa: BLE001 - report it on this case, score the rest
         identifier = ""
         if isinstance(value, dict):
@@ -101,7 +101,7 @@ def _guarded(value: Any, index: int, options: ScoringOptions, line: int | None) 
 
 def score_cases(
     cases: Iterable[Any], options: ScoringOptions = DEFAULT_OPTIONS
-) -> Iterator[Scored]:
+) -> Iterator[ScoredCase]:
     """Score cases held in memory (already-parsed JSON values), in order."""
     for index, case in enumerate(cases):
         yield _guarded(case, index, options, None)
@@ -125,7 +125,7 @@ def score_suite(cases: Iterable[Any], options: ScoringOptions = DEFAULT_OPTIONS)
     """Score a suite held in memory (ai-eval-forge's ``evaluate_suite``). It
     keeps every outcome: for large files, stream with
     :func:`~truereward.checks.run.score_file`."""
-    tally = Tally()
+    tally = SuiteTally()
     outcomes = []
     for scored in score_cases(cases, options):
         tally.add(scored)
@@ -133,7 +133,7 @@ def score_suite(cases: Iterable[Any], options: ScoringOptions = DEFAULT_OPTIONS)
     return SuiteResult(tally.summary(), outcomes)
 
 
-class Tally:
+class SuiteTally:
     """The summary of the outcomes counted so far (see
     :class:`~truereward.checks.model.Summary` for the rules)."""
 
@@ -149,7 +149,7 @@ class Tally:
         self._cost = RunningSum()
         self._latency = RunningSum()
 
-    def add(self, scored: Scored) -> None:
+    def add(self, scored: ScoredCase) -> None:
         """Count one case."""
         outcome = scored.outcome
         self.add_counts(

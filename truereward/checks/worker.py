@@ -13,12 +13,12 @@ from typing import Any, NamedTuple
 
 from ..util.strictjson import loads
 from .case import case_id
-from .casefile import Chunk, RawCase, cases_in
+from .casefile import CaseChunk, RawCase, cases_in
 from .context import ScoringOptions
 from .formats import Format, Run, get_format
 from .model import CaseOutcome
 from .parallel import WorkerDied, process_context, worker_signals
-from .suite import RESOURCE_ERRORS, Scored, failure, score_raw
+from .suite import RESOURCE_ERRORS, ScoredCase, failure, score_raw
 
 __all__ = ["Batch", "Settings", "configure", "lost_chunk", "score_alone", "score_chunk"]
 
@@ -64,10 +64,10 @@ def configure(settings: Settings) -> None:
     _settings = settings
 
 
-def _render(report: Format, raw: RawCase, settings: Settings) -> tuple[Scored, str]:
+def _render(report: Format, raw: RawCase, settings: Settings) -> tuple[ScoredCase, str]:
     """One case scored and rendered; whatever goes wrong (running out of
     memory or stack included) is an error of this case, rendered as such."""
-    scored: Scored | None = None
+    scored: ScoredCase | None = None
     try:
         scored = score_raw(raw, settings.options)
         return scored, report.case(scored, settings.run)
@@ -92,7 +92,7 @@ class _Lines:
         self.warnings: list[str] = []
         self.passed = self.internal = self.warning_count = self.gave_up = 0
 
-    def add(self, scored: Scored, text: str, line: int) -> None:
+    def add(self, scored: ScoredCase, text: str, line: int) -> None:
         self.parts.append(text)
         outcome = scored.outcome
         self.passed += outcome.passed
@@ -126,7 +126,7 @@ class _Lines:
         )
 
 
-def score_chunk(chunk: Chunk, settings: Settings | None = None) -> Batch:
+def score_chunk(chunk: CaseChunk, settings: Settings | None = None) -> Batch:
     """Score and render the cases of ``chunk`` (with ``settings``, else the
     configured ones). A case that cannot be scored or rendered, whatever the
     reason, is an error of that case; the others are scored."""
@@ -154,7 +154,7 @@ def _lost_id(raw: RawCase) -> str:
         return f"case-{raw.position}"
 
 
-def lost_chunk(chunk: Chunk, settings: Settings, error: BaseException) -> Batch:
+def lost_chunk(chunk: CaseChunk, settings: Settings, error: BaseException) -> Batch:
     """``chunk`` as errors, one per case, when scoring it failed as a whole:
     its worker process died (``error`` says how) or raised while the chunk
     was handed back. The report stays whole; the other chunks are scored."""
@@ -175,7 +175,7 @@ def lost_chunk(chunk: Chunk, settings: Settings, error: BaseException) -> Batch:
     lines = _Lines(report, settings.run)
     for raw in raws:
         outcome = CaseOutcome(id=_lost_id(raw), passed=False, score=None, error=message[:2000])
-        scored = Scored(outcome, raw.line, internal=internal)
+        scored = ScoredCase(outcome, raw.line, internal=internal)
         lines.add(scored, report.case(scored, settings.run), raw.line)
     return lines.batch()
 
@@ -193,7 +193,7 @@ def _score_streaming(sender: Any, raws: list[RawCase], settings: Settings) -> No
 
 
 def score_alone(
-    chunk: Chunk, settings: Settings, before_fork: Callable[[], None] | None = None
+    chunk: CaseChunk, settings: Settings, before_fork: Callable[[], None] | None = None
 ) -> Batch:
     """``chunk`` scored in a process of its own, after a worker died with it
     in flight. Each case's result comes back as soon as it is scored, so
@@ -230,7 +230,7 @@ def score_alone(
             raw = raws[done]
             message = f"not scored: {WorkerDied(process.exitcode)} while scoring this case"
             outcome = CaseOutcome(id=_lost_id(raw), passed=False, score=None, error=message)
-            lost = Scored(outcome, raw.line)
+            lost = ScoredCase(outcome, raw.line)
             lines.add(lost, report.case(lost, settings.run), raw.line)
             done += 1
     return lines.batch()

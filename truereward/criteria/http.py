@@ -26,7 +26,7 @@ from ..codes import Ungradable
 from .codes import SERVICE_UNREACHABLE
 from .kind import Failure
 
-__all__ = ["DEFAULT_HOSTS", "MAX_REDIRECTS", "Answer", "get"]
+__all__ = ["DEFAULT_HOSTS", "MAX_REDIRECTS", "HttpResponse", "get"]
 
 #: The hosts a criterion may ask when the task names none: loopback.
 DEFAULT_HOSTS = ("localhost", "127.0.0.1", "::1")
@@ -37,7 +37,7 @@ _CHUNK = 1 << 16
 
 
 @dataclass(frozen=True)
-class Answer:
+class HttpResponse:
     """The final response: its status, and its body when it was read."""
 
     status: int
@@ -152,7 +152,7 @@ def get(
     read_body: bool,
     max_body: int,
     follow_redirects: bool = True,
-) -> Answer:
+) -> HttpResponse:
     """GET ``url`` (module docstring)."""
     allowed = frozenset(host.lower() for host in allowed_hosts)
     deadline = time.monotonic() + timeout
@@ -163,7 +163,7 @@ def get(
         for _ in range(MAX_REDIRECTS + 1):
             status, location, body = _once(current, allowed, deadline, read_body, max_body, fired)
             if not (follow_redirects and status in _REDIRECTS and location):
-                return Answer(status=status, body=body, url=current)
+                return HttpResponse(status=status, body=body, url=current)
             following = urljoin(current, location)
             try:
                 _host(following, allowed)

@@ -30,7 +30,7 @@ from .matching import (
     key_filter,
     names_a_file,
 )
-from .outcomes import MAX_NAME, Outcome, TestOutcome, strip_parameters
+from .outcomes import MAX_NAME, ReportedOutcome, TestOutcome, strip_parameters
 from .reportreader import ParsedReport, ReportReader
 
 __all__ = ["READER", "CtrfReport", "parse_ctrf", "read_ctrf", "wanted_keys"]
@@ -57,16 +57,20 @@ def _malformed(where: str, why: str) -> Ungradable:
     return Ungradable("EVIDENCE_MALFORMED", f"{where}: {why}")
 
 
-def _outcome(status: str, raw: str, tags: list[str]) -> Outcome:
+def _outcome(status: str, raw: str, tags: list[str]) -> ReportedOutcome:
     if status == "passed":
-        return Outcome.PASSED
+        return ReportedOutcome.PASSED
     if status == "failed":
-        return Outcome.ERROR if raw in _ERROR_RAW else Outcome.FAILED
+        return ReportedOutcome.ERROR if raw in _ERROR_RAW else ReportedOutcome.FAILED
     if status == "skipped":
-        return Outcome.XFAIL if raw in _XFAIL_RAW or "xfail" in tags else Outcome.SKIPPED
+        return (
+            ReportedOutcome.XFAIL
+            if raw in _XFAIL_RAW or "xfail" in tags
+            else ReportedOutcome.SKIPPED
+        )
     if status == "pending":
-        return Outcome.SKIPPED
-    return Outcome.FAILED  # "other": no known result is not a pass
+        return ReportedOutcome.SKIPPED
+    return ReportedOutcome.FAILED  # "other": no known result is not a pass
 
 
 def _may_be_merged(name: str, tags: list[str]) -> bool:
@@ -163,7 +167,9 @@ def _entry(
         invalid,
     )
     traceback = (
-        outcome is Outcome.SKIPPED and status == "skipped" and _is_traceback(test.get("trace"))
+        outcome is ReportedOutcome.SKIPPED
+        and status == "skipped"
+        and _is_traceback(test.get("trace"))
     )
     return entry, (seconds, tags, traceback)
 
@@ -176,7 +182,7 @@ def _as_legacy(entry: TestOutcome, legacy: _Legacy, pytest: bool) -> TestOutcome
         entry.duration_s = seconds
     entry.merged = _may_be_merged(entry.label, tags)
     if pytest and traceback:
-        entry.outcome = Outcome.XFAIL
+        entry.outcome = ReportedOutcome.XFAIL
         entry.raw = "skipped with a failure's traceback: an xfail (pytest-json-ctrf 0.3.x)"
     return entry
 

@@ -26,7 +26,7 @@ from .matching import (
     pytest_node_id_parts,
     suffix_related,
 )
-from .outcomes import MAX_NAME, Outcome, TestOutcome
+from .outcomes import MAX_NAME, ReportedOutcome, TestOutcome
 from .reportreader import ParsedReport, ReportReader
 
 __all__ = [
@@ -136,21 +136,23 @@ class _Case:
         message = ""
         raw = ""
         if not results:
-            outcome, reported = Outcome.PASSED, "passed"
+            outcome, reported = ReportedOutcome.PASSED, "passed"
             status = get("status")
             if status and status.lower() in _NOT_RUN:
-                outcome, reported = Outcome.SKIPPED, "skipped"
+                outcome, reported = ReportedOutcome.SKIPPED, "skipped"
         else:
             result = results.get("error") or results.get("failure") or results["skipped"]
             raw = result.kind
             message = result.message()
             if "error" in results:
-                outcome, reported = Outcome.ERROR, "error"
+                outcome, reported = ReportedOutcome.ERROR, "error"
             elif "failure" in results:
-                outcome, reported = Outcome.FAILED, "failure"
+                outcome, reported = ReportedOutcome.FAILED, "failure"
             else:
                 reported = "skipped"
-                outcome = Outcome.XFAIL if raw == "pytest.xfail" else Outcome.SKIPPED
+                outcome = (
+                    ReportedOutcome.XFAIL if raw == "pytest.xfail" else ReportedOutcome.SKIPPED
+                )
         time = get("time")
         duration_s: float | None = None
         if time and len(time) <= 100:

@@ -16,7 +16,7 @@ from enum import Enum
 from ..record.cases import CaseResult, Kind, Observation, Rerun, RerunVerdict, Verdict
 from ..record.taskspec import CaseSpec, TaskSpec
 
-__all__ = ["MAX_NAME", "Outcome", "TestOutcome", "rows_for", "strip_parameters"]
+__all__ = ["MAX_NAME", "ReportedOutcome", "TestOutcome", "rows_for", "strip_parameters"]
 
 #: The longest test name, classname or file path a reader keeps an entry
 #: with: twice the longest case id (512 characters). A test named longer is
@@ -27,7 +27,7 @@ __all__ = ["MAX_NAME", "Outcome", "TestOutcome", "rows_for", "strip_parameters"]
 MAX_NAME = 1024
 
 
-class Outcome(Enum):
+class ReportedOutcome(Enum):
     """What a report says happened to one test."""
 
     PASSED = "passed"
@@ -47,7 +47,7 @@ class TestOutcome:
     telling tests apart."""
 
     label: str
-    outcome: Outcome
+    outcome: ReportedOutcome
     keys: tuple[str, ...] = ()
     message: str = ""
     duration_s: float | None = None
@@ -76,35 +76,35 @@ def strip_parameters(test_id: str) -> str:
     return test_id
 
 
-_VERDICT: dict[tuple[str, Outcome], Verdict] = {
-    ("fail_to_pass", Outcome.PASSED): "pass",
-    ("fail_to_pass", Outcome.XFAIL): "pass",
-    ("fail_to_pass", Outcome.FAILED): "fail",
-    ("fail_to_pass", Outcome.ERROR): "fail",
-    ("fail_to_pass", Outcome.SKIPPED): "fail",
-    ("pass_to_pass", Outcome.PASSED): "pass",
-    ("pass_to_pass", Outcome.XFAIL): "pass",
-    ("pass_to_pass", Outcome.FAILED): "fail",
-    ("pass_to_pass", Outcome.ERROR): "fail",
-    ("pass_to_pass", Outcome.SKIPPED): "pass",
+_VERDICT: dict[tuple[str, ReportedOutcome], Verdict] = {
+    ("fail_to_pass", ReportedOutcome.PASSED): "pass",
+    ("fail_to_pass", ReportedOutcome.XFAIL): "pass",
+    ("fail_to_pass", ReportedOutcome.FAILED): "fail",
+    ("fail_to_pass", ReportedOutcome.ERROR): "fail",
+    ("fail_to_pass", ReportedOutcome.SKIPPED): "fail",
+    ("pass_to_pass", ReportedOutcome.PASSED): "pass",
+    ("pass_to_pass", ReportedOutcome.XFAIL): "pass",
+    ("pass_to_pass", ReportedOutcome.FAILED): "fail",
+    ("pass_to_pass", ReportedOutcome.ERROR): "fail",
+    ("pass_to_pass", ReportedOutcome.SKIPPED): "pass",
 }
 
 _WHY = {
-    Outcome.PASSED: "",
-    Outcome.XFAIL: "expected failure (xfail) counts as a pass",
-    Outcome.FAILED: "the test failed",
-    Outcome.ERROR: "the test errored",
-    Outcome.SKIPPED: "the test was skipped",
+    ReportedOutcome.PASSED: "",
+    ReportedOutcome.XFAIL: "expected failure (xfail) counts as a pass",
+    ReportedOutcome.FAILED: "the test failed",
+    ReportedOutcome.ERROR: "the test errored",
+    ReportedOutcome.SKIPPED: "the test was skipped",
 }
 
 
 #: Outcomes a rerun is made of: a test is rerun after it failed or errored,
 #: until it passes; a skip or an expected failure is never rerun.
-_RERUN_OUTCOMES = frozenset({Outcome.PASSED, Outcome.FAILED, Outcome.ERROR})
-_RERUN_VERDICT: dict[Outcome, RerunVerdict] = {
-    Outcome.PASSED: "pass",
-    Outcome.FAILED: "fail",
-    Outcome.ERROR: "fail",
+_RERUN_OUTCOMES = frozenset({ReportedOutcome.PASSED, ReportedOutcome.FAILED, ReportedOutcome.ERROR})
+_RERUN_VERDICT: dict[ReportedOutcome, RerunVerdict] = {
+    ReportedOutcome.PASSED: "pass",
+    ReportedOutcome.FAILED: "fail",
+    ReportedOutcome.ERROR: "fail",
 }
 
 
@@ -115,7 +115,7 @@ def _row(case_id: str, kind: Kind, entries: Sequence[TestOutcome]) -> CaseResult
     last = entries[-1]
     verdict = _VERDICT[(kind, last.outcome)]
     why = _WHY[last.outcome]
-    if last.outcome is Outcome.SKIPPED:
+    if last.outcome is ReportedOutcome.SKIPPED:
         why += (
             " (a skipped guard holds)"
             if kind == "pass_to_pass"
@@ -159,7 +159,7 @@ def _explained(found: Sequence[TestOutcome], passed_reruns: bool) -> bool:
         return True
     if not outcomes <= _RERUN_OUTCOMES:
         return False
-    return passed_reruns or all(entry.outcome is not Outcome.PASSED for entry in found[:-1])
+    return passed_reruns or all(entry.outcome is not ReportedOutcome.PASSED for entry in found[:-1])
 
 
 def rows_for(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..model import Summary
-from ..suite import Scored
+from ..suite import ScoredCase
 
 __all__ = ["FORMATS", "Format", "Run", "get_format"]
 
@@ -41,7 +41,7 @@ class Format(Protocol):
     #: Written between two cases.
     separator: str
 
-    def case(self, scored: Scored, run: Run) -> str:
+    def case(self, scored: ScoredCase, run: Run) -> str:
         """One case's text."""
         ...
 

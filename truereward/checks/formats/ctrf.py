@@ -16,7 +16,7 @@ from typing import Any
 from ..._version import __version__
 from ...codes.checks import CHECK_GAVE_UP
 from ..model import Summary
-from ..suite import Scored
+from ..suite import ScoredCase
 from ..text import stringify
 from . import Run
 
@@ -31,7 +31,7 @@ class CtrfFormat:
     summary_first = False
     separator = ",\n"
 
-    def case(self, scored: Scored, run: Run) -> str:
+    def case(self, scored: ScoredCase, run: Run) -> str:
         outcome = scored.outcome
         test: dict[str, Any] = {
             "name": outcome.id,

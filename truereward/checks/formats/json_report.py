@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from ..model import CaseOutcome, CheckResult, Summary
-from ..suite import Scored
+from ..suite import ScoredCase
 from . import Run
 
 _ENCODE = json.JSONEncoder(allow_nan=False).encode
@@ -60,7 +60,7 @@ class JsonFormat:
     summary_first = False
     separator = ",\n"
 
-    def case(self, scored: Scored, run: Run) -> str:
+    def case(self, scored: ScoredCase, run: Run) -> str:
         return "    " + case_json(scored.outcome, file=run.file, line=scored.line)
 
     def head(self, run: Run, summary: Summary | None) -> str:

@@ -15,7 +15,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from ...codes.checks import CHECK_GAVE_UP
 from ..model import Summary
-from ..suite import Scored
+from ..suite import ScoredCase
 from . import Run
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -36,7 +36,7 @@ class JunitFormat:
     summary_first = True
     separator = ""
 
-    def case(self, scored: Scored, run: Run) -> str:
+    def case(self, scored: ScoredCase, run: Run) -> str:
         outcome = scored.outcome
         seconds = outcome.meta.latency_ms / 1000
         opening = (

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ..model import Summary
-from ..suite import Scored
+from ..suite import ScoredCase
 from . import Run
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -25,7 +25,7 @@ class MarkdownFormat:
     summary_first = True
     separator = ""
 
-    def case(self, scored: Scored, run: Run) -> str:
+    def case(self, scored: ScoredCase, run: Run) -> str:
         outcome = scored.outcome
         if outcome.error is not None:
             where = f"{run.file}:{scored.line}: " if scored.line is not None else ""

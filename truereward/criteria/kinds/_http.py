@@ -19,7 +19,7 @@ from pydantic import Field
 from ...codes import Ungradable
 from ..codes import SERVICE_UNREACHABLE
 from ..context import Context
-from ..http import Answer, get
+from ..http import HttpResponse, get
 from ..kind import Failure, Options
 from ..options import Seconds
 
@@ -35,7 +35,7 @@ class HttpOptions(Options):
     unreachable_fails: bool = False
 
 
-def ask(options: HttpOptions, context: Context, *, read_body: bool, max_body: int) -> Answer:
+def ask(options: HttpOptions, context: Context, *, read_body: bool, max_body: int) -> HttpResponse:
     """GET the options' URL (module docstring)."""
     context.live("HTTP requests are made")
     try:
