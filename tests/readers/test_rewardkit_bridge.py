@@ -8,7 +8,9 @@ exits with) and through the bridge (no reward, the code and blame, nothing
 stale read). A passing and a failing task grade to rewardkit's own score.
 The bridge's own handling of what a killed or broken rewardkit leaves is
 shown with stand-in interpreters (shell scripts in the place of ``python``),
-which cost no rewardkit run.
+which cost no rewardkit run. rewardkit's runs come from a zygote that has
+imported it once (``tests/support/kitzygote.py``); the real interpreter
+runs end to end in ``tests/prefect/test_rewardkit_flow.py``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 import pytest
 
 import truereward as tr
+from tests.support.kitzygote import rewardkit_zygote
 from tests.support.llm_stub import StubLLM
 from tests.support.rewardkit import REWARDKIT_VERSION, rewardkit_python
 from truereward.grade.document import GradeDocument
@@ -41,8 +44,11 @@ QUIET = {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
 @pytest.fixture(scope="module")
 def kit() -> Path:
-    """The interpreter harbor-rewardkit 0.2.3 is installed in."""
-    return rewardkit_python()
+    """The interpreter harbor-rewardkit 0.2.3 is installed in, as this
+    worker's zygote serves it (its ``rewardkit`` command beside it): each
+    run is rewardkit's own code without paying litellm's import again
+    (``tests/support/kitzygote.py``)."""
+    return rewardkit_zygote().python
 
 
 @pytest.fixture
@@ -522,10 +528,10 @@ def test_a_spec_may_not_declare_a_scoring_beside_rewardkits(kit: Path, tmp_path:
     assert "declare it in one place" in document.refusals[0].why
 
 
-def test_the_venv_is_the_version_measured(kit: Path) -> None:
+def test_the_venv_is_the_version_measured() -> None:
     done = subprocess.run(
         [
-            str(kit),
+            str(rewardkit_python()),
             "-I",
             "-c",
             "import importlib.metadata as m; print(m.version('harbor-rewardkit'))",
