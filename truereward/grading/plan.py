@@ -201,6 +201,18 @@ def with_connections(options: dict[str, Any], budget: int) -> dict[str, Any]:
     return {**options, "config_kwargs": config}
 
 
+def options_for(where: str, request: GradeRequest, target: Target | None) -> dict[str, Any]:
+    """The storage options to open ``where`` with, a file written beside the
+    grades (the sweep report): the target block's, else the request's, with
+    the connection pool :func:`settings_for` gives an S3 store, so that the
+    flow's one client for that store (fsspec keeps an instance per distinct
+    options) serves it too, not a second one loaded for one request."""
+    options = target.options() if target is not None else dict(request.storage_options)
+    if urls.protocol(where) in S3_PROTOCOLS:
+        options = with_connections(options, request.io_budget)
+    return options
+
+
 def plan_runs(request: GradeRequest, target: Target | None = None) -> PlannedJobs:
     """The jobs of :func:`plan_sweep` (the entries that are not runs left
     out)."""

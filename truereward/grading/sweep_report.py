@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from ..util import safefile, urls
 from ..util.target import Target
 from .commands import deployment_command, local_command, regrade_request
+from .plan import options_for
 from .report import GradeRunResult
 from .request import GradeRequest
 
@@ -96,7 +97,6 @@ def write_sweep_report(
         return where
     from fsspec.core import url_to_fs
 
-    options = target.options() if target is not None else dict(request.storage_options)
-    fs, path = url_to_fs(where, **options)
+    fs, path = url_to_fs(where, **options_for(where, request, target))
     fs.pipe_file(path, data)  # one PUT on an object store
     return where

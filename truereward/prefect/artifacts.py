@@ -26,6 +26,7 @@ from ..grading.commands import (
     regrade_request,
 )
 from ..grading.markdown import cell, render_result
+from ..grading.plan import options_for
 from ..grading.report import GradeRunResult
 from ..grading.request import GradeRequest
 from ..util import urls
@@ -207,8 +208,7 @@ def report_link(where: str, target: Target | None, request: GradeRequest) -> str
     try:
         from fsspec.core import url_to_fs
 
-        options = target.options() if target is not None else dict(request.storage_options)
-        fs, path = url_to_fs(where, **options)
+        fs, path = url_to_fs(where, **options_for(where, request, target))
         signed = fs.sign(path, expiration=PRESIGN_SECONDS)
     except Exception:  # noqa: BLE001 - no credentials or no signer: the plain URL
         return where
