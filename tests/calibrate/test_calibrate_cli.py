@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tests.support.calibrate_support import QUESTIONS, labelled_batches
 from truereward.calibrate import (
     Answer,
-    Case,
+    LabelledCase,
     LogFormatError,
     at_min_confidence,
     dump_log,
@@ -77,7 +77,11 @@ def test_a_log_round_trips(batch):
 def test_write_and_read_a_log_with_unusual_text(tmp_path):
     report = score(
         QUESTIONS[:1],
-        [Case(state="line\u2028separator\u0085and\nnewline", labels={"relevant": True}, id="é")],
+        [
+            LabelledCase(
+                state="line\u2028separator\u0085and\nnewline", labels={"relevant": True}, id="é"
+            )
+        ],
         [{"relevant": Answer(True, 0.75)}],
         [1.5],
         2.0,

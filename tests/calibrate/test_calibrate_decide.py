@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from truereward.calibrate import (
     Answer,
-    Case,
     JudgeError,
+    LabelledCase,
     Question,
     QuestionKind,
     UnsupportedQuestion,
@@ -86,7 +86,7 @@ def test_region_is_rejected_as_a_question_to_score_and_as_a_label():
     with pytest.raises(UnsupportedQuestion):
         check_questions([region])
     with pytest.raises(UnsupportedQuestion, match=r"cases\[0\]\.labels\.where"):
-        check_cases((region,), [Case(labels={"where": True})])
+        check_cases((region,), [LabelledCase(labels={"where": True})])
 
 
 @pytest.mark.parametrize(
@@ -196,12 +196,14 @@ def test_score_with_a_level_count_and_json_round_trip():
 )
 def test_labels_are_checked_against_their_question(label, question, message):
     with pytest.raises(JudgeError, match=rf"cases\[1\]\.labels\.{question.name}: .*{message}"):
-        check_cases((question,), [Case(labels={}), Case(labels={question.name: label})])
+        check_cases(
+            (question,), [LabelledCase(labels={}), LabelledCase(labels={question.name: label})]
+        )
 
 
 def test_a_label_for_an_unknown_question_is_an_error():
     with pytest.raises(JudgeError, match=r"cases\[0\]\.labels\.nope: no question"):
-        check_cases((Question.boolean("ok"),), [Case(labels={"nope": True})])
+        check_cases((Question.boolean("ok"),), [LabelledCase(labels={"nope": True})])
 
 
 def test_decide_all_needs_exactly_the_question_names():

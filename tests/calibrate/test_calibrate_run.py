@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from tests.support.calibrate_support import BOOLEAN, QUESTIONS
 from truereward.calibrate import (
     Answer,
-    Case,
     JudgeError,
+    LabelledCase,
     ProviderFailure,
     Question,
     RunOptions,
@@ -35,9 +35,9 @@ def always(value: bool | None = True, confidence: float = 0.9):
     return script
 
 
-def cases(count: int, label: bool | None = True) -> list[Case]:
+def cases(count: int, label: bool | None = True) -> list[LabelledCase]:
     labels = {} if label is None else {"relevant": label}
-    return [Case(state=f"s{index}", labels=labels) for index in range(count)]
+    return [LabelledCase(state=f"s{index}", labels=labels) for index in range(count)]
 
 
 @given(
@@ -177,11 +177,11 @@ def test_a_call_over_its_timeout_is_a_failure():
 @pytest.mark.parametrize(
     ("questions", "case_list", "options", "error"),
     [
-        ([BOOLEAN], [Case(labels={"relevant": "yes"})], None, JudgeError),
-        ([BOOLEAN], [Case(labels={"unknown": True})], None, JudgeError),
-        ([Question.region("where")], [Case()], None, UnsupportedQuestion),
-        ([BOOLEAN, BOOLEAN], [Case()], None, JudgeError),
-        ([BOOLEAN], [Case()], {"warmup": 1}, JudgeError),
+        ([BOOLEAN], [LabelledCase(labels={"relevant": "yes"})], None, JudgeError),
+        ([BOOLEAN], [LabelledCase(labels={"unknown": True})], None, JudgeError),
+        ([Question.region("where")], [LabelledCase()], None, UnsupportedQuestion),
+        ([BOOLEAN, BOOLEAN], [LabelledCase()], None, JudgeError),
+        ([BOOLEAN], [LabelledCase()], {"warmup": 1}, JudgeError),
     ],
 )
 def test_validation_comes_before_any_call(questions, case_list, options, error):
@@ -220,8 +220,8 @@ def test_run_is_a_coroutine_and_scores_what_it_asked():
         }
         provider = ScriptedProvider.from_table(answers)
         labelled = [
-            Case(state="s0", labels={"relevant": True, "quality": 2}),
-            Case(state="s1", labels={"tone": "calm"}),
+            LabelledCase(state="s0", labels={"relevant": True, "quality": 2}),
+            LabelledCase(state="s1", labels={"tone": "calm"}),
         ]
         return await run(provider, QUESTIONS, labelled)
 

@@ -19,8 +19,8 @@ from tests.support.calibrate_support import (
 from truereward.calibrate import (
     Answer,
     Calibration,
-    Case,
     JudgeError,
+    LabelledCase,
     Question,
     UnsupportedQuestion,
     at_min_confidence,
@@ -34,7 +34,7 @@ def boolean_report(
 ) -> Calibration:
     labels = labels if labels is not None else [True] * len(decisions)
     cases = [
-        Case(state=index, labels={} if label is None else {"relevant": label})
+        LabelledCase(state=index, labels={} if label is None else {"relevant": label})
         for index, label in enumerate(labels)
     ]
     return score([BOOLEAN], cases, boolean_answers(decisions), [1.0] * len(cases), 10.0)
@@ -79,11 +79,11 @@ def test_an_empty_batch_is_valid():
 
 def test_p_correct_per_labelled_case_abstentions_included():
     cases = [
-        Case(labels={"relevant": True}),
-        Case(labels={"relevant": False}),
-        Case(labels={}),
-        Case(labels={"relevant": True}),
-        Case(labels={"relevant": True}),
+        LabelledCase(labels={"relevant": True}),
+        LabelledCase(labels={"relevant": False}),
+        LabelledCase(labels={}),
+        LabelledCase(labels={"relevant": True}),
+        LabelledCase(labels={"relevant": True}),
     ]
     answers = [
         {"relevant": Answer(True, 0.8, probabilities={"true": 0.8, "false": 0.2})},
@@ -99,8 +99,8 @@ def test_p_correct_per_labelled_case_abstentions_included():
 
 def test_choice_and_score_questions_and_misses():
     cases = [
-        Case(labels={"tone": "calm", "quality": 2}, id="a"),
-        Case(labels={"tone": "rude", "quality": 0}, id="b"),
+        LabelledCase(labels={"tone": "calm", "quality": 2}, id="a"),
+        LabelledCase(labels={"tone": "rude", "quality": 0}, id="b"),
     ]
     answers = [
         {
@@ -148,7 +148,7 @@ def test_choice_and_score_questions_and_misses():
     ],
 )
 def test_mismatched_or_invalid_inputs_are_errors(answers, latencies, total, message):
-    cases = [Case(labels={"relevant": True}), Case()]
+    cases = [LabelledCase(labels={"relevant": True}), LabelledCase()]
     with pytest.raises(JudgeError, match=message):
         score([BOOLEAN], cases, answers, latencies, total)
 
@@ -183,7 +183,7 @@ def test_score_invariants(batch):
 
 
 def test_threshold_makes_low_confidence_answers_abstentions_strictly_below():
-    cases = [Case(labels={"relevant": True}) for _ in range(4)]
+    cases = [LabelledCase(labels={"relevant": True}) for _ in range(4)]
     answers = [
         {"relevant": Answer(True, 0.9)},
         {"relevant": Answer(False, 0.5)},  # exactly at the threshold: stays decided
@@ -262,10 +262,10 @@ def test_stability_errors_on_empty_and_misaligned_input():
         stability([])
     with pytest.raises(JudgeError, match=r"reports\[1\]: 2 cases"):
         stability([boolean_report([True]), boolean_report([True, True])])
-    other = score([CHOICE], [Case()], [{"tone": Answer(None, 0)}], [0.0], 0.0)
+    other = score([CHOICE], [LabelledCase()], [{"tone": Answer(None, 0)}], [0.0], 0.0)
     with pytest.raises(JudgeError, match=r"reports\[1\]: asks \['tone'\]"):
         stability([boolean_report([True]), other])
-    named = score([BOOLEAN], [Case(id="x")], boolean_answers([True]), [0.0], 0.0)
+    named = score([BOOLEAN], [LabelledCase(id="x")], boolean_answers([True]), [0.0], 0.0)
     with pytest.raises(JudgeError, match="case 0 is 'x'"):
         stability([boolean_report([True]), named])
 
@@ -292,7 +292,7 @@ def test_stability_matches_a_direct_count(lists):
 
 
 def test_scores_and_stability_are_per_question():
-    cases = [Case(labels={"quality": 2})]
+    cases = [LabelledCase(labels={"quality": 2})]
     one = score(
         [SCORE, BOOLEAN],
         cases,

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from truereward.calibrate import (
-    Case,
+    LabelledCase,
     ProviderFailure,
     Question,
     RunOptions,
@@ -235,9 +235,9 @@ def test_a_closed_port_is_a_failure():
 
 
 def test_a_bounded_run_over_http(server):
-    cases = [Case(state="yes", labels={"relevant": True}, id=f"c{index}") for index in range(9)] + [
-        Case(state="no", labels={"relevant": True}, id="c9")
-    ]
+    cases = [
+        LabelledCase(state="yes", labels={"relevant": True}, id=f"c{index}") for index in range(9)
+    ] + [LabelledCase(state="no", labels={"relevant": True}, id="c9")]
 
     async def main():
         async with OpenAIProvider(server.base_url, "paced") as provider:
@@ -255,7 +255,7 @@ def test_a_bounded_run_over_http(server):
 def test_a_run_over_http_aborts_on_a_server_error(server):
     async def main():
         async with OpenAIProvider(server.base_url, "broken") as provider:
-            return await run(provider, QUESTIONS, [Case(state="yes")] * 5)
+            return await run(provider, QUESTIONS, [LabelledCase(state="yes")] * 5)
 
     with pytest.raises(ProviderFailure, match="warm-up call"):
         asyncio.run(main())

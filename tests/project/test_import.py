@@ -60,6 +60,7 @@ def test_all_lists_exactly_the_lazy_names():
         ("truereward.evaluate", "Comparison", "ExperimentComparison"),
         ("truereward.checks", "Scored", "ScoredCase"),
         ("truereward.checks", "Tally", "SuiteTally"),
+        ("truereward.calibrate", "Case", "LabelledCase"),
     ],
 )
 def test_a_renamed_public_name_still_works_with_a_deprecation_warning(package, old, new):

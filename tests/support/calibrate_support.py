@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from truereward.calibrate import Answer, Case, Question
+from truereward.calibrate import Answer, LabelledCase, Question
 
 BOOLEAN = Question.boolean("relevant")
 CHOICE = Question.choice("tone", ["calm", "neutral", "rude"])
@@ -54,7 +54,9 @@ def labels_for(question: Question) -> Any:
 
 
 @st.composite
-def labelled_batches(draw: Any, max_cases: int = 12) -> tuple[list[Case], list[dict[str, Answer]]]:
+def labelled_batches(
+    draw: Any, max_cases: int = 12
+) -> tuple[list[LabelledCase], list[dict[str, Answer]]]:
     """Cases with random label subsets and one valid answer set per case."""
     count = draw(st.integers(0, max_cases))
     cases = []
@@ -65,6 +67,6 @@ def labelled_batches(draw: Any, max_cases: int = 12) -> tuple[list[Case], list[d
             for question in QUESTIONS
             if draw(st.booleans())
         }
-        cases.append(Case(state=f"case {index}", labels=labels, id=f"c{index}"))
+        cases.append(LabelledCase(state=f"case {index}", labels=labels, id=f"c{index}"))
         answers.append({question.name: draw(answers_for(question)) for question in QUESTIONS})
     return cases, answers

@@ -12,8 +12,7 @@ guide.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..judging.answers import (
     Answer,
@@ -28,7 +27,8 @@ from ..judging.errors import JudgeError, ProviderFailure, UnsupportedQuestion
 from ..judging.provider import Provider, ask
 from ..judging.questions import Question, QuestionKind, check_questions
 from ..judging.testing import ScriptedProvider
-from .case import Case, check_cases
+from ..util.lazy import lazy_names
+from .case import LabelledCase, check_cases
 from .errors import CalibrationError, FlowFailure
 from .flows import (
     Flow,
@@ -57,7 +57,6 @@ __all__ = [
     "AnswerValue",
     "Calibration",
     "CalibrationError",
-    "Case",
     "Decision",
     "Flow",
     "FlowFailure",
@@ -67,6 +66,7 @@ __all__ = [
     "FlowStatus",
     "FlowValue",
     "JudgeError",
+    "LabelledCase",
     "LogFormatError",
     "Miss",
     "OpenAIProvider",
@@ -102,10 +102,11 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    # httpx is imported only when the HTTP provider is asked for.
-    if name == "OpenAIProvider":
-        value = import_module("truereward.judging.openai").OpenAIProvider
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# httpx is imported only when the HTTP provider is asked for; the old name
+# of LabelledCase still works, with a warning.
+__getattr__ = lazy_names(
+    __name__,
+    {"OpenAIProvider": (".judging.openai", "OpenAIProvider")},  # ..judging.openai
+    globals(),
+    {"Case": "LabelledCase"},
+)[0]

@@ -17,11 +17,11 @@ from ..judging.errors import JudgeError, UnsupportedQuestion
 from ..judging.questions import Question, check_name
 from .errors import CalibrationError
 
-__all__ = ["Case", "check_cases"]
+__all__ = ["LabelledCase", "check_cases"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Case:
+class LabelledCase:
     """One labelled input. ``state`` is what the provider is given (text, or
     any value the provider understands; a JSON value for the HTTP provider
     and the log file). ``labels`` maps question names to the human decision
@@ -45,8 +45,8 @@ class Case:
 
 
 def check_cases(
-    questions: tuple[Question, ...], cases: Iterable[Case], deciders: Sequence[Decider] = ()
-) -> tuple[Case, ...]:
+    questions: tuple[Question, ...], cases: Iterable[LabelledCase], deciders: Sequence[Decider] = ()
+) -> tuple[LabelledCase, ...]:
     """The cases as a tuple, each label checked against its question:
     CalibrationError naming ``cases[i].labels.NAME`` for a label of an unknown
     question or of the wrong kind (UnsupportedQuestion for a region).
@@ -56,8 +56,8 @@ def check_cases(
     prepared: dict[str, Decider] = {}
     out = tuple(cases)
     for index, case in enumerate(out):
-        if not isinstance(case, Case):
-            raise CalibrationError(f"cases[{index}]: a Case, got {type(case).__name__}")
+        if not isinstance(case, LabelledCase):
+            raise CalibrationError(f"cases[{index}]: a LabelledCase, got {type(case).__name__}")
         for name, label in case.labels.items():
             decider = prepared.get(name)
             if decider is None:

@@ -18,7 +18,7 @@ from ..judging.answers import Answer, check_label, decide_all
 from ..judging.errors import JudgeError
 from ..judging.questions import Question, check_questions
 from ..util.strictjson import StrictJSONError, canonical_bytes, loads
-from .case import Case
+from .case import LabelledCase
 from .errors import CalibrationError
 from .report import Calibration, check_latency, score
 
@@ -80,7 +80,7 @@ def _header(value: dict[str, Any], source: str) -> tuple[tuple[Question, ...], f
 
 def _case(
     value: dict[str, Any], asked: tuple[Question, ...]
-) -> tuple[Case, dict[str, Answer], float]:
+) -> tuple[LabelledCase, dict[str, Answer], float]:
     unknown = sorted(set(value) - _CASE_FIELDS)
     if unknown:
         raise CalibrationError(f"{unknown[0]}: unknown case field")
@@ -112,7 +112,7 @@ def _case(
         raise CalibrationError(f"answers.{error}") from None
     case_id = value.get("id")
     try:
-        case = Case(state=value.get("state"), labels=labels, id=case_id)
+        case = LabelledCase(state=value.get("state"), labels=labels, id=case_id)
     except JudgeError as error:
         raise CalibrationError(f"id: {error}") from None
     latency = check_latency(value.get("latency_ms", 0.0), "latency_ms")
@@ -140,7 +140,7 @@ def parse_log(text: str | bytes, source: str = "<log>") -> Calibration:
     if header_number != 1:
         raise LogFormatError(source, 1, "the header is the first line (no blank line before it)")
     asked, total_ms = _header(_line_json(header_line, source, 1), source)
-    cases: list[Case] = []
+    cases: list[LabelledCase] = []
     answers: list[dict[str, Answer]] = []
     latencies: list[float] = []
     ids: dict[str, int] = {}

@@ -24,7 +24,7 @@ from ..judging.errors import JudgeError
 from ..judging.numbers import finite_float
 from ..judging.questions import Question, check_questions
 from ..util.dumped import Dumped
-from .case import Case, check_cases
+from .case import LabelledCase, check_cases
 from .errors import CalibrationError
 
 __all__ = ["Calibration", "Miss", "QuestionStats", "check_latency", "score"]
@@ -98,7 +98,7 @@ class Calibration(Dumped):
     latencies_ms: tuple[float, ...]
     total_ms: float
     questions_asked: Annotated[tuple[Question, ...], Field(exclude=True)]
-    cases: Annotated[tuple[Case, ...], Field(exclude=True)]
+    cases: Annotated[tuple[LabelledCase, ...], Field(exclude=True)]
     answers: Annotated[tuple[Mapping[str, Answer], ...], Field(exclude=True)]
     min_confidence: float | None = None
 
@@ -113,7 +113,7 @@ def check_latency(value: object, where: str) -> float:
 
 def score(
     questions: Sequence[Question],
-    cases: Sequence[Case],
+    cases: Sequence[LabelledCase],
     answers: Sequence[Mapping[str, Answer]],
     latencies_ms: Sequence[float],
     total_ms: float,
@@ -131,7 +131,7 @@ def score(
 
 def _score(
     questions: Sequence[Question],
-    cases: Sequence[Case],
+    cases: Sequence[LabelledCase],
     answers: Sequence[Mapping[str, Answer]],
     latencies_ms: Sequence[float],
     total_ms: float,

@@ -20,7 +20,7 @@ from ..judging.answers import Answer
 from ..judging.numbers import positive_seconds
 from ..judging.provider import Prepared, Provider, ask_prepared, check_provider
 from ..judging.questions import Question
-from .case import Case, check_cases
+from .case import LabelledCase, check_cases
 from .errors import CalibrationError
 from .report import Calibration, score
 
@@ -52,7 +52,7 @@ class RunOptions:
 async def run(
     provider: Provider,
     questions: Sequence[Question],
-    cases: Sequence[Case],
+    cases: Sequence[LabelledCase],
     options: RunOptions | None = None,
 ) -> Calibration:
     """Ask ``provider`` about every case and score the answers (see the
@@ -107,7 +107,7 @@ async def run(
 def run_sync(
     provider: Provider,
     questions: Sequence[Question],
-    cases: Sequence[Case],
+    cases: Sequence[LabelledCase],
     options: RunOptions | None = None,
 ) -> Calibration:
     """:func:`run` for synchronous code (``asyncio.run``; not from inside a

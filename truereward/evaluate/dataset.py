@@ -1,6 +1,6 @@
-"""Case and Dataset: evaluation subjects with stable identities.
+"""EvaluationCase and Dataset: evaluation subjects with stable identities.
 
-A :class:`Case` is one subject with an ``id`` (a case id: 1 to 512
+An :class:`EvaluationCase` is one subject with an ``id`` (a case id: 1 to 512
 characters, no surrounding whitespace, no control characters) and
 ``metadata`` (strict JSON values, nested at most 64 deep). A
 :class:`Dataset` is an immutable, ordered set of cases with unique ids.
