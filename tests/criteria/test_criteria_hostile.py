@@ -23,7 +23,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import truereward as tr
-from tests.criteria.test_criteria import grade, passed, refused
+from tests.support.criteria_rows import grade, passed, refused
 from truereward.criteria.commands import shell_syntax
 from truereward.readers import Evidence
 

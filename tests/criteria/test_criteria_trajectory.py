@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import truereward as tr
-from tests.criteria.test_criteria import passed, refused
+from tests.support.criteria_rows import passed, refused
 from truereward.codes import Ungradable
 from truereward.criteria.atif import parse
 from truereward.criteria.kinds.trajectory_turn_count import TrajectoryTurnCount, score

@@ -7,12 +7,7 @@ import subprocess
 import sys
 
 import truereward as tr
-from tests.conftest import ROOT
-
-
-def python_blocks(name: str) -> list[str]:
-    text = (ROOT / "docs" / name).read_text(encoding="utf-8")
-    return re.findall(r"```python\n(.*?)```", text, re.S)
+from tests.support.doc_blocks import python_blocks
 
 
 def test_the_evaluate_example_runs_and_says_what_it_claims():

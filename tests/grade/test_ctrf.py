@@ -11,7 +11,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests.support import strategies as gen
-from tests.util.test_strictjson import floats_in
+from tests.support.strategies import floats_in
 from truereward import ctrf, grade_document
 from truereward.grade.ctrfreport import UNGRADABLE_TEST
 from truereward.grade.files import render

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.project.test_readme import Plan, block_env, readme_blocks, run_bash, scratch_copy
+from tests.support.doc_blocks import Plan, block_env, readme_blocks, run_bash, scratch_copy
 
 OPS = ROOT / "docs" / "ops.md"
 

@@ -7,56 +7,21 @@ import json
 import multiprocessing
 import threading
 import time
-from typing import Any
 
 import pytest
 
 from tests.conftest import s3_options
+from tests.support.s3_published import (
+    assert_consistent,
+    body,
+    gradable,
+    listing,
+    publish_at,
+    ungradable,
+)
 from truereward import PublishConflict, PublishError, grade_document, publish
 from truereward.publishing import PublishDecision, Target
 from truereward.publishing.objects import MAX_BODY_BYTES
-from truereward.util.strictjson import loads
-
-FILES = ("ctrf.json", "grade.json", "reward.json", "reward.txt")
-
-
-def listing(client: Any, bucket: str, prefix: str) -> dict[str, tuple[str, Any]]:
-    """name -> (ETag, LastModified) of every object under the prefix."""
-    response = client.list_objects_v2(Bucket=bucket, Prefix=prefix + "/")
-    return {
-        item["Key"].rsplit("/", 1)[1]: (item["ETag"], item["LastModified"])
-        for item in response.get("Contents", [])
-    }
-
-
-def body(client: Any, bucket: str, key: str) -> bytes:
-    return client.get_object(Bucket=bucket, Key=key)["Body"].read()
-
-
-def assert_consistent(client: Any, bucket: str, prefix: str) -> dict[str, Any]:
-    """The published set agrees with its grade.json; returns the grade."""
-    names = set(listing(client, bucket, prefix))
-    grade = loads(body(client, bucket, f"{prefix}/grade.json"))
-    if grade["gradable"]:
-        assert names == set(FILES)
-        assert float(body(client, bucket, f"{prefix}/reward.txt")) == grade["reward"]
-        assert loads(body(client, bucket, f"{prefix}/reward.json"))["reward"] == grade["reward"]
-    else:
-        assert names == {"ctrf.json", "grade.json"}
-    ctrf = loads(body(client, bucket, f"{prefix}/ctrf.json"))
-    raw = body(client, bucket, f"{prefix}/grade.json")
-    assert ctrf["extra"]["truereward"]["grade_sha256"] == hashlib.sha256(raw).hexdigest()
-    return grade
-
-
-def gradable(row, reward=1.0, tag="g"):
-    return grade_document(
-        [row("a", verdict="pass" if reward == 1.0 else "fail"), row(tag, "pass_to_pass")]
-    )
-
-
-def ungradable(row):
-    return grade_document([row("a"), row("b", verdict="ungradable", code="GRADER_TIMEOUT")])
 
 
 def test_create_if_absent_then_idempotent_republish(row, s3_endpoint, s3_client, bucket):
@@ -189,23 +154,6 @@ def test_publishing_through_a_target_object(row, s3_endpoint, s3_client, bucket)
 # --- races ---------------------------------------------------------------------------------
 
 
-def _publish_at(start: float, raw: bytes, url: str, options: dict[str, Any]) -> str:
-    """``conflict``, the grade's digest when it won, or ``error: ...`` (a
-    publish that failed is neither a winner nor a conflict: counting it as a
-    winner is how an earlier version of this test saw two under load)."""
-    from truereward import GradeDocument
-
-    document = GradeDocument.from_bytes(raw)
-    time.sleep(max(0.0, start - time.time()))
-    try:
-        publish(document, url, storage_options=options)
-    except PublishConflict:
-        return "conflict"
-    except Exception as error:  # noqa: BLE001 - reported in the outcomes, never lost
-        return f"error: {type(error).__name__}: {error}"
-    return document.digest
-
-
 @pytest.mark.slow
 def test_threads_and_processes_racing_end_with_exactly_one_winner(
     row, s3_endpoint, s3_client, bucket
@@ -226,7 +174,7 @@ def test_threads_and_processes_racing_end_with_exactly_one_winner(
             ]
             start = time.time() + 0.3
             remote = [
-                pool.apply_async(_publish_at, (start, d.to_bytes(), url, options))
+                pool.apply_async(publish_at, (start, d.to_bytes(), url, options))
                 for d in documents[16:]
             ]
             outcomes: list[str] = [""] * 16
@@ -238,7 +186,7 @@ def test_threads_and_processes_racing_end_with_exactly_one_winner(
                 documents: list = documents,
                 outcomes: list = outcomes,
             ) -> None:
-                outcomes[index] = _publish_at(start, documents[index].to_bytes(), url, options)
+                outcomes[index] = publish_at(start, documents[index].to_bytes(), url, options)
 
             threads = [threading.Thread(target=run, args=(i,)) for i in range(16)]
             for thread in threads:

@@ -12,8 +12,8 @@ from urllib.parse import urlparse
 import pytest
 
 from tests.conftest import s3_options
-from tests.publishing.test_publish_s3 import assert_consistent, body, gradable, listing, ungradable
 from tests.support.faultproxy import FAULTS, FaultProxy
+from tests.support.s3_published import assert_consistent, body, gradable, listing, ungradable
 from truereward import PublishError, publish
 from truereward.util.strictjson import loads
 

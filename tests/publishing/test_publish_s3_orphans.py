@@ -31,15 +31,15 @@ from urllib.parse import urlparse
 import pytest
 
 from tests.conftest import s3_options
-from tests.publishing.test_publish_s3 import (
-    _publish_at,
+from tests.support.faultproxy import FaultProxy
+from tests.support.s3_published import (
     assert_consistent,
     body,
     gradable,
     listing,
+    publish_at,
     ungradable,
 )
-from tests.support.faultproxy import FaultProxy
 from truereward import GradeDocument, PublishError, publish
 from truereward.grade.files import REWARD_FILES
 from truereward.publishing import PublishDecision, Target
@@ -494,7 +494,7 @@ def test_publishers_racing_over_reward_objects_left_without_a_grade_end_with_one
         outcomes = [""] * len(documents)
 
         def run(index: int, url: str, start: float, docs: list, outcomes: list) -> None:
-            outcomes[index] = _publish_at(start, docs[index].to_bytes(), url, options)
+            outcomes[index] = publish_at(start, docs[index].to_bytes(), url, options)
 
         url = f"s3://{bucket}/{prefix}"
         threads = [

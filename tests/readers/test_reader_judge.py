@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.judging.test_calibrate_openai import FakeChatServer
+from tests.support.chat_server import FakeChatServer
 from truereward import TaskSpec, Ungradable, fold, read
 from truereward.codes import lookup
 

@@ -1,4 +1,5 @@
-"""Hypothesis strategies for rows, case sets and refusals."""
+"""Hypothesis strategies for rows, case sets and refusals, and `floats_in`,
+the floats of a JSON value."""
 
 from __future__ import annotations
 
@@ -67,3 +68,12 @@ def graded_rows(ids: Any = small_ids) -> Any:
 row_lists = st.lists(rows(), max_size=12)
 unique_row_lists = st.lists(rows(), max_size=12, unique_by=lambda row: row["id"])
 case_sets = st.dictionaries(small_ids, st.sampled_from(KINDS), max_size=8)
+
+
+def floats_in(value: Any) -> list[float]:
+    """Every float in a JSON value, depth first."""
+    if isinstance(value, dict):
+        return [item for child in value.values() for item in floats_in(child)]
+    if isinstance(value, list):
+        return [item for child in value for item in floats_in(child)]
+    return [value] if type(value) is float else []

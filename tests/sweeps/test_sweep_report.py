@@ -18,8 +18,14 @@ from typing import Any
 
 import pytest
 
+from tests.support.graded_sweeps import (
+    PLAN,
+    document_for,
+    publish_sweep,
+    put_memory_sweep,
+    record_for,
+)
 from tests.support.sweeps import make_sweep
-from tests.sweeps.test_sweeps import PLAN, document_for, publish_sweep, put_memory_sweep, record_for
 from truereward.cli import main
 from truereward.grading import GradeRequest, grade_request
 from truereward.sweeps import (
@@ -843,7 +849,7 @@ def test_the_charts_bars_in_chromium_match_the_data(tmp_path, rewards, buckets):
 
 
 def test_the_docs_report_example_runs(tmp_path):
-    from tests.evaluate.test_evaluate_docs_and_imports import python_blocks
+    from tests.support.doc_blocks import python_blocks
 
     [code] = [block for block in python_blocks("sweeps.md") if "render_report" in block]
     root = publish_sweep(tmp_path / "nightly", PLAN)

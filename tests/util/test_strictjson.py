@@ -10,6 +10,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from tests.support.strategies import floats_in
 from truereward.util.strictjson import canonical_bytes
 
 
@@ -51,15 +52,6 @@ def test_the_fast_path_writes_the_standard_librarys_bytes(value: Any, indent: in
 def test_a_nan_is_refused_unless_vouched_for() -> None:
     with pytest.raises(ValueError, match="JSON compliant"):
         canonical_bytes({"a": float("nan")})
-
-
-def floats_in(value: Any) -> list[float]:
-    """Every float in a JSON value, depth first."""
-    if isinstance(value, dict):
-        return [item for child in value.values() for item in floats_in(child)]
-    if isinstance(value, list):
-        return [item for child in value for item in floats_in(child)]
-    return [value] if type(value) is float else []
 
 
 @pytest.mark.slow

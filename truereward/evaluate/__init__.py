@@ -11,11 +11,10 @@ after the ``scope/eval`` seed):
   :class:`EvaluatorFunc`, :class:`CompositeEvaluator` (weighted components,
   :class:`Component`, :class:`PassPolicy`), :class:`SuiteEvaluator`,
   :class:`ProjectionEvaluator`.
-- :class:`EvaluationCase`, :class:`Dataset`, :class:`Experiment` (bounded concurrency,
-  :class:`ErrorPolicy`), :class:`ExperimentReport`,
-  :class:`ExperimentSummary`, :class:`MetricSummary`, :class:`Distribution`,
-  :class:`DistributionDelta`, :class:`ExperimentComparison`,
-  :class:`MetricComparison`.
+- :class:`EvaluationCase`, :class:`Dataset`, :class:`Experiment` (bounded
+  concurrency, :class:`ErrorPolicy`), :class:`ExperimentReport`, :class:`ExperimentSummary`,
+  :class:`MetricSummary`, :class:`Distribution`, :class:`DistributionDelta`,
+  :class:`ExperimentComparison`, :class:`MetricComparison`.
 
 Names load on first use, so importing this package (which
 ``truereward.record.cases`` does, for :class:`EvaluationReport`) costs nothing until a name is
