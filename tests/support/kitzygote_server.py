@@ -84,9 +84,9 @@ def child(request: dict[str, object], fds: list[int]) -> None:
     os.environ.clear()
     os.environ.update({str(k): str(v) for k, v in dict(request["env"]).items()})  # type: ignore[call-overload]
     status = run([str(item) for item in request["argv"]])  # type: ignore[attr-defined]
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(status)
+    # Unwound through main() to the interpreter's own exit: atexit handlers
+    # run and threads are joined, as when a real interpreter ends.
+    sys.exit(status)
 
 
 def main(path: str) -> None:
@@ -101,6 +101,7 @@ def main(path: str) -> None:
         for key, _ in selector.select(timeout=0.02):
             if key.fileobj is server:
                 conn, _ = server.accept()
+                conn.settimeout(30)  # a client that never sends must not stall the rest
                 try:
                     request, fds = receive(conn)
                 except (EOFError, OSError, ValueError):
