@@ -178,13 +178,16 @@ if not state.is_completed():
     raise SystemExit(f"grade-run ended {state.name}: {state.message}")
 with open("/proc/self/status") as status:
     peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
-print(json.dumps({"peak_mb": peak / 1024}))
+import resource
+own = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"peak_mb": peak / 1024, "cpu_s": own.ru_utime + own.ru_stime}))
 """
 
 
-def grade_run(proxy: str, request: dict[str, Any], home: Path) -> float:
+def grade_run(proxy: str, request: dict[str, Any], home: Path) -> dict[str, float]:
     """One flow run of ours (:data:`DRIVER`) on the ephemeral API; the
-    flow process's peak resident memory (MB)."""
+    flow process's peak resident memory (``peak_mb``) and its CPU seconds
+    (``cpu_s``, the ephemeral API server's not counted)."""
     env = offline_env(
         PREFECT_HOME=str(home), AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing"
     )
@@ -199,7 +202,8 @@ def grade_run(proxy: str, request: dict[str, Any], home: Path) -> float:
     if done.returncode != 0:
         raise SystemExit(f"grade-run failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     last = [line for line in done.stdout.splitlines() if line.startswith("{")][-1]
-    return float(json.loads(last)["peak_mb"])
+    figures: dict[str, float] = json.loads(last)
+    return figures
 
 
 def scale(runs: int, latency: float) -> int:
@@ -228,12 +232,13 @@ def scale(runs: int, latency: float) -> int:
                 "storage_options": options(proxy.url),
                 "report": str(ROOT / ".bench" / "s3-latency-report.html"),
             }
-            peak = grade_run(proxy.url, request, ROOT / ".bench" / "s3-latency-home")
+            flow = grade_run(proxy.url, request, ROOT / ".bench" / "s3-latency-home")
             seconds = proxy.seconds()
             print(
                 f"{runs} runs at {latency * 1000:g} ms a request: {seconds:.0f} s "
                 f"({runs / seconds:.1f} runs/s), {per_run(proxy.counts(), runs)}; "
-                f"the flow process's peak {peak:.0f} MB"
+                f"the flow process's peak {flow['peak_mb']:.0f} MB, its CPU {flow['cpu_s']:.0f} s "
+                f"({flow['cpu_s'] / runs * 1000:.1f} ms a run)"
             )
             print(f"RATIO s3_latency_scale {runs / seconds:.1f} runs/s (no baseline: --scale)")
     finally:

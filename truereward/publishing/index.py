@@ -18,7 +18,7 @@ from typing import Any
 from ..grade.files import NAMES, PREVIOUS_GRADE
 from ..util import urls
 
-__all__ = ["Standing", "TargetIndex", "listing_order"]
+__all__ = ["Standing", "TargetIndex", "list_pages", "listing_order"]
 
 #: The names a run's entry in the index keeps.
 _KEPT = frozenset((*NAMES, PREVIOUS_GRADE))
@@ -29,6 +29,30 @@ def listing_order(run: str) -> bytes:
     bytes of ``<run>/`` (so ``run-1.5`` comes before ``run-1``, as
     ``.`` sorts before ``/``)."""
     return f"{run}/".encode()
+
+
+def list_pages(
+    fs: Any, bucket: str, prefix: str, *, delimiter: str | None = None, after: str | None = None
+) -> Iterator[dict[str, Any]]:
+    """The answers of ``ListObjectsV2`` under ``prefix`` on the S3
+    filesystem ``fs``, one page (one request, up to 1,000 keys) at a time:
+    nothing is cached (s3fs's ``ls`` keeps a whole listing, a dict a key,
+    for the life of the filesystem). ``delimiter`` groups keys into
+    ``CommonPrefixes``; ``after``: keys after it only."""
+    token: str | None = None
+    while True:
+        extra: dict[str, str] = {"ContinuationToken": token} if token else {}
+        if after is not None and not token:
+            extra["StartAfter"] = after
+        if delimiter is not None:
+            extra["Delimiter"] = delimiter
+        answer: dict[str, Any] = fs.call_s3(
+            "list_objects_v2", Bucket=bucket, Prefix=prefix, **extra
+        )
+        yield answer
+        token = answer.get("NextContinuationToken")
+        if not answer.get("IsTruncated") or not token:
+            return
 
 
 @dataclass(frozen=True)
@@ -140,18 +164,8 @@ class TargetIndex:
     ) -> Iterator[list[tuple[str, str, int]]]:
         """The keys under ``prefix`` (those after ``after``, when given), a
         page (one request) at a time."""
-        token: str | None = None
-        while True:
-            extra: dict[str, str] = {"ContinuationToken": token} if token else {}
-            if after is not None and not token:
-                extra["StartAfter"] = after
-            answer = self._fs.call_s3(
-                "list_objects_v2", Bucket=self._bucket, Prefix=prefix, **extra
-            )
+        for answer in list_pages(self._fs, self._bucket, prefix, after=after):
             yield [
                 (str(item["Key"]), str(item["ETag"]).strip('"'), int(item.get("Size") or 0))
                 for item in answer.get("Contents", ())
             ]
-            token = answer.get("NextContinuationToken")
-            if not answer.get("IsTruncated") or not token:
-                return

@@ -1,0 +1,44 @@
+"""A sweep on S3 is listed a page at a time, keeping names only: its runs
+(the key prefixes one level down), dot-named prefixes skipped with why,
+plain objects beside the runs ignored, a missing prefix refused; and
+nothing of the listing stays cached in the filesystem."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.conftest import s3_options
+from truereward.sweeps.source import SweepNotFound, SweepSource
+
+
+def put(client: Any, bucket: str, keys: list[str]) -> None:
+    for key in keys:
+        client.put_object(Bucket=bucket, Key=key, Body=b"{}")
+
+
+@pytest.mark.slow
+def test_runs_past_the_first_page_are_listed_once_and_nothing_is_cached(
+    s3_endpoint: str, s3_client: Any, bucket: str
+) -> None:
+    runs = [f"run-{index:04d}" for index in range(1003)]  # more than one page of 1,000
+    put(s3_client, bucket, [f"sweep/{run}/grade.json" for run in runs])
+    put(s3_client, bucket, ["sweep/.hidden/grade.json", "sweep/README.md", "other/x/grade.json"])
+    source = SweepSource(f"s3://{bucket}/sweep", s3_options(s3_endpoint))
+    names, skipped = source.scan()
+    assert names == runs
+    assert skipped == [(".hidden", "its name starts with '.'")]
+    assert not source._fs.dircache  # no listing kept for the flow's life
+
+
+def test_a_sweep_with_no_runs_is_empty_and_a_missing_one_refused(
+    s3_endpoint: str, s3_client: Any, bucket: str
+) -> None:
+    put(s3_client, bucket, ["only-files/README.md"])
+    options = s3_options(s3_endpoint)
+    assert SweepSource(f"s3://{bucket}/only-files", options).scan() == ([], [])
+    with pytest.raises(SweepNotFound, match="no such sweep"):
+        SweepSource(f"s3://{bucket}/absent", options).scan()
+    with pytest.raises(SweepNotFound, match="cannot list"):
+        SweepSource(f"s3://{bucket}-missing/sweep", options).scan()
