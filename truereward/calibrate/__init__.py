@@ -106,7 +106,8 @@ __all__ = [
 # of LabelledCase still works, with a warning.
 __getattr__ = lazy_names(
     __name__,
-    {"OpenAIProvider": (".judging.openai", "OpenAIProvider")},  # ..judging.openai
+    # lazy_names prefixes a dot: this names truereward.judging.openai
+    {"OpenAIProvider": (".judging.openai", "OpenAIProvider")},
     globals(),
     {"Case": "LabelledCase"},
 )[0]
