@@ -75,8 +75,8 @@ class TargetIndex:
         self._fs = fs
         self._start = start
         self._bucket, key = urls.bucket_and_key(base)
-        self._base = f"{key.strip('/')}/" if key.strip("/") else ""
-        self._inner = f"{inner.strip('/')}/" if inner.strip("/") else ""
+        self._base = urls.key_prefix(key)
+        self._inner = urls.key_prefix(inner)
         self._pages: Iterator[list[tuple[str, str, int]]] | None = None
         self._page: list[tuple[str, str, int]] = []
         self._at = 0

@@ -89,7 +89,7 @@ class S3Store:
         self.bucket, prefix = urls.bucket_and_key(url)
         if not self.bucket:
             raise PublishError(f"{url}: an S3 target needs a bucket")
-        self.prefix = f"{prefix}/" if prefix else ""
+        self.prefix = urls.key_prefix(prefix)
         self.location = urls.join(f"s3://{self.bucket}/{prefix}")
         try:
             self.fs = s3fs.S3FileSystem(**options)

@@ -12,7 +12,7 @@ holds the names and one document. docs/sweeps.md.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..publishing import S3_PROTOCOLS
@@ -101,43 +101,35 @@ class SweepSource:
             raise SweepNotFound(f"{self.url}: no such sweep") from None
         except OSError as error:
             raise SweepNotFound(f"{self.url}: cannot list: {error}") from None
-        names: set[str] = set()
-        skipped: list[tuple[str, str]] = []
-        for entry in entries:
-            if entry.get("type") != "directory":
-                continue
-            name = urls.name(str(entry["name"]))
-            if name.startswith("."):
-                skipped.append((name, "its name starts with '.'"))
-            elif name:
-                names.add(name)
+        names, skipped = _runs_of(
+            urls.name(str(entry["name"])) for entry in entries if entry.get("type") == "directory"
+        )
         if not names and not skipped and not self._fs.isdir(self._root):
             raise SweepNotFound(f"{self.url}: no such sweep")
-        return sorted(names), sorted(skipped)
+        return names, skipped
 
     def _s3_scan(self) -> tuple[list[str], list[tuple[str, str]]]:
         """:meth:`scan` on S3: the listing read a page at a time, keeping
         only the names (a sweep of 100,000 runs is 100 requests; s3fs's
         ``ls`` would keep a dict a run for the flow's whole life)."""
         bucket, key = urls.bucket_and_key(self.url)
-        prefix = f"{key.strip('/')}/" if key.strip("/") else ""
-        names: set[str] = set()
-        skipped: list[tuple[str, str]] = []
-        anything = False
-        try:
+        prefix = urls.key_prefix(key)
+        objects = 0
+
+        def directories() -> Iterator[str]:
+            nonlocal objects
             for answer in list_pages(self._fs, bucket, prefix, delimiter="/"):
-                anything = anything or bool(answer.get("Contents"))
+                objects += len(answer.get("Contents", ()))
                 for item in answer.get("CommonPrefixes", ()):
-                    name = str(item["Prefix"])[len(prefix) :].rstrip("/")
-                    if name.startswith("."):
-                        skipped.append((name, "its name starts with '.'"))
-                    elif name:
-                        names.add(name)
+                    yield str(item["Prefix"])[len(prefix) :].rstrip("/")
+
+        try:
+            names, skipped = _runs_of(directories())
         except OSError as error:
             raise SweepNotFound(f"{self.url}: cannot list: {error}") from None
-        if not names and not skipped and not anything:
+        if not names and not skipped and not objects:
             raise SweepNotFound(f"{self.url}: no such sweep")
-        return sorted(names), sorted(skipped)
+        return names, skipped
 
     def _local_scan(self, path: str) -> tuple[list[str], list[tuple[str, str]]]:
         names: list[str] = []
@@ -241,3 +233,16 @@ def grouped_records(
                 for source, names in zip(sources, listed, strict=True)
             ],
         )
+
+
+def _runs_of(directories: Iterable[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The runs among a listing's directory names (sorted) and the names
+    skipped, each with why (sorted): a name starting with ``.``."""
+    names: set[str] = set()
+    skipped: list[tuple[str, str]] = []
+    for name in directories:
+        if name.startswith("."):
+            skipped.append((name, "its name starts with '.'"))
+        elif name:
+            names.add(name)
+    return sorted(names), sorted(skipped)

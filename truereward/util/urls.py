@@ -17,6 +17,7 @@ __all__ = [
     "is_local",
     "is_url",
     "join",
+    "key_prefix",
     "local_or_none",
     "local_path",
     "name",
@@ -83,6 +84,13 @@ def bucket_and_key(url: str) -> tuple[str, str]:
     protocol is split the same way."""
     bucket, _, key = strip_protocol(url).strip("/").partition("/")
     return bucket, key
+
+
+def key_prefix(key: str) -> str:
+    """``key`` as a listing prefix: without surrounding ``/`` and ending in
+    one (``a/b`` is ``a/b/``); ``""`` for a bucket's root."""
+    key = key.strip("/")
+    return f"{key}/" if key else ""
 
 
 def join(location: str, *parts: str) -> str:
