@@ -136,7 +136,28 @@ def substituted(text: str, subs: tuple[Sub, ...], values: dict[str, str]) -> str
 
 
 def scratch_copy(target: Path) -> Path:
-    """The clone's files, without its venv, git data, outputs and caches."""
+    """The clone's files as git sees them: tracked, and new files git does
+    not ignore. Not its venvs (``.venv-lowest-*`` from infra/lowest.sh are
+    750 MB), git data, outputs or caches. Without git (a copy of a copy),
+    everything but those."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=False,
+    )
+    if listed.returncode != 0:
+        return _copy_without_outputs(target)
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        source = ROOT / name
+        if not source.exists() and not source.is_symlink():  # deleted, not yet committed
+            continue
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target / name, follow_symlinks=False)
+    return target
+
+
+def _copy_without_outputs(target: Path) -> Path:
     top = {".venv", ".git", "out", ".bench", "build", "dist"}
     anywhere = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis"}
 
@@ -144,6 +165,7 @@ def scratch_copy(target: Path) -> Path:
         skipped = {name for name in names if name in anywhere or name.endswith(".egg-info")}
         if Path(directory) == ROOT:
             skipped |= top & set(names)
+            skipped |= {name for name in names if name.startswith(".venv")}
         return skipped
 
     shutil.copytree(ROOT, target, ignore=ignore)
