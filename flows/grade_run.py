@@ -193,7 +193,9 @@ def grade_run(request: GradeRequest) -> State[GradeRunOutcome]:
     configured = context.task_runner if context is not None else RequestedTaskRunner()
     chosen = isinstance(configured, RequestedTaskRunner)
     on = request.task_runner if chosen else runner_name(configured)
-    size = request.chunk_size or chunk_size_for(len(jobs), request.concurrency, largest_chunk(on))
+    size = request.chunk_size or chunk_size_for(
+        len(jobs), request.concurrency, largest_chunk(on), request.io_budget
+    )
     logger.info(
         "grading %d runs in chunks of %d, %d chunks at a time, on %s (regrade: %s)",
         len(jobs),

@@ -2,7 +2,7 @@
 asynchronous grader, both through one latency proxy in front of moto.
 
     .venv/bin/python infra/bench/s3_latency.py [--quick] [--runs 400] [--latency-ms 25]
-        [--in-flight 64] [--io-concurrency N]
+        [--in-flight 64] [--io-concurrency N] [--chunk-size N]
 
 moto's S3 server runs in a process of its own, behind ``tests/support/latencyproxy.py``
 (another process) that holds every response ``--latency-ms``: the round trip
@@ -20,12 +20,14 @@ counted.
   (``If-None-Match: *``), then the three other files together;
 - ours: the ``grade-run`` flow on Prefect's ephemeral API (started before
   the window opens), the sweep on ``s3://``, published to ``s3://``
-  (``--io-concurrency`` given when set; otherwise grade-run's default
-  request);
+  (``--io-concurrency`` and ``--chunk-size`` given when set; otherwise
+  grade-run's default request);
 - kept: the same request again over the graded sweep (nothing to do);
 - regraded: again with ``regrade: all``.
 
-Printed: runs/s of each, requests per run by method for each of ours, and
+Printed: runs/s of each, requests per run by method for each of ours, the
+CPU a run cost each side's grader (ours: its flow process from the flow
+run's start, and its API server) and moto with the proxy meanwhile, and
 
 - ``RATIO s3_latency``: ours / baseline throughput (target 0.8 at 50 ms and
   8 in flight on both sides, and at 25 ms against 64 in flight);
@@ -77,6 +79,13 @@ def start_moto() -> tuple[subprocess.Popen[bytes], str]:
             time.sleep(0.1)
     moto.kill()
     raise SystemExit("moto's server did not start")
+
+
+def cpu_seconds(*processes: subprocess.Popen[Any]) -> float:
+    """CPU seconds (user + system) the processes have used so far."""
+    import psutil
+
+    return sum(sum(psutil.Process(each.pid).cpu_times()[:2]) for each in processes)
 
 
 def upload(client: Any, sweep: Path, bucket: str, prefix: str) -> int:
@@ -170,24 +179,32 @@ from truereward.grading import GradeRequest
 def warm_up() -> None:
     return None
 
+def cpu():
+    import psutil
+    own = psutil.Process()
+    times = [own.cpu_times()] + [child.cpu_times() for child in own.children(recursive=True)]
+    return times[0].user + times[0].system, sum(t.user + t.system for t in times[1:])
+
 warm_up()
 proxy, request = sys.argv[1], GradeRequest.model_validate_json(sys.argv[2])
 urllib.request.urlopen(urllib.request.Request(proxy + "/_proxy/reset", method="POST", data=b""))
+before = cpu()
 state = grade_run(request, return_state=True)
+after = cpu()
 if not state.is_completed():
     raise SystemExit(f"grade-run ended {state.name}: {state.message}")
 with open("/proc/self/status") as status:
     peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
-import resource
-own = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps({"peak_mb": peak / 1024, "cpu_s": own.ru_utime + own.ru_stime}))
+figures = {"cpu_s": after[0] - before[0], "api_cpu_s": after[1] - before[1]}
+print(json.dumps({"peak_mb": peak / 1024, **figures}))
 """
 
 
 def grade_run(proxy: str, request: dict[str, Any], home: Path) -> dict[str, float]:
     """One flow run of ours (:data:`DRIVER`) on the ephemeral API; the
-    flow process's peak resident memory (``peak_mb``) and its CPU seconds
-    (``cpu_s``, the ephemeral API server's not counted)."""
+    flow process's peak resident memory (``peak_mb``), the CPU seconds of
+    its grading (``cpu_s``: from the flow run's start to its end, not the
+    imports) and of its ephemeral API server meanwhile (``api_cpu_s``)."""
     env = offline_env(
         PREFECT_HOME=str(home), AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing"
     )
@@ -232,19 +249,31 @@ def scale(runs: int, latency: float) -> int:
                 "storage_options": options(proxy.url),
                 "report": str(ROOT / ".bench" / "s3-latency-report.html"),
             }
+            servers = cpu_seconds(moto, proxy.process)
             flow = grade_run(proxy.url, request, ROOT / ".bench" / "s3-latency-home")
+            servers = cpu_seconds(moto, proxy.process) - servers
             seconds = proxy.seconds()
             print(
                 f"{runs} runs at {latency * 1000:g} ms a request: {seconds:.0f} s "
                 f"({runs / seconds:.1f} runs/s), {per_run(proxy.counts(), runs)}; "
-                f"the flow process's peak {flow['peak_mb']:.0f} MB, its CPU {flow['cpu_s']:.0f} s "
-                f"({flow['cpu_s'] / runs * 1000:.1f} ms a run)"
+                f"the flow process's peak {flow['peak_mb']:.0f} MB, its grading's CPU "
+                f"{flow['cpu_s']:.0f} s; "
+                + cpu_a_run(flow["cpu_s"], flow["api_cpu_s"], servers, runs)
             )
             print(f"RATIO s3_latency_scale {runs / seconds:.1f} runs/s (no baseline: --scale)")
     finally:
         moto.kill()
         moto.wait()
     return 0
+
+
+def cpu_a_run(grader: float, api: float | None, servers: float, runs: int) -> str:
+    """The CPU a run cost the grader (and its Prefect API), and moto with the proxy."""
+    api_part = "" if api is None else f", its API {api / runs * 1000:.1f}"
+    return (
+        f"CPU a run: the grader {grader / runs * 1000:.1f} ms{api_part}, "
+        f"moto and the proxy {servers / runs * 1000:.1f}"
+    )
 
 
 def per_run(counts: dict[str, int], runs: int) -> str:
@@ -257,10 +286,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run: 40 runs, 1 round")
     parser.add_argument("--runs", type=int, default=400)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--latency-ms", type=float, default=25.0)
     parser.add_argument("--in-flight", type=int, default=64, help="the baseline's runs in flight")
     parser.add_argument("--io-concurrency", type=int, help="ours (default: the request's default)")
+    parser.add_argument("--chunk-size", type=int, help="ours (default: the request's default)")
     parser.add_argument(
         "--scale", action="store_true", help="ours alone, once: wall time, requests, memory"
     )
@@ -295,17 +325,21 @@ def main() -> int:
                     bucket = f"{BUCKET}-{number}-{side}"
                     client.create_bucket(Bucket=bucket)
                     upload(client, sweep, bucket, "sweep")
+                    servers = cpu_seconds(moto, proxy.process)
                     if side == "baseline":
                         proxy.reset()
+                        own = time.process_time()
                         asyncio.run(
                             minimal_grader(
                                 proxy.url, bucket, "sweep", "graded", names, args.in_flight
                             )
                         )
+                        own = time.process_time() - own
                         baseline = proxy.seconds()
                         print(
                             f"round {number + 1} baseline: {runs / baseline:.1f} runs/s "
-                            f"({args.in_flight} runs in flight), {per_run(proxy.counts(), runs)}"
+                            f"({args.in_flight} runs in flight), {per_run(proxy.counts(), runs)}; "
+                            + cpu_a_run(own, None, cpu_seconds(moto, proxy.process) - servers, runs)
                         )
                         continue
                     request: dict[str, Any] = {
@@ -316,15 +350,20 @@ def main() -> int:
                     }
                     if args.io_concurrency is not None:
                         request["io_concurrency"] = args.io_concurrency
+                    if args.chunk_size is not None:
+                        request["chunk_size"] = args.chunk_size
                     timings = {}
                     labels = ("fresh", "kept", "regraded") if number == 0 else ("fresh", "kept")
                     for label in labels:
                         extra = {"regrade": "all"} if label == "regraded" else {}
-                        grade_run(proxy.url, {**request, **extra}, home)
+                        servers = cpu_seconds(moto, proxy.process)
+                        flow = grade_run(proxy.url, {**request, **extra}, home)
+                        servers = cpu_seconds(moto, proxy.process) - servers
                         timings[label] = proxy.seconds()
                         print(
                             f"round {number + 1} grade-run {label}: "
-                            f"{runs / timings[label]:.1f} runs/s, {per_run(proxy.counts(), runs)}"
+                            f"{runs / timings[label]:.1f} runs/s, {per_run(proxy.counts(), runs)}; "
+                            + cpu_a_run(flow["cpu_s"], flow["api_cpu_s"], servers, runs)
                         )
                     ours = timings["fresh"]
                     kept.append(timings["fresh"] / timings["kept"])

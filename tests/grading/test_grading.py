@@ -194,20 +194,26 @@ def test_a_plan_holds_a_name_per_run_and_makes_each_job_when_it_is_taken() -> No
     assert jobs[-1].run == "run-019999" and jobs[-1].settings is jobs[0].settings
 
 
-@given(st.integers(0, 100_000), st.integers(1, 512), st.sampled_from([100, 300]))
+@given(
+    st.integers(0, 100_000),
+    st.integers(1, 512),
+    st.sampled_from([100, 300]),
+    st.sampled_from([1, 8, 64, 1024]),
+)
 def test_chunk_sizes_are_bounded_and_a_chunk_a_run_only_up_to_the_concurrency(
-    runs: int, workers: int, largest: int
+    runs: int, workers: int, largest: int, io_budget: int
 ) -> None:
-    size = chunk_size_for(runs, workers, largest)
+    size = chunk_size_for(runs, workers, largest, io_budget)
     chunks = -(-runs // size)
+    smallest = min(largest, max(MIN_AUTO_CHUNK, io_budget))
     assert 1 <= size <= largest
     if runs <= workers:
         assert size == 1  # every run its own task runs, none waits for a worker
-    if size > MIN_AUTO_CHUNK:  # a large sweep: about four chunks a worker
+    if size > smallest:  # a large sweep: about four chunks a worker
         assert chunks >= min(4 * workers, -(-runs // largest))
-    else:  # a smaller one: chunks of MIN_AUTO_CHUNK, or every worker one chunk
-        assert size == MIN_AUTO_CHUNK or size == -(-runs // workers) or size == 1
-        assert chunks <= max(workers, -(-runs // MIN_AUTO_CHUNK))
+    else:  # a smaller one: chunks of the smallest size, or every worker one chunk
+        assert size == smallest or size == -(-runs // workers) or size == 1
+        assert chunks <= max(workers, -(-runs // smallest))
 
 
 def test_the_sample_sweep_is_graded_in_chunks_of_four() -> None:
@@ -216,6 +222,17 @@ def test_the_sample_sweep_is_graded_in_chunks_of_four() -> None:
     assert chunk_size_for(30, 8) == 4
     assert chunk_size_for(8, 8) == 1 and chunk_size_for(9, 8) == 2
     assert chunk_size_for(1_000, 8) == 32 and chunk_size_for(500, 8) == 25
+
+
+def test_an_object_store_s_chunks_are_no_smaller_than_its_io_budget() -> None:
+    # A chunk's reads and writes overlap up to the budget (64 by default on
+    # an object store): smaller chunks would overlap no more and pay more
+    # task runs. Every worker still gets a chunk, and a large sweep four.
+    assert chunk_size_for(400, 8, io_budget=64) == 50
+    assert chunk_size_for(1_000, 8, io_budget=64) == 64
+    assert chunk_size_for(100_000, 8, io_budget=64) == 100  # largest wins
+    assert chunk_size_for(8, 8, io_budget=64) == 1
+    assert chunk_size_for(1_000, 8, io_budget=1) == 32  # a local disk: as before
 
 
 @given(st.integers(1, 40), st.integers(1, 12))

@@ -110,7 +110,7 @@ def test_the_flow_costs_the_same_a_run(
     state = run_flow(**request(bucket, counted))
     assert state.is_completed(), state.message
     counts = counted.counts()
-    chunks = -(-RUNS // chunk_size_for(RUNS, 8))  # the default request's chunks
+    chunks = -(-RUNS // chunk_size_for(RUNS, 8, io_budget=64))  # the default request's chunks
     assert listings(counts) <= 2 + chunks
     assert counts == {"GET": 2 * RUNS, "PUT": 4 * RUNS + 1}
 

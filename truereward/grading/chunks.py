@@ -147,7 +147,9 @@ class Chunk(Payload):
         return len(self.jobs)
 
 
-def chunk_size_for(runs: int, concurrency: int, largest: int = MAX_AUTO_CHUNK) -> int:
+def chunk_size_for(
+    runs: int, concurrency: int, largest: int = MAX_AUTO_CHUNK, io_budget: int = 1
+) -> int:
     """The default chunk size for ``runs`` runs graded ``concurrency``
     chunks at a time.
 
@@ -155,19 +157,23 @@ def chunk_size_for(runs: int, concurrency: int, largest: int = MAX_AUTO_CHUNK) -
       does not leave the others idle), none over ``largest``
       (:data:`MAX_AUTO_CHUNK`; :data:`MAX_REMOTE_CHUNK` for a runner in
       other processes).
-    - A smaller sweep gets chunks of :data:`MIN_AUTO_CHUNK` runs, or fewer
-      when that would leave a worker without a chunk: then the runs are
-      shared out, about ``runs / concurrency`` a chunk (orchestrating a
-      task run costs more than grading a few runs).
+    - A smaller sweep gets chunks of :data:`MIN_AUTO_CHUNK` runs, or of
+      ``io_budget`` runs when that is more (an object store: a chunk's reads
+      and writes overlap up to the budget, so a smaller chunk overlaps no
+      more and pays more task runs), or fewer when that would leave a worker
+      without a chunk: then the runs are shared out, about
+      ``runs / concurrency`` a chunk (orchestrating a task run costs more
+      than grading a few runs).
     - A sweep of at most ``concurrency`` runs is graded one run per chunk
       (each run has task runs named after it).
 
     Zero runs (or no concurrency) give 1."""
     if runs <= 0 or concurrency <= 0:
         return 1
+    smallest = max(MIN_AUTO_CHUNK, io_budget)
     four_each = -(-runs // (4 * concurrency))
     one_each = -(-runs // concurrency)
-    return max(1, min(largest, max(four_each, min(MIN_AUTO_CHUNK, one_each))))
+    return max(1, min(largest, max(four_each, min(smallest, one_each))))
 
 
 def chunked(jobs: Iterable[RunJob], size: int) -> Iterator[Chunk]:
