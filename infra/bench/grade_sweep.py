@@ -83,6 +83,8 @@ from _common import (
 )
 
 TARGET_RATIO = 1.5
+#: The same on S3, where the work waits on round trips (module docstring).
+TARGET_RATIO_S3 = 1.8
 WORK = CACHE / "grade-sweep"
 
 
@@ -307,7 +309,7 @@ def main() -> int:
     )
     print(
         f"RATIO grade_sweep {ratio:.2f} (two process workers' throughput / one worker's; "
-        f"target >= {TARGET_RATIO})"
+        f"target >= {TARGET_RATIO if latency is None else TARGET_RATIO_S3})"
     )
     return 0
 
