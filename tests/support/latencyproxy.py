@@ -9,7 +9,8 @@ are counted by method (a listing, a ``GET`` with ``list-type``, as
 ``LIST``). Two paths belong to the proxy itself (no bucket name
 starts with ``_``): ``GET /_proxy/counts`` answers the counts as JSON, with
 the seconds from the first request to the last answer since the last reset;
-``POST /_proxy/reset`` starts counting again.
+``POST /_proxy/reset`` starts counting again. The counts also say the most
+requests it was answering at once.
 
 Run it in a process of its own, so that it never competes with what it
 measures for the interpreter lock::
@@ -51,15 +52,27 @@ def serve(upstream: str, latency: float, port: int) -> None:
 
     counts: Counter[str] = Counter()
     window: list[float] = []  # when the first request since a reset came, and the last answer
+    flight = {"now": 0, "most": 0}  # requests being answered, and the most at once since a reset
 
     async def proxy(request: web.Request) -> web.StreamResponse:
         if request.path == "/_proxy/counts":
             seconds = window[1] - window[0] if len(window) == 2 else 0.0
-            return web.json_response({"methods": dict(counts), "seconds": seconds})
+            return web.json_response(
+                {"methods": dict(counts), "seconds": seconds, "most_in_flight": flight["most"]}
+            )
         if request.path == "/_proxy/reset":
             counts.clear()
             window.clear()
+            flight["most"] = flight["now"]
             return web.json_response({})
+        flight["now"] += 1
+        flight["most"] = max(flight["most"], flight["now"])
+        try:
+            return await forward(request)
+        finally:
+            flight["now"] -= 1
+
+    async def forward(request: web.Request) -> web.StreamResponse:
         # A listing is a GET of the bucket: counted apart, as LIST.
         listing = request.method == "GET" and "list-type" in request.query
         counts["LIST" if listing else request.method] += 1
@@ -151,6 +164,10 @@ class LatencyProxy:
     def counts(self) -> dict[str, int]:
         """Requests forwarded since the last reset, by method."""
         return dict(self._stats()["methods"])
+
+    def most_in_flight(self) -> int:
+        """The most requests it was answering at once since the last reset."""
+        return int(self._stats()["most_in_flight"])
 
     def seconds(self) -> float:
         """From the first request since the last reset to the last answer."""

@@ -1,7 +1,8 @@
 """A sweep on S3 is listed a page at a time, keeping names only: its runs
 (the key prefixes one level down), dot-named prefixes skipped with why,
 plain objects beside the runs ignored, a missing prefix refused; and
-nothing of the listing stays cached in the filesystem."""
+nothing of the listing stays cached in the filesystem. Its grades are read
+back many at once, in name order."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import s3_options
+from tests.support.latencyproxy import LatencyProxy
 from truereward.sweeps.source import SweepNotFound, SweepSource
 
 
@@ -42,3 +44,21 @@ def test_a_sweep_with_no_runs_is_empty_and_a_missing_one_refused(
         SweepSource(f"s3://{bucket}/absent", options).scan()
     with pytest.raises(SweepNotFound, match="cannot list"):
         SweepSource(f"s3://{bucket}-missing/sweep", options).scan()
+
+
+def test_grades_are_read_back_many_at_once_and_come_in_name_order(
+    s3_endpoint: str, s3_client: Any, bucket: str
+) -> None:
+    # Each grade is a round trip: grade-sweep's summary read 1,000 of them one
+    # after another (docs/scale.md). Bodies that are no grade: each record
+    # says so, under its run's name.
+    runs = [f"run-{index:03d}" for index in range(120)]
+    put(s3_client, bucket, [f"sweep/{run}/grade.json" for run in runs])
+    with LatencyProxy(s3_endpoint, 0.02) as proxy:
+        source = SweepSource(f"s3://{bucket}/sweep", s3_options(proxy.url))
+        proxy.reset()
+        records = list(source.records())
+        most = proxy.most_in_flight()
+    assert [record.run for record in records] == runs
+    assert all(record.problem is not None for record in records)
+    assert most >= 8, most

@@ -51,7 +51,7 @@ class GradeSettings:
     target: Target | None = None
     reward_keys: tuple[str, ...] = ()
     #: Runs whose reads or writes are in flight at once in a process
-    #: (``GradeRequest.io_budget``; :mod:`truereward.grading.io`).
+    #: (``GradeRequest.io_budget``; :mod:`truereward.util.io`).
     io_budget: int = 1
 
 

@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from ..codes import Blame
 from ..grade.document import Attempt
 from ..record.refusal import Refusal
+from ..util.io import ordered_map
 from .chunks import Chunk
 from .halt import Halt
-from .io import ordered_map
 from .reading import RunReading, kept, read_run, worth_retrying
 from .steps import GradedRun, PublishedRun, publish_graded, settle_published
 

@@ -17,6 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, mo
 from ..folding import DEFAULT_SCHEME, scheme_names
 from ..grade.document import RewardKey
 from ..util import urls
+from ..util.io import OBJECT_STORE_IO
 from ..util.segments import check_segment
 from ..util.target import secret_option_paths
 
@@ -67,10 +68,6 @@ def _schema_rules(schema: dict[str, Any]) -> None:
         "properties": {"target": {"type": "string"}, "target_block": {"type": "string"}},
     }
 
-
-#: The I/O budget for a sweep or a target on an object store (see
-#: ``GradeRequest.io_concurrency`` and docs/scale.md for how it was chosen).
-OBJECT_STORE_IO = 64
 
 #: ``package.module:ATTRIBUTE``, a reader named by where it is.
 _IMPORT_PATH = r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$"

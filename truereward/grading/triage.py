@@ -166,11 +166,11 @@ def triaged(jobs: Iterable[RunJob], policy: Regrade, io_budget: int = 1) -> Iter
     it goes (lazily: memory holds the jobs being looked at, not the sweep).
     On S3 the targets are listed a page at a time as the plan advances, and
     only a standing ``grade.json`` is read; up to ``io_budget`` of those
-    reads are in flight at once (:func:`truereward.grading.io.ordered_map`),
+    reads are in flight at once (:func:`truereward.util.io.ordered_map`),
     going on while the caller is busy with the jobs before
-    (:func:`~truereward.grading.io.read_ahead`), the jobs coming out in
+    (:func:`~truereward.util.io.read_ahead`), the jobs coming out in
     order."""
-    from .io import ordered_map, read_ahead
+    from ..util.io import ordered_map, read_ahead
 
     def looked() -> Iterator[tuple[RunJob, Standing | None]]:
         index: TargetIndex | None = None

@@ -1,5 +1,5 @@
-"""The I/O budget of a grading process: runs whose reads and writes are in
-flight at once.
+"""The I/O budget of a process: runs whose reads and writes are in flight
+at once (grading's reads and publishes, a sweep's grades read back).
 
 :func:`ordered_map` overlaps a store's round trips: at most ``size`` calls
 at work at once, on one thread pool per process (shared by every chunk of a
@@ -18,7 +18,11 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-__all__ = ["ordered_map", "read_ahead"]
+__all__ = ["OBJECT_STORE_IO", "ordered_map", "read_ahead"]
+
+#: The I/O budget for a sweep or a target on an object store (see
+#: ``GradeRequest.io_concurrency`` and docs/scale.md for how it was chosen).
+OBJECT_STORE_IO = 64
 
 T = TypeVar("T")
 R = TypeVar("R")
