@@ -137,8 +137,8 @@ def substituted(text: str, subs: tuple[Sub, ...], values: dict[str, str]) -> str
 
 def scratch_copy(target: Path) -> Path:
     """The clone's files as git sees them: tracked, and new files git does
-    not ignore. Not its venvs (``.venv-lowest-*`` from infra/lowest.sh are
-    750 MB), git data, outputs or caches. Without git (a copy of a copy),
+    not ignore. Not its venvs (infra/lowest.sh's ``.venv-lowest-*`` are
+    large), git data, outputs or caches. Without git (a copy of a copy),
     everything but those."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],

@@ -132,7 +132,7 @@ class SweepSource:
         return names, skipped
 
     def _local_scan(self, path: str) -> tuple[list[str], list[tuple[str, str]]]:
-        names: list[str] = []
+        directories: list[str] = []
         skipped: list[tuple[str, str]] = []
         try:
             with os.scandir(path) as entries:
@@ -142,17 +142,16 @@ class SweepSource:
                     elif not entry.is_dir(follow_symlinks=False):
                         if not entry.is_file(follow_symlinks=False):
                             skipped.append((entry.name, "not a directory (a device or FIFO)"))
-                    elif entry.name.startswith("."):
-                        skipped.append((entry.name, "its name starts with '.'"))
                     else:
-                        names.append(entry.name)
+                        directories.append(entry.name)
         except FileNotFoundError:
             raise SweepNotFound(f"{self.url}: no such directory") from None
         except NotADirectoryError:
             raise SweepNotFound(f"{self.url}: not a directory") from None
         except OSError as error:
             raise SweepNotFound(f"{self.url}: cannot list: {error.strerror or error}") from None
-        return sorted(names), sorted(skipped)
+        names, hidden = _runs_of(directories)
+        return names, sorted(skipped + hidden)
 
     def read(self, run: str) -> bytes:
         """The bytes of ``run``'s grade.json (``<run>/grade.json``, else
