@@ -19,7 +19,7 @@ import json
 import shlex
 from typing import Any
 
-from prefect import State, flow, get_run_logger
+from prefect import State, flow, get_client, get_run_logger
 from prefect.artifacts import acreate_markdown_artifact, acreate_table_artifact
 from prefect.client.schemas.objects import FlowRun
 from prefect.deployments import arun_deployment
@@ -75,6 +75,26 @@ def _again(request: SweepRequest, shard: int | None = None) -> str:
     return f"prefect deployment run '{name}' -p request={shlex.quote(text)} --watch"
 
 
+async def _finished(flow_run_id: Any, patience: float = 60.0) -> FlowRun:
+    """The shard's flow run once the API records it in a final state.
+
+    ``wait_for_flow_run`` returns on the first event of a final state, then
+    reads the flow run; on a loaded server that read has returned the state
+    before it (``Running``), and the sweep was reported failed for a shard
+    that had completed. So a flow run read before its final state is read
+    again, once a second, for up to ``patience`` seconds."""
+    run: FlowRun = await wait_for_flow_run(flow_run_id, timeout=None)
+    if run.state is not None and run.state.is_final():
+        return run
+    async with get_client() as client:
+        for _ in range(int(patience)):
+            await asyncio.sleep(1.0)
+            run = await client.read_flow_run(flow_run_id)
+            if run.state is not None and run.state.is_final():
+                break
+    return run
+
+
 async def _run_shards(request: SweepRequest, shards: dict[int, Any], logger: Any) -> dict[int, Any]:
     """Each shard's finished flow run, at most ``shards_in_flight`` at once.
 
@@ -97,7 +117,7 @@ async def _run_shards(request: SweepRequest, shards: dict[int, Any], logger: Any
                     tags=["truereward", f"sweep:{shard.sweep_label or 'runs'}", f"shard:{index}"],
                     timeout=0,  # created, not waited for
                 )
-            return await wait_for_flow_run(created.id, timeout=None)
+            return await _finished(created.id)
 
     finished = await asyncio.gather(*(one(index, shard) for index, shard in shards.items()))
     return dict(zip(shards, finished, strict=True))
