@@ -212,7 +212,10 @@ def grade(
             f"{state.message if state else ''} (worker logs in {logs})"
         )
     graded = store.graded(target, label)
+    with deployed.client_settings():
+        steps = timeline(run)
     return {
+        "timeline": steps,
         "seconds": seconds,
         "graded": graded,
         "shard_peak_mb": max(shard.peaks.values(), default=0.0),
@@ -220,6 +223,45 @@ def grade(
         "state": state.name,
         "cores": cpu.cores,
         "cpu": cpu.seconds,
+    }
+
+
+def timeline(parent: Any) -> dict[str, float]:
+    """Where the parent's time went, in seconds, from the server's records:
+    ``start`` (its creation to its flow beginning: the worker's poll, the
+    process and its imports), ``plan`` (to its first shard's creation:
+    listing and sharding), ``shard_start`` and ``shard_grade`` (each
+    shard's creation to its beginning, and its beginning to its end,
+    summed over the shards), ``tail`` (the last shard's end to the
+    parent's: the summary and the artifacts)."""
+    from prefect import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterParentFlowRunId
+
+    with get_client(sync_client=True) as client:
+        parent = client.read_flow_run(parent.id)
+        children = client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(
+                parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=[parent.id])
+            )
+        )
+    if not children or parent.start_time is None or parent.end_time is None:
+        return {}
+    created = min(child.created for child in children if child.created is not None)
+    last = max(child.end_time for child in children if child.end_time is not None)
+    return {
+        "start": (parent.start_time - parent.created).total_seconds(),
+        "plan": (created - parent.start_time).total_seconds(),
+        "shard_start": sum(
+            (child.start_time - child.created).total_seconds()
+            for child in children
+            if child.start_time is not None and child.created is not None
+        ),
+        "shard_grade": sum(
+            (child.end_time - child.start_time).total_seconds()
+            for child in children
+            if child.start_time is not None and child.end_time is not None
+        ),
+        "tail": (parent.end_time - last).total_seconds(),
     }
 
 
@@ -270,6 +312,13 @@ def main() -> int:
                     f"shard workers and their flow runs {shard_cpu:.1f}",
                     flush=True,
                 )
+                steps = found["timeline"]
+                if steps:
+                    print(
+                        "  timeline s: "
+                        + ", ".join(f"{name} {value:.1f}" for name, value in steps.items()),
+                        flush=True,
+                    )
                 shutil.rmtree(target, ignore_errors=True)
     if args.quick:
         found = figures[2][0]
