@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.support.server import api_cert_file
+
 #: pytester runs the plugin's sessions in process (tests/plugin/test_plugin.py);
 #: the Prefect server fixtures serve tests/grading and tests/prefect alike.
 pytest_plugins = ["pytester", "tests.support.prefect_fixtures"]
@@ -31,6 +33,10 @@ settings.register_profile(
     "thorough", max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# The API clients of this process too (tests/support/server.py, api_cert_file),
+# before Prefect reads its settings.
+os.environ.setdefault("PREFECT_API_SSL_CERT_FILE", str(api_cert_file()))
 
 #: The project root, for tests that run the command line or read shipped files.
 ROOT = Path(__file__).resolve().parent.parent

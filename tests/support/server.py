@@ -34,11 +34,34 @@ START_TIMEOUT = 180.0
 PREFECT = str(Path(sys.executable).with_name("prefect"))
 
 
+def api_cert_file() -> Path:
+    """One CA certificate (the first of certifi's bundle) in a file of its
+    own, for ``PREFECT_API_SSL_CERT_FILE``.
+
+    Every Prefect client builds a TLS context for its API, loading that file
+    (certifi's whole bundle by default) even when the API is plain HTTP on
+    loopback, as it is here: about a twentieth of the suite's CPU went to
+    loading the bundle. The tests' APIs use no TLS, so one certificate
+    serves; every other HTTPS client (pip, botocore) keeps its own."""
+    path = Path(tempfile.gettempdir()) / "truereward-tests-api-ca.pem"
+    if not path.exists():
+        import certifi
+
+        bundle = Path(certifi.where()).read_text()
+        end = "-----END CERTIFICATE-----"
+        scratch = path.with_suffix(f".{os.getpid()}")
+        scratch.write_text(bundle[: bundle.index(end) + len(end)] + "\n")
+        os.replace(scratch, path)  # whole or absent, whoever writes it
+    return path
+
+
 def offline_env(**extra: str) -> dict[str, str]:
     """The environment for Prefect processes of the tests: no analytics, no
-    configured server unless given."""
+    configured server unless given, and a small CA file for the API clients
+    (:func:`api_cert_file`)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("PREFECT_")}
     env.update(
+        PREFECT_API_SSL_CERT_FILE=str(api_cert_file()),
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         DO_NOT_TRACK="1",
         PREFECT_SERVER_LOGGING_LEVEL="WARNING",
