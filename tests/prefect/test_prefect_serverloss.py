@@ -51,11 +51,11 @@ REQUEST = {"concurrency": 2, "chunk_size": 1}
 EXIT_SAID = re.compile(r"(grade-sweep|grade-run): exit status (\d+): the Prefect API was lost")
 
 
-def slow_sweep(root: Path) -> Path:
-    # One run a chunk, two at a time, each read taking 0.5 s: a sweep of
+def slow_sweep(root: Path, seconds: float = 0.5) -> Path:
+    # One run a chunk, two at a time, each read taking ``seconds``: a sweep of
     # 10 s and more, so the server goes away mid-grading; few runs, since
     # each is three task runs on the server (the suite's CPU).
-    runs = {f"run-{index:03d}": ("slow", 0.5) for index in range(RUNS)}
+    runs = {f"run-{index:03d}": ("slow", seconds) for index in range(RUNS)}
     return make_sweep(root / "sweep", runs, cases=2)
 
 
@@ -289,7 +289,10 @@ def test_a_grade_sweep_that_loses_its_server_ends_with_its_shards_and_resumes(
     try:
         env = deploy(api, tmp_path / "client")
         env["TRUEREWARD_API_GRACE_SECONDS"] = str(GRACE)
-        sweep, out = slow_sweep(tmp_path), tmp_path / "out"
+        # Each shard is half the sweep: at 0.5 s a read, a 17-run shard had
+        # finished before the other reached 5 runs and the server went away
+        # (CI on a busy machine), and said nothing about a lost API.
+        sweep, out = slow_sweep(tmp_path, seconds=1.0), tmp_path / "out"
         request = {"sweep": str(sweep), "target": str(out), "shards": 2, **REQUEST}
         log = tmp_path / "worker-1.log"
         with worker(env, log) as first:
