@@ -40,9 +40,9 @@ def api_cert_file() -> Path:
 
     Every Prefect client builds a TLS context for its API, loading that file
     (certifi's whole bundle by default) even when the API is plain HTTP on
-    loopback, as it is here: about a twentieth of the suite's CPU went to
-    loading the bundle. The tests' APIs use no TLS, so one certificate
-    serves; every other HTTPS client (pip, botocore) keeps its own."""
+    loopback, as it is here (docs/install.md, "How long the suite takes").
+    The tests' APIs use no TLS, so one certificate serves; every other HTTPS
+    client (pip, botocore) keeps its own."""
     path = Path(tempfile.gettempdir()) / "truereward-tests-api-ca.pem"
     if not path.exists():
         import certifi
