@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, overload
 from ..publishing import S3_PROTOCOLS
 from ..publishing.index import listing_order
 from ..util import urls
+from ..util.io import with_connections
 from ..util.target import Target
 from .request import GradeRequest, run_id_of
 
@@ -188,17 +189,6 @@ def settings_for(request: GradeRequest, target: Target | None = None) -> GradeSe
         reward_keys=tuple(request.reward_keys),
         io_budget=budget,
     )
-
-
-def with_connections(options: dict[str, Any], budget: int) -> dict[str, Any]:
-    """S3 storage ``options`` whose client keeps as many connections as the
-    I/O budget has requests in flight (botocore keeps 10 by default, which
-    would queue the rest); a pool size the options give is kept."""
-    config = dict(options.get("config_kwargs") or {})
-    if "max_pool_connections" in config or budget <= 10:
-        return options
-    config["max_pool_connections"] = budget
-    return {**options, "config_kwargs": config}
 
 
 def options_for(where: str, request: GradeRequest, target: Target | None) -> dict[str, Any]:

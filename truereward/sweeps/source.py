@@ -11,9 +11,10 @@ holds the names and one document. docs/sweeps.md.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..publishing import S3_PROTOCOLS
 from ..publishing.index import list_pages
@@ -21,6 +22,9 @@ from ..util import safefile, urls
 from ..util.exceptions import TruerewardError
 from .parse import parse_grade
 from .record import RunRecord
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 __all__ = [
     "GRADE_FILE",
@@ -72,8 +76,14 @@ class SweepSource:
                 f"{self.url}: reading a sweep from this URL needs fsspec "
                 "(pip install 'truereward[fsspec]')"
             ) from None
+        from ..util.io import OBJECT_STORE_IO, with_connections
+
+        options = self._storage_options
+        if urls.protocol(self.url) in S3_PROTOCOLS:
+            # As many connections as grades read at once (records()).
+            options = with_connections(options, OBJECT_STORE_IO)
         try:
-            self._fs, self._root = url_to_fs(self.url, **self._storage_options)
+            self._fs, self._root = url_to_fs(self.url, **options)
         except (ValueError, ImportError, OSError) as error:
             raise SweepNotFound(f"{self.url}: {error}") from None
         self._root = urls.join(self._root)
@@ -153,12 +163,14 @@ class SweepSource:
         names, hidden = _runs_of(directories)
         return names, sorted(skipped + hidden)
 
-    def read(self, run: str) -> bytes:
+    def read(self, run: str, started: Future[tuple[int, bytes | None]] | None = None) -> bytes:
         """The bytes of ``run``'s grade.json (``<run>/grade.json``, else
         ``<run>/logs/verifier/grade.json``). ``FileNotFoundError`` when it
-        has none; ``OSError`` when it cannot be read or is too large."""
+        has none; ``OSError`` when it cannot be read or is too large.
+        ``started``: the GET of ``<run>/grade.json`` already under way
+        (:func:`~truereward.util.fetch.prefetch`)."""
         try:
-            return self._read(f"{run}/{GRADE_FILE}")
+            return self._read(f"{run}/{GRADE_FILE}", started)
         except FileNotFoundError:
             pass
         try:
@@ -168,24 +180,36 @@ class SweepSource:
         self.in_place = True
         return data
 
-    def _read(self, relative: str) -> bytes:
+    def _read(
+        self, relative: str, started: Future[tuple[int, bytes | None]] | None = None
+    ) -> bytes:
         if self._local is not None:
             return _read_local(os.path.join(self._local, relative))
         from ..util.fetch import fetch
 
         try:
-            size, data = fetch(self._fs, urls.join(self._root, relative), MAX_GRADE_BYTES)
+            if started is not None:
+                size, data = started.result()
+            else:
+                size, data = fetch(self._fs, urls.join(self._root, relative), MAX_GRADE_BYTES)
         except IsADirectoryError:
             raise FileNotFoundError(relative) from None
         if data is None:
             raise OSError(f"{size} bytes is larger than {MAX_GRADE_BYTES} bytes")
         return data
 
-    def record(self, run: str, *, strict: bool = False, with_cases: bool = False) -> RunRecord:
+    def record(
+        self,
+        run: str,
+        *,
+        strict: bool = False,
+        with_cases: bool = False,
+        started: Future[tuple[int, bytes | None]] | None = None,
+    ) -> RunRecord:
         """The record of one run; ``unreadable`` (never an exception) when
-        its grade.json is missing or bad."""
+        its grade.json is missing or bad. ``started``: as for :meth:`read`."""
         try:
-            data = self.read(run)
+            data = self.read(run, started)
         except FileNotFoundError:
             return RunRecord.unreadable(run, f"no {GRADE_FILE}")
         except OSError as error:
@@ -195,17 +219,34 @@ class SweepSource:
 
     def records(self, *, strict: bool = False, with_cases: bool = False) -> Iterator[RunRecord]:
         """Every run's record, in name order, read lazily: one at a time on a
-        local disk, up to :data:`~truereward.util.io.OBJECT_STORE_IO` at once
-        on an object store, where each grade is a round trip (docs/scale.md,
-        "The I/O budget")."""
-        from ..util.io import OBJECT_STORE_IO, ordered_map
+        local disk; on an object store, where each grade is a round trip, up
+        to :data:`~truereward.util.io.OBJECT_STORE_IO` at once (docs/scale.md,
+        "The I/O budget"): on S3 as GETs on the store's event loop, parsed
+        here as they come in order, elsewhere on the I/O threads."""
+        from ..util.io import OBJECT_STORE_IO, ordered_map, started_ahead
 
+        names = self.run_names()
+        first = self._prefetch(names[0]) if self._local is None and names else None
+        if first is not None:
+            # On S3 the reads are GETs on s3fs's event loop, not calls on
+            # threads: 64 threads each hopping to the loop three times a
+            # read spent more time on the GIL than the round trips took.
+            rest = ((run, self._prefetch(run)) for run in names[1:])
+            started = itertools.chain([(names[0], first)], rest)
+            for run, future in started_ahead(started, OBJECT_STORE_IO - 1):
+                yield self.record(run, strict=strict, with_cases=with_cases, started=future)
+            return
         budget = 1 if self._local is not None else OBJECT_STORE_IO
 
         def record(run: str) -> RunRecord:
             return self.record(run, strict=strict, with_cases=with_cases)
 
-        yield from ordered_map(record, self.run_names(), budget)
+        yield from ordered_map(record, names, budget)
+
+    def _prefetch(self, run: str) -> Future[tuple[int, bytes | None]] | None:
+        from ..util.fetch import prefetch
+
+        return prefetch(self._fs, urls.join(self._root, f"{run}/{GRADE_FILE}"), MAX_GRADE_BYTES)
 
 
 def _read_local(path: str) -> bytes:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
-__all__ = ["OBJECT_STORE_IO", "ordered_map", "read_ahead"]
+__all__ = ["OBJECT_STORE_IO", "ordered_map", "read_ahead", "started_ahead", "with_connections"]
 
 #: The I/O budget for a sweep or a target on an object store (see
 #: ``GradeRequest.io_concurrency`` and docs/scale.md for how it was chosen).
@@ -49,13 +49,21 @@ def ordered_map(function: Callable[[T], R], items: Iterable[T], size: int) -> It
         yield from map(function, items)
         return
     pool = _pool(size)
-    window: deque[Future[R]] = deque()
+    for future in started_ahead((pool.submit(function, item) for item in items), size - 1):
+        yield future.result()
+
+
+def started_ahead(items: Iterable[T], n: int) -> Iterator[T]:
+    """``items`` in order, each drawn from the iterable ``n`` places ahead
+    of the consumer, in the consumer's thread: when drawing an item starts
+    its work (a submitted call, a request sent), ``n + 1`` are under way
+    while the consumer holds one."""
+    window: deque[T] = deque()
     for item in items:
-        window.append(pool.submit(function, item))
-        if len(window) >= size:
-            yield window.popleft().result()
-    while window:
-        yield window.popleft().result()
+        window.append(item)
+        if len(window) > n:
+            yield window.popleft()
+    yield from window
 
 
 _DONE = object()
@@ -90,3 +98,14 @@ def read_ahead(items: Iterable[R], n: int) -> Iterator[R]:
         if item is _DONE:
             return
         yield item  # type: ignore[misc]
+
+
+def with_connections(options: dict[str, Any], budget: int) -> dict[str, Any]:
+    """S3 storage ``options`` whose client keeps as many connections as the
+    I/O budget has requests in flight (botocore keeps 10 by default, which
+    would queue the rest); a pool size the options give is kept."""
+    config = dict(options.get("config_kwargs") or {})
+    if "max_pool_connections" in config or budget <= 10:
+        return options
+    config["max_pool_connections"] = budget
+    return {**options, "config_kwargs": config}
