@@ -109,7 +109,10 @@ def run(pytester: pytest.Pytester) -> Run:
         logs: Path | None = None,
         cwd: Path | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        command = ["-p", "truereward.plugin", "-p", "no:randomly", "-o", "addopts=", *args]
+        # Without the unraisable-exception plugin, which collects the whole
+        # heap of this worker (Prefect and all) twice a session.
+        command = ["-p", "truereward.plugin", "-p", "no:randomly", "-p", "no:unraisableexception"]
+        command += ["-o", "addopts=", *args]
         if workers:
             command += ["-p", "xdist", "-n", str(workers)]
         if logs is not None:

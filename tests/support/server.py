@@ -88,35 +88,88 @@ def healthy(url: str, timeout: float = 2.0) -> bool:
         return False
 
 
+#: Registers the block types a server registers as it starts (Prefect's own
+#: and its installed collections', prefect-aws and prefect-dask here) into
+#: the database of ``PREFECT_HOME``.
+_REGISTER_BLOCKS = """
+import asyncio
+import prefect.plugins
+from prefect.server.database import provide_database_interface
+from prefect.server.models.block_registration import run_block_auto_registration
+
+async def main():
+    prefect.plugins.load_prefect_collections()
+    async with await provide_database_interface().session() as session:
+        await run_block_auto_registration(session=session)
+        await session.commit()
+
+asyncio.run(main())
+"""
+
+#: A server started on a copy of :func:`migrated_database` skips the block
+#: registration, done once into the template (loading the collections and
+#: writing their block types was about 2.3 s of CPU a start).
+_TEMPLATE_SETTINGS = {
+    "PREFECT_SERVER_REGISTER_BLOCKS_ON_START": "false",
+    "PREFECT_SERVER_MEMOIZE_BLOCK_AUTO_REGISTRATION": "false",
+}
+
+
+def _template_key() -> str:
+    """Prefect's version and its installed collections' (their block types
+    are in the template; truereward's own is one, whose version does not
+    change with its source, so each collection's module is hashed too): a
+    change to either makes a new template."""
+    import hashlib
+    import importlib.util
+
+    key = [f"prefect-{importlib.metadata.version('prefect')}"]
+    for point in importlib.metadata.entry_points(group="prefect.collections"):
+        spec = importlib.util.find_spec(point.value)
+        origin = Path(spec.origin) if spec is not None and spec.origin else None
+        digest = hashlib.sha256(origin.read_bytes()).hexdigest()[:8] if origin else "-"
+        version = point.dist.version if point.dist is not None else "-"
+        key.append(f"{point.name}-{version}-{digest}")
+    return "+".join(sorted(key))
+
+
 def migrated_database() -> Path:
-    """An empty Prefect database with every migration applied, made once per
-    Prefect version (``prefect server database upgrade`` in a scratch home)
-    under the system's temp directory, and reused: a new server's home gets
-    a copy (:func:`start_server`). Migrating a new database is most of a
-    server's start: 11 s, against 4.5 s from a copy, on a 2-core machine.
-    The copy is made with SQLite's backup API (one consistent file, whatever
-    the journal mode) and moved into place whole, so a process that sees the
-    file sees it complete, and two that make it at once keep one."""
-    version = importlib.metadata.version("prefect")
-    cache = Path(tempfile.gettempdir()) / f"truereward-prefect-{version}-database"
+    """An empty Prefect database with every migration applied and the block
+    types registered, made once per Prefect version and collections
+    (:func:`_template_key`; ``prefect server database upgrade`` and
+    :data:`_REGISTER_BLOCKS` in a scratch home) under the system's temp
+    directory, and reused: a new server's home gets a copy
+    (:func:`start_server`; :data:`_TEMPLATE_SETTINGS` skip the
+    registration there). Migrating a new database is most of a server's
+    first start. The copy is made with SQLite's backup API (one consistent
+    file, whatever the journal mode) and moved into place whole, so a
+    process that sees the file sees it complete, and two that make it at
+    once keep one."""
+    cache = Path(tempfile.gettempdir()) / f"truereward-{_template_key()}-database"
     database = cache / "prefect.db"
     if database.exists():
         return database
     scratch = Path(tempfile.mkdtemp(prefix=f"{cache.name}-", dir=cache.parent))
     try:
-        upgraded = subprocess.run(
+        env = offline_env(PREFECT_HOME=str(scratch / "home"))
+        for command in (
             [PREFECT, "server", "database", "upgrade", "--yes"],
-            env=offline_env(PREFECT_HOME=str(scratch / "home")),
-            capture_output=True,
-            text=True,
-            timeout=START_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-        if upgraded.returncode != 0:
-            raise RuntimeError(
-                f"prefect server database upgrade failed:\n{upgraded.stdout}{upgraded.stderr}"
+            [sys.executable, "-c", _REGISTER_BLOCKS],
+        ):
+            done = subprocess.run(
+                command,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=START_TIMEOUT,
+                stdin=subprocess.DEVNULL,
+                check=False,
             )
+            if done.returncode != 0:
+                raise RuntimeError(
+                    f"making the template database failed ({command[1:3]}):\n"
+                    f"{done.stdout}{done.stderr}"
+                )
         (scratch / "template").mkdir()
         source = contextlib.closing(sqlite3.connect(scratch / "home" / "prefect.db"))
         copy = contextlib.closing(sqlite3.connect(scratch / "template" / "prefect.db"))
@@ -152,8 +205,10 @@ def start_server(
     extra: dict[str, str] = {}
     if database_url is not None:
         extra["PREFECT_API_DATABASE_CONNECTION_URL"] = database_url
-    elif not (home / "prefect.db").exists():
-        shutil.copyfile(migrated_database(), home / "prefect.db")
+    else:
+        if not (home / "prefect.db").exists():
+            shutil.copyfile(migrated_database(), home / "prefect.db")
+        extra.update(_TEMPLATE_SETTINGS)
     port = free_port() if port is None else port
     log = home / "server.log"
     with open(log, "ab") as output:
