@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import importlib.metadata
+import importlib.util
 import json
 import os
 import shutil
@@ -120,9 +122,6 @@ def _template_key() -> str:
     are in the template; truereward's own is one, whose version does not
     change with its source, so each collection's module is hashed too): a
     change to either makes a new template."""
-    import hashlib
-    import importlib.util
-
     key = [f"prefect-{importlib.metadata.version('prefect')}"]
     for point in importlib.metadata.entry_points(group="prefect.collections"):
         spec = importlib.util.find_spec(point.value)
