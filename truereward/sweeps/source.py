@@ -5,8 +5,9 @@ one: :meth:`SweepSource.scan` says so; dot-entries and plain files are
 skipped), each with ``<run id>/grade.json``, or, graded in place,
 ``<run id>/logs/verifier/grade.json`` (:attr:`SweepSource.in_place`). Local
 paths are read with the standard library, other URLs with fsspec (imported
-only then). Runs are listed once, sorted, and read one at a time: memory
-holds the names and one document. docs/sweeps.md.
+only then). Runs are listed once, sorted, and read in order, one at a time
+(up to 64 at once on an object store): memory holds the names and those
+documents. docs/sweeps.md.
 """
 
 from __future__ import annotations
