@@ -10,17 +10,26 @@ names given as import paths). A name never changes meaning. docs/design.md,
 
 from __future__ import annotations
 
+import functools
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Generic, Protocol, TypeVar
+from importlib.metadata import EntryPoint, EntryPoints, entry_points
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from .exceptions import UnknownName
 
 __all__ = ["Registry", "named"]
 
 T = TypeVar("T")
+
+
+@functools.cache
+def _installed() -> EntryPoints:
+    """Every entry point of the installed distributions, read once a process
+    for all registries (each read scans every distribution's metadata)."""
+    # Python 3.11 returns SelectableGroups, whose select() is the same.
+    return cast(EntryPoints, entry_points())
 
 
 class _Named(Protocol):
@@ -91,7 +100,7 @@ class Registry(Generic[T]):
 
     def _entry_points(self) -> dict[str, EntryPoint]:
         if self._points is None:
-            self._points = {point.name: point for point in entry_points(group=self.group)}
+            self._points = {point.name: point for point in _installed().select(group=self.group)}
         return self._points
 
     def register(self, name: str, item: T) -> T:
