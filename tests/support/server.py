@@ -91,8 +91,8 @@ def healthy(url: str, timeout: float = 2.0) -> bool:
 
 
 #: Registers the block types a server registers as it starts (Prefect's own
-#: and its installed collections', prefect-aws and prefect-dask here) into
-#: the database of ``PREFECT_HOME``.
+#: and its installed collections': prefect-aws, prefect-dask and truereward's
+#: block here) into the database of ``PREFECT_HOME``.
 _REGISTER_BLOCKS = """
 import asyncio
 import prefect.plugins
@@ -109,8 +109,9 @@ asyncio.run(main())
 """
 
 #: A server started on a copy of :func:`migrated_database` skips the block
-#: registration, done once into the template (loading the collections and
-#: writing their block types was about 2.3 s of CPU a start).
+#: registration, done once into the template: loading the collections and
+#: writing their block types at every start was CPU the suite can spare
+#: (docs/install.md, "Figures").
 _TEMPLATE_SETTINGS = {
     "PREFECT_SERVER_REGISTER_BLOCKS_ON_START": "false",
     "PREFECT_SERVER_MEMOIZE_BLOCK_AUTO_REGISTRATION": "false",
