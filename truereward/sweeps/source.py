@@ -229,9 +229,9 @@ class SweepSource:
         names = self.run_names()
         first = self._prefetch(names[0]) if self._local is None and names else None
         if first is not None:
-            # On S3 the reads are GETs on s3fs's event loop, not calls on
-            # threads: 64 threads each hopping to the loop three times a
-            # read spent more time on the GIL than the round trips took.
+            # On S3 each read is one coroutine on the event loop s3fs runs
+            # anyway, not a thread that hops to that loop three times a read
+            # (docs/scale.md, "The I/O budget").
             rest = ((run, self._prefetch(run)) for run in names[1:])
             started = itertools.chain([(names[0], first)], rest)
             for run, future in started_ahead(started, OBJECT_STORE_IO - 1):
