@@ -12,7 +12,6 @@ documents. docs/sweeps.md.
 
 from __future__ import annotations
 
-import itertools
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -224,16 +223,15 @@ class SweepSource:
         to :data:`~truereward.util.io.OBJECT_STORE_IO` at once (docs/scale.md,
         "The I/O budget"): on S3 as GETs on the store's event loop, parsed
         here as they come in order, elsewhere on the I/O threads."""
+        from ..util.fetch import is_s3
         from ..util.io import OBJECT_STORE_IO, ordered_map, started_ahead
 
         names = self.run_names()
-        first = self._prefetch(names[0]) if self._local is None and names else None
-        if first is not None:
+        if self._local is None and is_s3(self._fs):
             # On S3 each read is one coroutine on the event loop s3fs runs
             # anyway, not a thread that hops to that loop three times a read
             # (docs/scale.md, "The I/O budget").
-            rest = ((run, self._prefetch(run)) for run in names[1:])
-            started = itertools.chain([(names[0], first)], rest)
+            started = ((run, self._prefetch(run)) for run in names)
             for run, future in started_ahead(started, OBJECT_STORE_IO - 1):
                 yield self.record(run, strict=strict, with_cases=with_cases, started=future)
             return

@@ -16,10 +16,11 @@ from concurrent.futures import Future
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["fetch", "opened", "prefetch"]
+__all__ = ["fetch", "is_s3", "opened", "prefetch"]
 
 
-def _is_s3(fs: Any) -> bool:
+def is_s3(fs: Any) -> bool:
+    """Whether ``fs`` is s3fs's: :func:`prefetch` sends ahead only there."""
     return hasattr(fs, "_call_s3") and "s3" in getattr(fs, "protocol", ())
 
 
@@ -28,7 +29,7 @@ def opened(fs: Any, path: str) -> Iterator[tuple[int, Callable[[int], bytes]]]:
     """The object at ``path`` (as ``fs`` names it): its size, and a function
     reading its next ``n`` bytes (``b""`` at the end). On S3 one ``GET``
     whose body is read as asked, so memory holds what the caller holds."""
-    if not _is_s3(fs):
+    if not is_s3(fs):
         info = fs.info(path)
         if info.get("type") == "directory":
             raise IsADirectoryError(path)
@@ -71,7 +72,7 @@ def prefetch(fs: Any, path: str, limit: int) -> Future[tuple[int, bytes | None]]
     only: ``None`` for any other filesystem), its answer in the future it
     returns. Nothing waits for it: a caller that does not need it after all
     lets it finish on its own."""
-    if not _is_s3(fs):
+    if not is_s3(fs):
         return None
     import asyncio
 
