@@ -34,3 +34,8 @@ if ! .venv/bin/python infra/venv_current.py "$root" "${TRUEREWARD_EXTRAS:-}"; th
       ${uv_in_venv:+"uv==$(locked uv)"} -e "$project"
   fi
 fi
+# The project is installed editable, so no installer compiles its own modules,
+# and with PYTHONDONTWRITEBYTECODE=1 Python never writes their bytecode: every
+# process (a flow run, a worker, a CLI call in the tests) would compile each
+# module it imports. Compiled here instead; files already current are skipped.
+.venv/bin/python -m compileall -q -j 0 truereward flows >/dev/null

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import shutil
 import statistics
@@ -37,9 +36,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import cached_bytecode_env
+
 #: The child processes' environment: bytecode caching on, no analytics.
-ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-ENV.update(PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
+ENV = cached_bytecode_env()
 
 
 #: The floor: pydantic imported and one strict model's validator built.
