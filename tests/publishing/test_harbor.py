@@ -40,6 +40,7 @@ from tests.support.harbor import (
     harbor_python,
     harbor_reward,
 )
+from tests.support.installs import make_venv
 from truereward.grade.document import GradeDocument
 
 pytestmark = pytest.mark.slow
@@ -327,8 +328,14 @@ def test_no_python_312_is_an_error_naming_what_was_tried(
     assert sys.executable in str(raised.value)
 
 
-def test_a_failed_install_is_an_error_with_pips_output() -> None:
-    failing = [sys.executable, "-c", "print('no such distribution'); raise SystemExit(3)"]
-    with pytest.raises(HarborUnavailable, match="exit 3") as raised:
-        harbor_support._run_pip(failing, "pip install harbor==0.26.0")
-    assert "no such distribution" in str(raised.value)
+def test_a_failed_install_is_an_error_with_the_installers_output(tmp_path: Path) -> None:
+    with pytest.raises(HarborUnavailable, match="exit") as raised:
+        make_venv(
+            tmp_path / "venv",
+            sys.executable,
+            ["harbor==!!"],
+            error=HarborUnavailable,
+            timeout=300,
+        )
+    assert "harbor==!!" in str(raised.value)
+    assert "--- stderr" in str(raised.value)

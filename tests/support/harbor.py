@@ -7,7 +7,7 @@ version: ``~/.cache/truereward-tests/harbor-0.26.0-py3.12`` (or under
 requirement and interpreter and Harbor imports from it; otherwise it is made
 again. Workers of one session (xdist) take a lock, so one of them builds it and
 the others wait. Nothing here ever skips: a missing Python 3.12 or a failed
-install raises :class:`HarborUnavailable` with pip's output.
+install raises :class:`HarborUnavailable` with the installer's output.
 
 The functions run ``tests/support/harbor_driver.py`` in that venv: a real Harbor
 ``Job`` with the ``nop`` agent in a stand-in sandbox (a host directory; no
@@ -39,6 +39,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypedDict
 
+from tests.support.installs import make_venv
+
 HARBOR_VERSION = "0.26.0"
 REQUIREMENT = f"harbor=={HARBOR_VERSION}"
 PYTHON_SERIES = (3, 12)
@@ -52,7 +54,7 @@ RUN_TIMEOUT = 600
 
 
 class HarborUnavailable(RuntimeError):
-    """Harbor's venv could not be made: no Python 3.12, or pip failed."""
+    """Harbor's venv could not be made: no Python 3.12, or the install failed."""
 
 
 class Trial(TypedDict):
@@ -155,17 +157,6 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _run_pip(argv: list[str], what: str) -> None:
-    done = subprocess.run(
-        argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, check=False
-    )
-    if done.returncode != 0:
-        raise HarborUnavailable(
-            f"{what} failed (exit {done.returncode}): {' '.join(argv)}\n"
-            f"--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
-        )
-
-
 @functools.cache
 def harbor_python() -> Path:
     """The Python of a venv with ``harbor==0.26.0``: the cached one when valid,
@@ -175,19 +166,7 @@ def harbor_python() -> Path:
     with _locked(venv.with_name(venv.name + ".lock")):
         if not _valid(venv, python):
             shutil.rmtree(venv, ignore_errors=True)
-            _run_pip([python, "-m", "venv", str(venv)], f"making a venv with {python}")
-            _run_pip(
-                [
-                    str(venv / "bin" / "python"),
-                    "-m",
-                    "pip",
-                    "install",
-                    "--disable-pip-version-check",
-                    "--no-input",
-                    REQUIREMENT,
-                ],
-                f"pip install {REQUIREMENT}",
-            )
+            make_venv(venv, python, [REQUIREMENT], error=HarborUnavailable, timeout=INSTALL_TIMEOUT)
             (venv / "truereward-ready.json").write_text(json.dumps(_marker(python)))
             if not _valid(venv, python):
                 raise HarborUnavailable(f"{REQUIREMENT} installed into {venv} does not import")

@@ -6,7 +6,8 @@ keyed by version (``~/.cache/truereward-tests/rewardkit-0.2.3-py3.12``, or
 under ``$XDG_CACHE_HOME``), reused when its marker names the same
 requirements and interpreter and rewardkit imports from it, built under a
 lock so that xdist workers build it once. Nothing here skips: no Python 3.12
-or a failed install raises :class:`RewardkitUnavailable` with pip's output.
+or a failed install raises :class:`RewardkitUnavailable` with the installer's
+output.
 
 :func:`rewardkit_scores` runs ``tests/support/rewardkit_driver.py`` in that venv:
 each case is a tests directory of its own holding one Python file that calls
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from tests.support.harbor import _locked, cache_root, find_python312
+from tests.support.installs import make_venv
 
 REWARDKIT_VERSION = "0.2.3"
 #: rewardkit and what its image and spreadsheet criteria import (its ``image``
@@ -46,7 +48,7 @@ RUN_TIMEOUT = 900
 
 
 class RewardkitUnavailable(RuntimeError):
-    """rewardkit's venv could not be made: no Python 3.12, or pip failed."""
+    """rewardkit's venv could not be made: no Python 3.12, or the install failed."""
 
 
 class KitResult(TypedDict):
@@ -90,17 +92,6 @@ def _valid(venv: Path, python: str) -> bool:
     return check.returncode == 0 and check.stdout.strip() == REWARDKIT_VERSION
 
 
-def _run(argv: list[str], what: str) -> None:
-    done = subprocess.run(
-        argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, check=False
-    )
-    if done.returncode != 0:
-        raise RewardkitUnavailable(
-            f"{what} failed (exit {done.returncode}): {' '.join(argv)}\n"
-            f"--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
-        )
-
-
 @functools.cache
 def rewardkit_python() -> Path:
     """The Python of a venv with ``harbor-rewardkit==0.2.3``: the cached one
@@ -114,18 +105,8 @@ def rewardkit_python() -> Path:
     with _locked(venv.with_name(venv.name + ".lock")):
         if not _valid(venv, python):
             shutil.rmtree(venv, ignore_errors=True)
-            _run([python, "-m", "venv", str(venv)], f"making a venv with {python}")
-            _run(
-                [
-                    str(venv / "bin" / "python"),
-                    "-m",
-                    "pip",
-                    "install",
-                    "--disable-pip-version-check",
-                    "--no-input",
-                    *REQUIREMENTS,
-                ],
-                f"pip install {' '.join(REQUIREMENTS)}",
+            make_venv(
+                venv, python, REQUIREMENTS, error=RewardkitUnavailable, timeout=INSTALL_TIMEOUT
             )
             (venv / "truereward-ready.json").write_text(json.dumps(_marker(python)))
             if not _valid(venv, python):
