@@ -387,6 +387,41 @@ def test_grade_request_routes_by_blame_and_records_every_attempt(tmp_path: Path)
     assert result.summary.attempts.retried == 3 and result.summary.attempts.recovered == 2
 
 
+def test_each_run_is_folded_once_for_its_retry_decision_and_its_document(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import truereward.folding
+    import truereward.grade.document
+
+    folds: list[int] = []
+    real = truereward.folding.fold_fields
+
+    def counted(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        folds.append(len(args[0]))
+        return real(*args, **kwargs)
+
+    # Wherever a fold may come from: fold() and the grade document's own.
+    monkeypatch.setattr(truereward.folding, "fold_fields", counted)
+    monkeypatch.setattr(truereward.grade.document, "fold_fields", counted)
+    runs = {"a": "pass", "b": "fail", "c": ("heal", 1), "d": "missing", "e": "never"}
+    sweep = make_sweep(tmp_path / "sw", runs)
+    result = grade_request(
+        GradeRequest(sweep=str(sweep), target=str(tmp_path / "out"), retry_delay_seconds=0),
+        sleep=no_wait,
+    )
+    assert {line.run: line.attempts for line in result.runs} == {
+        "a": 1,
+        "b": 1,
+        "c": 2,
+        "d": 1,
+        "e": 3,
+    }
+    assert len(folds) == len(runs)  # one fold a run, rows or refusals
+    assert sorted(folds) == [0, 0, *[len(case_ids(4))] * 3]
+    files = published(tmp_path / "out")
+    assert files["a"]["grade"]["reward"] == 1.0 and files["b"]["grade"]["reward"] == 0.0
+
+
 def test_a_rerun_changes_nothing_and_repairs_an_interrupted_publish(tmp_path: Path) -> None:
     sweep = make_sweep(tmp_path / "sw", {"a": "pass", "b": "never", "c": "missing"})
     out = tmp_path / "out"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
 from operator import attrgetter
@@ -59,6 +60,7 @@ __all__ = [
     "SCORING_VERSION",
     "Attempt",
     "EvidenceDigest",
+    "FoldedRows",
     "GradeDocument",
     "Grader",
     "Publication",
@@ -66,6 +68,8 @@ __all__ = [
     "RunInfo",
     "SchemaVersion",
     "digest_file",
+    "document_of",
+    "fold_rows",
     "grade_document",
     "publishable",
 ]
@@ -282,6 +286,40 @@ def _row_order(row: CaseResult) -> tuple[str, bytes]:
     return (row.id, canonical_bytes(row.to_row(), indent=None, finite=True))
 
 
+@dataclass(frozen=True)
+class FoldedRows:
+    """Rows folded as a grade document folds them (:func:`fold_rows`):
+    ``rows`` bounded and validated, ``inputs`` prepared, ``fields`` the
+    fold's. A grader that must know a run's refusals before it builds the
+    run's document folds once and gives this to :func:`document_of`."""
+
+    rows: list[CaseResult]
+    inputs: FoldInputs
+    fields: Mapping[str, Any]
+
+    @property
+    def refusals(self) -> list[Refusal]:
+        """The refusals of the fold (empty: gradable)."""
+        return list(self.fields["refusals"])
+
+
+def fold_rows(
+    rows: Iterable[CaseResult | Mapping[str, Any]],
+    *,
+    case_set: object = None,
+    scheme: str | Scheme | None = None,
+    refusals: Iterable[Refusal | Ungradable | Mapping[str, Any]] = (),
+    checks: Iterable[CheckAnswer | Mapping[str, Any]] = (),
+    scoring: Scoring | Mapping[str, Any] | None = None,
+) -> FoldedRows:
+    """The first half of :func:`grade_document` (same arguments, same
+    errors): each row bounded (:func:`~truereward.grade.bounded.bounded_row`)
+    and the rows folded."""
+    validated = [bounded_row(row) for row in validate_rows(rows)]
+    inputs = prepare_inputs(case_set=case_set, checks=checks, refusals=refusals, scoring=scoring)
+    return FoldedRows(validated, inputs, fold_fields(validated, inputs, scheme))
+
+
 def grade_document(
     rows: Iterable[CaseResult | Mapping[str, Any]],
     *,
@@ -314,16 +352,38 @@ def grade_document(
     Each row is bounded before the fold (:func:`~truereward.grade.bounded.bounded_row`);
     :func:`publishable` says whether the document fits (module docstring).
     """
-    validated = [bounded_row(row) for row in validate_rows(rows)]
-    inputs = prepare_inputs(case_set=case_set, checks=checks, refusals=refusals, scoring=scoring)
-    values = fold_fields(validated, inputs, scheme)
-    detail = sorted(validated, key=_ID)
+    folded = fold_rows(
+        rows, case_set=case_set, scheme=scheme, refusals=refusals, checks=checks, scoring=scoring
+    )
+    return document_of(
+        folded,
+        run=run,
+        evidence=evidence,
+        attempts=attempts,
+        publication=publication,
+        definition=definition,
+    )
+
+
+def document_of(
+    folded: FoldedRows,
+    *,
+    run: RunInfo | Mapping[str, Any] | None = None,
+    evidence: Iterable[EvidenceDigest | Mapping[str, Any]] = (),
+    attempts: Iterable[Attempt | Mapping[str, Any]] = (),
+    publication: Publication | Mapping[str, Any] | None = None,
+    definition: str | None = None,
+) -> GradeDocument:
+    """The second half of :func:`grade_document`: the document of rows
+    already folded (:func:`fold_rows`), the other arguments as there."""
+    values = dict(folded.fields)
+    detail = sorted(folded.rows, key=_ID)
     if len({row.id for row in detail}) < len(detail):
         detail.sort(key=_row_order)
-    scored = inputs.scoring is not None or values["dimensions"]
+    scored = folded.inputs.scoring is not None or values["dimensions"]
     values["schema_version"] = SCORING_VERSION if scored else SCHEMA_VERSION
     values["grader"] = _GRADER
-    values["inputs"] = inputs
+    values["inputs"] = folded.inputs
     values["detail"] = detail
     values["run"] = None if run is None else RunInfo.model_validate(run)
     values["attempts"] = [Attempt.model_validate(item) for item in attempts] if attempts else ()

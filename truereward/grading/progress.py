@@ -80,6 +80,7 @@ class ChunkProgress:
             if reading.stored is not None:
                 self._settled[index] = reading
                 continue
+            reading = reading.with_fold()  # folded once, for this decision and the document
             refusals = reading.refusals()
             if not last and worth_retrying(refusals):
                 self._history.setdefault(index, []).append(reading.as_attempt(refusals))

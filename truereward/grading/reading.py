@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from ..codes import Blame, Ungradable
-from ..grade.document import Attempt, EvidenceDigest, GradeDocument
+from ..grade.document import Attempt, EvidenceDigest, FoldedRows, GradeDocument, fold_rows
 from ..readers.attempt import attempt_scope
 from ..record.refusal import Refusal, from_ungradable
 from .plan import RunJob
@@ -55,7 +55,7 @@ class RunReading:
     (reading refused), ``stored`` (the grade already published is kept:
     nothing was read). ``history`` holds this flow run's earlier attempts when
     the run was read again (the job's ``history`` holds those of earlier
-    flow runs).
+    flow runs). ``folded``: the rows folded, once :meth:`with_fold` has.
     """
 
     job: RunJob
@@ -70,6 +70,7 @@ class RunReading:
     history: tuple[Attempt, ...] = ()
     scoring: Scoring | None = None
     definition: str | None = None
+    folded: FoldedRows | None = None
 
     @property
     def case_set(self) -> TaskSpec | None:
@@ -80,22 +81,31 @@ class RunReading:
             return None
         return self.spec
 
+    def fold(self) -> FoldedRows:
+        """The rows folded as the run's grade document folds them
+        (:func:`~truereward.grade.document.fold_rows`): ``folded`` when
+        :meth:`with_fold` kept it, else folded now."""
+        if self.folded is not None:
+            return self.folded
+        return fold_rows(
+            self.rows, case_set=self.case_set, scheme=self.job.settings.scheme, scoring=self.scoring
+        )
+
+    def with_fold(self) -> RunReading:
+        """This reading with :meth:`fold` kept in ``folded``, so that the
+        retry decision and the document fold the rows once; the same reading
+        when there is nothing to fold (a refusal, a kept grade)."""
+        if self.stored is not None or self.refusal is not None or self.folded is not None:
+            return self
+        return replace(self, folded=self.fold())
+
     def refusals(self) -> list[Refusal]:
         """The refusals this reading folds to (empty: gradable)."""
         if self.stored is not None:
             return list(self.stored.refusals)
         if self.refusal is not None:
             return [self.refusal]
-        from ..folding import fold
-
-        return list(
-            fold(
-                list(self.rows),
-                case_set=self.case_set,
-                scheme=self.job.settings.scheme,
-                scoring=self.scoring,
-            ).refusals
-        )
+        return self.fold().refusals
 
     def as_attempt(self, refusals: list[Refusal] | None = None) -> Attempt:
         """This reading as an earlier attempt of the run's document."""

@@ -15,7 +15,15 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from ..grade.document import Attempt, GradeDocument, Publication, grade_document, publishable
+from ..grade.document import (
+    Attempt,
+    GradeDocument,
+    Publication,
+    document_of,
+    fold_rows,
+    grade_document,
+    publishable,
+)
 from ..grade.files import ctrf_view_for
 from ..publishing import PublishConflict, PublishError, publish
 from ..record.refusal import refusal
@@ -131,16 +139,17 @@ def _document(reading: RunReading, attempts: tuple[Attempt, ...]) -> GradeDocume
     publication = _publication(job, reading)
     refusals = [] if reading.refusal is None else [reading.refusal]
     try:
-        document = grade_document(
-            reading.rows if not refusals else [],
-            case_set=reading.case_set if not refusals else None,
-            scheme=job.settings.scheme,
+        folded = (
+            fold_rows([], scheme=job.settings.scheme, refusals=refusals)
+            if refusals
+            else reading.fold()
+        )
+        document = document_of(
+            folded,
             run=run,
             evidence=reading.evidence,
-            refusals=refusals,
             attempts=attempts,
             publication=publication,
-            scoring=reading.scoring if not refusals else None,
             definition=reading.definition,
         )
         return publishable(document)  # a refusal in place of a grade too large to check
