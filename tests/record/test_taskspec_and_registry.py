@@ -110,6 +110,21 @@ def test_a_spec_file_error_names_the_file(tmp_path):
         TaskSpec.load(tmp_path / "task.json")
 
 
+def test_the_same_small_spec_bytes_give_the_same_spec_and_errors_still_name_the_file():
+    data = b'{"cases": {"t::a": "fail_to_pass", "t::b": "pass_to_pass"}}'
+    first = TaskSpec.parse(data, name="one/task.json")
+    assert TaskSpec.parse(bytes(data), name="two/task.json") is first  # validated once
+    assert first.case_kinds() == {"t::a": "fail_to_pass", "t::b": "pass_to_pass"}
+    assert TaskSpec.parse(data, toml=False) == TaskSpec.parse(data + b" ")  # equal, not shared
+    bad = b'{"cases": [{"id": "a", "kind": "x"}]}'
+    for name in ("one/task.json", "two/task.json"):  # never a message cached with its name
+        with pytest.raises(TaskSpecError, match=rf"^{name}: cases\.0\.kind"):
+            TaskSpec.parse(bad, name=name)
+    large = json.dumps({"cases": {f"t::{index:06}": "pass_to_pass" for index in range(3000)}})
+    assert len(large) > 64 << 10  # over the bound: validated each time
+    assert TaskSpec.parse(large.encode()) is not TaskSpec.parse(large.encode())
+
+
 def test_a_spec_folds_like_its_case_set(row):
     spec = TaskSpec.of(SWEBENCH)
     result = fold([row(case.id, case.kind) for case in spec.cases[:2]], case_set=spec)

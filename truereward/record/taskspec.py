@@ -10,6 +10,7 @@ shapes and the bounds.
 
 from __future__ import annotations
 
+import functools
 import reprlib
 import tomllib
 from collections.abc import Mapping
@@ -181,7 +182,18 @@ class TaskSpec(BaseModel):
     def parse(cls, data: bytes, *, name: str = "task spec", toml: bool = False) -> TaskSpec:
         """Load a spec from the bytes of a JSON (or TOML) file named ``name``:
         :class:`TaskSpecError` naming ``name`` for anything wrong with them,
-        whatever the parser raised (module docstring)."""
+        whatever the parser raised (module docstring). The runs of one task
+        in a sweep carry the same spec: the same bytes, when small, give the
+        same (immutable) spec without validating them again."""
+        if cls is TaskSpec and len(data) <= _CACHED_SPEC_BYTES:
+            try:
+                return _parsed(bytes(data), toml)
+            except TaskSpecError:
+                pass  # parsed again below, for a message that names the file
+        return cls._parse(data, name=name, toml=toml)
+
+    @classmethod
+    def _parse(cls, data: bytes, *, name: str, toml: bool) -> TaskSpec:
         if len(data) > MAX_SPEC_BYTES:
             raise TaskSpecError(
                 f"{name}: {len(data)} bytes, more than the {MAX_SPEC_BYTES} bytes a task spec "
@@ -200,6 +212,17 @@ class TaskSpec(BaseModel):
             return cls.of(value)
         except (TaskSpecError, ValueError) as error:
             raise TaskSpecError(f"{name}: {error}") from None
+
+
+#: Specs up to this size are kept by their bytes (:meth:`TaskSpec.parse`),
+#: the last :data:`_CACHED_SPECS` of them: a bound on what the cache holds.
+_CACHED_SPEC_BYTES = 64 << 10
+_CACHED_SPECS = 128
+
+
+@functools.lru_cache(maxsize=_CACHED_SPECS)
+def _parsed(data: bytes, toml: bool) -> TaskSpec:
+    return TaskSpec._parse(data, name="task spec", toml=toml)
 
 
 #: Values shown in messages are cut short: a spec can be tens of megabytes.
