@@ -115,7 +115,7 @@ def test_the_same_small_spec_bytes_give_the_same_spec_and_errors_still_name_the_
     first = TaskSpec.parse(data, name="one/task.json")
     assert TaskSpec.parse(bytes(data), name="two/task.json") is first  # validated once
     assert first.case_kinds() == {"t::a": "fail_to_pass", "t::b": "pass_to_pass"}
-    assert TaskSpec.parse(data, toml=False) == TaskSpec.parse(data + b" ")  # equal, not shared
+    assert TaskSpec.parse(data, toml=False) == TaskSpec.parse(data + b" ")  # other bytes, same spec
     bad = b'{"cases": [{"id": "a", "kind": "x"}]}'
     for name in ("one/task.json", "two/task.json"):  # never a message cached with its name
         with pytest.raises(TaskSpecError, match=rf"^{name}: cases\.0\.kind"):
