@@ -19,6 +19,7 @@ import pytest
 from tests.support.latencyproxy import LatencyProxy
 from tests.support.sweeps import make_sweep, run_flow
 from truereward.grading import GradeRequest, chunk_size_for, grade_request
+from truereward.util.io import REQUESTS_PER_RUN
 
 RUNS = 24
 
@@ -120,3 +121,21 @@ def test_the_flow_costs_the_same_a_run(
     counts = counted.counts()
     assert listings(counts) <= 2
     assert counts == {"GET": RUNS, "PUT": 1}
+
+
+def test_each_run_in_flight_has_its_requests_on_the_wire_at_once(
+    sweep: str, s3_endpoint: str
+) -> None:
+    """An I/O budget of 8 runs is up to 24 requests at once: each run's
+    two reads go together, and its three last writes. A client of
+    botocore's 10 pooled connections queued the rest (the pool was sized
+    to the budget, 10 when less), so each run waited its turn for a
+    connection between its round trips."""
+    bucket = sweep
+    with LatencyProxy(s3_endpoint, 0.02) as proxy:  # so that requests overlap
+        graded = grade_request(
+            GradeRequest.model_validate(request(bucket, proxy, io_concurrency=8))
+        )
+        most = proxy.most_in_flight()
+    assert graded.published == {"created": RUNS}
+    assert 10 < most <= 8 * REQUESTS_PER_RUN, most

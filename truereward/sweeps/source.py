@@ -80,7 +80,8 @@ class SweepSource:
 
         options = self._storage_options
         if urls.protocol(self.url) in S3_PROTOCOLS:
-            # As many connections as grades read at once (records()).
+            # Connections for the grades read at once (records()), the pool
+            # grading's client for this store has: one client serves both.
             options = with_connections(options, OBJECT_STORE_IO)
         try:
             self._fs, self._root = url_to_fs(self.url, **options)

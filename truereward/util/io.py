@@ -18,11 +18,23 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-__all__ = ["OBJECT_STORE_IO", "ordered_map", "read_ahead", "started_ahead", "with_connections"]
+__all__ = [
+    "OBJECT_STORE_IO",
+    "REQUESTS_PER_RUN",
+    "ordered_map",
+    "read_ahead",
+    "started_ahead",
+    "with_connections",
+]
 
 #: The I/O budget for a sweep or a target on an object store (see
 #: ``GradeRequest.io_concurrency`` and docs/scale.md for how it was chosen).
 OBJECT_STORE_IO = 64
+
+#: The most requests one run has in flight at once: the three files written
+#: together after its ``grade.json`` (its two reads go together too). A pool
+#: of connections the size of the budget queued them (docs/scale.md).
+REQUESTS_PER_RUN = 3
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -101,11 +113,13 @@ def read_ahead(items: Iterable[R], n: int) -> Iterator[R]:
 
 
 def with_connections(options: dict[str, Any], budget: int) -> dict[str, Any]:
-    """S3 storage ``options`` whose client keeps as many connections as the
-    I/O budget has requests in flight (botocore keeps 10 by default, which
+    """S3 storage ``options`` whose client keeps a connection for every
+    request an I/O budget of ``budget`` runs has in flight at once:
+    :data:`REQUESTS_PER_RUN` a run (botocore keeps 10 by default, which
     would queue the rest); a pool size the options give is kept."""
     config = dict(options.get("config_kwargs") or {})
-    if "max_pool_connections" in config or budget <= 10:
+    requests = REQUESTS_PER_RUN * budget
+    if "max_pool_connections" in config or requests <= 10:
         return options
-    config["max_pool_connections"] = budget
+    config["max_pool_connections"] = requests
     return {**options, "config_kwargs": config}
