@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 __all__ = [
+    "MOST_CONNECTIONS",
     "OBJECT_STORE_IO",
     "REQUESTS_PER_RUN",
     "ordered_map",
@@ -35,6 +36,12 @@ OBJECT_STORE_IO = 64
 #: together after its ``grade.json`` (its two reads go together too). A pool
 #: of connections the size of the budget queued them (docs/scale.md).
 REQUESTS_PER_RUN = 3
+
+#: The largest pool :func:`with_connections` gives for a budget (a larger
+#: budget keeps one connection a run): past it a process's own CPU bounds
+#: its runs before its connections do, and more connections only crowd a
+#: store that is slow already (docs/scale.md, "The I/O budget").
+MOST_CONNECTIONS = 64
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -114,11 +121,12 @@ def read_ahead(items: Iterable[R], n: int) -> Iterator[R]:
 
 def with_connections(options: dict[str, Any], budget: int) -> dict[str, Any]:
     """S3 storage ``options`` whose client keeps a connection for every
-    request an I/O budget of ``budget`` runs has in flight at once:
-    :data:`REQUESTS_PER_RUN` a run (botocore keeps 10 by default, which
-    would queue the rest); a pool size the options give is kept."""
+    request an I/O budget of ``budget`` runs has in flight at once,
+    :data:`REQUESTS_PER_RUN` a run, up to :data:`MOST_CONNECTIONS` (and
+    never fewer than ``budget``); botocore keeps 10 by default, which
+    would queue the rest. A pool size the options give is kept."""
     config = dict(options.get("config_kwargs") or {})
-    requests = REQUESTS_PER_RUN * budget
+    requests = max(budget, min(REQUESTS_PER_RUN * budget, MOST_CONNECTIONS))
     if "max_pool_connections" in config or requests <= 10:
         return options
     config["max_pool_connections"] = requests
