@@ -2,7 +2,7 @@
 asynchronous grader, both through one latency proxy in front of moto.
 
     .venv/bin/python infra/bench/s3_latency.py [--quick] [--runs 400] [--latency-ms 25]
-        [--in-flight 64] [--io-concurrency N] [--chunk-size N]
+        [--in-flight 64] [--io-concurrency N] [--chunk-size N] [--baseline-pool N]
 
 moto's S3 server runs in a process of its own, behind ``tests/support/latencyproxy.py``
 (another process) that holds every response ``--latency-ms``: the round trip
@@ -17,7 +17,10 @@ counted.
 - baseline: a minimal grader on s3fs's asynchronous API, ``--in-flight`` runs
   at a time: for each run, GET its rows and its task spec together, fold
   them (count the verdicts), a conditional PUT of ``grade.json``
-  (``If-None-Match: *``), then the three other files together;
+  (``If-None-Match: *``), then the three other files together; its s3fs
+  client keeps botocore's default pool of 10 connections, as a minimal
+  grader would, unless ``--baseline-pool`` gives it more (then up to three
+  requests a run in flight are on the wire at once, as ours are);
 - ours: the ``grade-run`` flow on Prefect's ephemeral API (started before
   the window opens), the sweep on ``s3://``, published to ``s3://``
   (``--io-concurrency`` and ``--chunk-size`` given when set; otherwise
@@ -111,12 +114,21 @@ def options(endpoint: str) -> dict[str, Any]:
 
 
 async def minimal_grader(
-    endpoint: str, bucket: str, sweep: str, target: str, runs: list[str], in_flight: int
+    endpoint: str,
+    bucket: str,
+    sweep: str,
+    target: str,
+    runs: list[str],
+    in_flight: int,
+    pool: int | None = None,
 ) -> None:
-    """The baseline (module docstring)."""
+    """The baseline (module docstring); ``pool``: its connections."""
     import s3fs
 
-    fs = s3fs.S3FileSystem(key="testing", secret="testing", asynchronous=True, **options(endpoint))
+    more = {} if pool is None else {"config_kwargs": {"max_pool_connections": pool}}
+    fs = s3fs.S3FileSystem(
+        key="testing", secret="testing", asynchronous=True, **options(endpoint), **more
+    )
     await fs.set_session()
     gate = asyncio.Semaphore(in_flight)
 
@@ -292,6 +304,9 @@ def main() -> int:
     parser.add_argument("--io-concurrency", type=int, help="ours (default: the request's default)")
     parser.add_argument("--chunk-size", type=int, help="ours (default: the request's default)")
     parser.add_argument(
+        "--baseline-pool", type=int, help="the baseline's connections (default: botocore's, 10)"
+    )
+    parser.add_argument(
         "--scale", action="store_true", help="ours alone, once: wall time, requests, memory"
     )
     args = parser.parse_args()
@@ -331,14 +346,21 @@ def main() -> int:
                         own = time.process_time()
                         asyncio.run(
                             minimal_grader(
-                                proxy.url, bucket, "sweep", "graded", names, args.in_flight
+                                proxy.url,
+                                bucket,
+                                "sweep",
+                                "graded",
+                                names,
+                                args.in_flight,
+                                args.baseline_pool,
                             )
                         )
                         own = time.process_time() - own
                         baseline = proxy.seconds()
                         print(
                             f"round {number + 1} baseline: {runs / baseline:.1f} runs/s "
-                            f"({args.in_flight} runs in flight), {per_run(proxy.counts(), runs)}; "
+                            f"({args.in_flight} runs in flight, at most {proxy.most_in_flight()} "
+                            f"requests at once), {per_run(proxy.counts(), runs)}; "
                             + cpu_a_run(own, None, cpu_seconds(moto, proxy.process) - servers, runs)
                         )
                         continue
@@ -362,7 +384,8 @@ def main() -> int:
                         timings[label] = proxy.seconds()
                         print(
                             f"round {number + 1} grade-run {label}: "
-                            f"{runs / timings[label]:.1f} runs/s, {per_run(proxy.counts(), runs)}; "
+                            f"{runs / timings[label]:.1f} runs/s (at most {proxy.most_in_flight()} "
+                            f"requests at once), {per_run(proxy.counts(), runs)}; "
                             + cpu_a_run(flow["cpu_s"], flow["api_cpu_s"], servers, runs)
                         )
                     ours = timings["fresh"]
