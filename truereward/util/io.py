@@ -33,8 +33,7 @@ __all__ = [
 OBJECT_STORE_IO = 64
 
 #: The most requests one run has in flight at once: the three files written
-#: together after its ``grade.json`` (its two reads go together too). A pool
-#: of connections the size of the budget queued them (docs/scale.md).
+#: together after its ``grade.json`` (its two reads go together too).
 REQUESTS_PER_RUN = 3
 
 #: The largest pool :func:`with_connections` gives for a budget (a larger
