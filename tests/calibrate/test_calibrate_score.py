@@ -308,3 +308,36 @@ def test_scores_and_stability_are_per_question():
         0.0,
     )
     assert stability([one, two]) == {"quality": 1.0, "relevant": 0.0}
+
+
+@st.composite
+def labelled_counts(draw: st.DrawFn) -> tuple[int, int, int]:
+    """``(total, abstained, correct)`` that a batch can have."""
+    total = draw(st.integers(0, 50))
+    abstained = draw(st.integers(0, total))
+    return total, abstained, draw(st.integers(0, total - abstained))
+
+
+@given(labelled_counts())
+def test_a_question_and_a_flow_report_count_abstentions_alike(
+    counts: tuple[int, int, int],
+) -> None:
+    """QuestionStats's undecided and FlowReport's stopped are the same
+    abstention (one Accuracy): the same counts give the same figures, and
+    accuracy is never 0 for want of a denominator."""
+    from truereward.calibrate.flows import FlowReport
+    from truereward.calibrate.report import QuestionStats
+
+    total, abstained, correct = counts
+    question = QuestionStats(correct=correct, undecided=abstained, total=total, p_correct=())
+    flows = FlowReport(
+        outcomes=(), expected=(), latencies_ms=(), total_ms=0.0,
+        correct=correct, stopped=abstained, total=total, misses=(),
+    )  # fmt: skip
+    names = ("answered", "accuracy", "accuracy_when_answered")
+    figures = {name: question.to_json()[name] for name in names}
+    assert figures == {name: flows.to_json()[name] for name in names}
+    assert figures["answered"] == total - abstained
+    assert figures["accuracy"] == (correct / total if total else None)
+    answered = total - abstained
+    assert figures["accuracy_when_answered"] == (correct / answered if answered else None)

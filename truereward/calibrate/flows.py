@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, TypeAlias
 
-from pydantic import Field, computed_field
+from pydantic import Field
 
 from ..judging.answers import Answer, same_decision
 from ..judging.numbers import finite_float
@@ -26,7 +26,7 @@ from ..judging.questions import check_name
 from ..util.dumped import Dumped
 from ..util.frozen import is_absent, is_empty
 from .errors import CalibrationError, FlowFailure
-from .report import check_latency
+from .report import Accuracy, check_latency
 
 __all__ = [
     "Flow",
@@ -145,7 +145,7 @@ class FlowMiss:
 
 
 @dataclass(frozen=True, slots=True)
-class FlowReport(Dumped):
+class FlowReport(Accuracy):
     """Scored flow outcomes with their traces, expected values and latencies.
 
     Only flows with an expected value count (``expected[i] is None`` means
@@ -166,20 +166,8 @@ class FlowReport(Dumped):
     total: int
     misses: tuple[FlowMiss, ...]
 
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def answered(self) -> int:
-        return self.total - self.stopped
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def accuracy(self) -> float | None:
-        return self.correct / self.total if self.total else None
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def accuracy_when_answered(self) -> float | None:
-        return self.correct / self.answered if self.answered else None
+    def abstentions(self) -> int:
+        return self.stopped
 
 
 def score_flows(

@@ -27,11 +27,46 @@ from ..util.dumped import Dumped
 from .case import LabelledCase, check_cases
 from .errors import CalibrationError
 
-__all__ = ["Calibration", "Miss", "QuestionStats", "check_latency", "score"]
+__all__ = ["Accuracy", "Calibration", "Miss", "QuestionStats", "check_latency", "score"]
+
+
+class Accuracy(Dumped):
+    """A mixin for dataclasses that count labelled answers: ``correct`` of
+    ``total``, :meth:`abstentions` of them without a decision. ``answered``
+    is ``total`` less the abstentions; ``accuracy`` (``correct / total``)
+    counts an abstention against the judge, ``accuracy_when_answered``
+    (``correct / answered``) does not; each is ``None`` when its denominator
+    is 0, never 0."""
+
+    __slots__ = ()
+    correct: int
+    total: int
+
+    def abstentions(self) -> int:
+        """Labelled answers without a decision (the dataclass's own field)."""
+        raise NotImplementedError
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def answered(self) -> int:
+        """Labelled answers with a decision."""
+        return self.total - self.abstentions()
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def accuracy(self) -> float | None:
+        """``correct / total``."""
+        return self.correct / self.total if self.total else None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def accuracy_when_answered(self) -> float | None:
+        """``correct / answered``."""
+        return self.correct / self.answered if self.answered else None
 
 
 @dataclass(frozen=True, slots=True)
-class QuestionStats(Dumped):
+class QuestionStats(Accuracy):
     """Counts and label probabilities for the labelled cases of one question
     (see the module documentation for each figure and its zero case)."""
 
@@ -40,23 +75,8 @@ class QuestionStats(Dumped):
     total: int
     p_correct: tuple[float | None, ...]
 
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def answered(self) -> int:
-        """Labelled cases with a decision (``total - undecided``)."""
-        return self.total - self.undecided
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def accuracy(self) -> float | None:
-        """``correct / total``; ``None`` when no case is labelled."""
-        return self.correct / self.total if self.total else None
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def accuracy_when_answered(self) -> float | None:
-        """``correct / answered``; ``None`` when nothing labelled was decided."""
-        return self.correct / self.answered if self.answered else None
+    def abstentions(self) -> int:
+        return self.undecided
 
     @computed_field  # type: ignore[prop-decorator]
     @property
