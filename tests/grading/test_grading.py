@@ -43,6 +43,7 @@ from truereward.grading.chunks import MIN_AUTO_CHUNK
 from truereward.readers import Evidence, read_with_evidence
 from truereward.readers.attempt import attempt_scope, current_attempt
 from truereward.record.refusal import refusal
+from truereward.util.io import LOCAL_IO
 
 SCHEMA = validator(GradeRequest.model_json_schema())
 
@@ -232,7 +233,8 @@ def test_an_object_store_s_chunks_are_no_smaller_than_its_io_budget() -> None:
     assert chunk_size_for(1_000, 8, io_budget=64) == 64
     assert chunk_size_for(100_000, 8, io_budget=64) == 100  # largest wins
     assert chunk_size_for(8, 8, io_budget=64) == 1
-    assert chunk_size_for(1_000, 8, io_budget=1) == 32  # a local disk: as before
+    assert chunk_size_for(1_000, 8, io_budget=LOCAL_IO) == 32  # a local disk: as before
+    assert chunk_size_for(1_000, 8, io_budget=1) == 32
 
 
 @given(st.integers(1, 40), st.integers(1, 12))

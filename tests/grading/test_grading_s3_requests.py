@@ -139,3 +139,20 @@ def test_each_run_in_flight_has_its_requests_on_the_wire_at_once(
         most = proxy.most_in_flight()
     assert graded.published == {"created": RUNS}
     assert 10 < most <= 8 * REQUESTS_PER_RUN, most
+
+
+@pytest.mark.slow
+def test_a_budget_of_one_is_one_run_on_the_wire_whatever_the_chunks_in_flight(
+    sweep: str, s3_endpoint: str, prefect_client_settings: str
+) -> None:
+    """grade-run with an I/O budget of 1 and chunks of one run, 8 of them in
+    flight: one run's requests at a time in the process (its reads
+    together, its last writes together). A budget of 1 was each chunk's own
+    plain loop, so 8 chunks put 8 runs on the wire, more than a budget of 2
+    did."""
+    bucket = sweep
+    with LatencyProxy(s3_endpoint, 0.02) as proxy:  # so that requests overlap
+        state = run_flow(**request(bucket, proxy, io_concurrency=1, chunk_size=1))
+        most = proxy.most_in_flight()
+    assert state.is_completed(), state.message
+    assert 1 < most <= REQUESTS_PER_RUN, most

@@ -17,6 +17,7 @@ import pickle
 from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar
 
+from ..util.io import LOCAL_IO
 from .plan import RunJob
 
 __all__ = [
@@ -148,7 +149,7 @@ class Chunk(Payload):
 
 
 def chunk_size_for(
-    runs: int, concurrency: int, largest: int = MAX_AUTO_CHUNK, io_budget: int = 1
+    runs: int, concurrency: int, largest: int = MAX_AUTO_CHUNK, io_budget: int = LOCAL_IO
 ) -> int:
     """The default chunk size for ``runs`` runs graded ``concurrency``
     chunks at a time.

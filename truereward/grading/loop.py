@@ -52,7 +52,7 @@ def grade_request(
     try:
         # As many runs a chunk as the I/O budget has room for (one at a time
         # on a local disk), read together and published together.
-        for chunk in chunked(jobs, request.io_budget):
+        for chunk in chunked(jobs, max(1, request.io_budget)):
             readings = read_chunk(chunk, request.max_attempts, delays, sleep)
             publishing = PublishProgress([fold_reading(reading) for reading in readings])
             publishing.attempt(last=True)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, overload
 from ..publishing import S3_PROTOCOLS
 from ..publishing.index import listing_order
 from ..util import urls
-from ..util.io import with_connections
+from ..util.io import LOCAL_IO, with_connections
 from ..util.target import Target
 from .request import GradeRequest, run_id_of
 
@@ -53,7 +53,7 @@ class GradeSettings:
     reward_keys: tuple[str, ...] = ()
     #: Runs whose reads or writes are in flight at once in a process
     #: (``GradeRequest.io_budget``; :mod:`truereward.util.io`).
-    io_budget: int = 1
+    io_budget: int = LOCAL_IO
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,11 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, mo
 from ..folding import DEFAULT_SCHEME, scheme_names
 from ..grade.document import RewardKey
 from ..util import urls
-from ..util.io import OBJECT_STORE_IO
-from ..util.segments import check_segment
+from ..util.io import LOCAL_IO, OBJECT_STORE_IO
+from ..util.segments import check_inner_path, check_segment
 from ..util.target import secret_option_paths
 
-__all__ = ["REGRADE_POLICIES", "GradeRequest", "Regrade", "check_inner_path", "run_id_of"]
+__all__ = ["REGRADE_POLICIES", "GradeRequest", "Regrade", "run_id_of"]
 
 #: The regrade policies (see :mod:`truereward.grading.triage`).
 Regrade = Literal["none", "grader-refusals", "needing-fix", "refusals", "all"]
@@ -32,21 +32,6 @@ REGRADE_POLICIES: tuple[Regrade, ...] = (
     "refusals",
     "all",
 )
-
-
-def check_inner_path(value: str, what: str) -> str:
-    """``value`` if it is a relative path that stays inside a run directory,
-    else ``ValueError`` naming ``what``."""
-    parts = value.split("/")
-    if (
-        not value
-        or value.startswith("/")
-        or "\\" in value
-        or urls.is_url(value)
-        or any(part in ("", "..") for part in parts)
-    ):
-        raise ValueError(f"{what}: a relative path inside the run, got {value!r}")
-    return value
 
 
 def run_id_of(url: str) -> str:
@@ -154,7 +139,8 @@ class GradeRequest(BaseModel):
         default=None,
         description="runs whose reads or writes are in flight at once, per process (an I/O "
         f"budget, not a number of task runs); default: {OBJECT_STORE_IO} when the sweep "
-        "or the target is on an object store, else 1",
+        "or the target is on an object store, else none (each chunk's runs one after "
+        "another in its own thread)",
     )
     chunk_size: Annotated[int, Field(ge=1, le=10_000)] | None = None
     reward_keys: list[RewardKey] = Field(
@@ -190,11 +176,13 @@ class GradeRequest(BaseModel):
             raise ValueError("give 'target' or 'target_block', not both")
         if self.dask_address is not None and self.task_runner != "dask":
             raise ValueError("'dask_address' needs task_runner 'dask'")
-        if self.evidence is not None:
-            check_inner_path(self.evidence, "evidence")
-        if isinstance(self.case_set, str):
-            check_inner_path(self.case_set, "case_set")
-        else:
+        for field, value in (("evidence", self.evidence), ("case_set", self.case_set)):
+            if isinstance(value, str):
+                try:
+                    check_inner_path(value, "the run")
+                except ValueError as error:
+                    raise ValueError(f"{field}: {error}") from None
+        if not isinstance(self.case_set, str):
             from ..record.taskspec import TaskSpec, TaskSpecError
 
             try:
@@ -223,15 +211,15 @@ class GradeRequest(BaseModel):
     def io_budget(self) -> int:
         """``io_concurrency``, or its default: :data:`OBJECT_STORE_IO` when
         the sweep, a run or the target is not local (each request a round
-        trip), else 1 (a local disk answers at once; the runs go one after
-        another, as in a plain loop)."""
+        trip), else :data:`LOCAL_IO`, no budget (a local disk answers at
+        once; each chunk's runs go one after another, as in a plain loop)."""
         if self.io_concurrency is not None:
             return self.io_concurrency
         places = [self.sweep, self.target, *(self.runs or ())]
         remote = self.target_block is not None or any(
             place is not None and not urls.is_local(place) for place in places
         )
-        return OBJECT_STORE_IO if remote else 1
+        return OBJECT_STORE_IO if remote else LOCAL_IO
 
     @property
     def sweep_label(self) -> str | None:

@@ -21,6 +21,7 @@ from ..publishing import PublishError
 from ..publishing.index import Standing, TargetIndex
 from ..record.refusal import Outlook, outlook
 from ..util import urls
+from ..util.io import LOCAL_IO, ordered_map, read_ahead
 from .plan import DEFAULT_TARGET, RunJob
 from .request import REGRADE_POLICIES, Regrade
 from .stored import stored_grade_or_none
@@ -161,7 +162,7 @@ def index_for(job: RunJob, start: str | None = None) -> TargetIndex | None:
     return TargetIndex.open(base, settings.storage_options, inner=DEFAULT_TARGET, start=start)
 
 
-def triaged(jobs: Iterable[RunJob], policy: Regrade, io_budget: int = 1) -> Iterator[RunJob]:
+def triaged(jobs: Iterable[RunJob], policy: Regrade, io_budget: int = LOCAL_IO) -> Iterator[RunJob]:
     """Each job with its decision, looking up what stands at its target as
     it goes (lazily: memory holds the jobs being looked at, not the sweep).
     On S3 the targets are listed a page at a time as the plan advances, and
@@ -170,7 +171,6 @@ def triaged(jobs: Iterable[RunJob], policy: Regrade, io_budget: int = 1) -> Iter
     going on while the caller is busy with the jobs before
     (:func:`~truereward.util.io.read_ahead`), the jobs coming out in
     order."""
-    from ..util.io import ordered_map, read_ahead
 
     def looked() -> Iterator[tuple[RunJob, Standing | None]]:
         index: TargetIndex | None = None

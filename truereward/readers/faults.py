@@ -21,6 +21,7 @@ from ..record.cases import CaseResult
 from ..record.taskspec import TaskSpec
 from ..record.validation import describe
 from ..util.exceptions import UnknownName
+from ..util.segments import check_inner_path
 from ..util.strictjson import StrictJSONError, loads
 from .attempt import current_attempt
 from .evidence import Evidence
@@ -55,11 +56,7 @@ class FaultPlan(BaseModel):
     @field_validator("evidence")
     @classmethod
     def _beside_the_plan(cls, value: str | None) -> str | None:
-        if value is not None and (
-            not value or value.startswith("/") or ".." in value.split("/") or "\\" in value
-        ):
-            raise ValueError(f"a path relative to the plan's directory, got {value!r}")
-        return value
+        return value if value is None else check_inner_path(value, "the plan's directory")
 
     def fails(self, attempt: int) -> bool:
         """Whether attempt ``attempt`` (from 1) fails."""

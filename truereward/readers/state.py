@@ -23,6 +23,7 @@ from ..record.validation import describe
 from ..util.exceptions import TruerewardError
 from ..util.jsonvalues import MISSING as _MISSING
 from ..util.jsonvalues import json_equal, json_pointer
+from ..util.segments import check_inner_path
 from ..util.strictjson import StrictJSONError, loads
 from .evidence import Evidence
 from .outcomes import case_invalid
@@ -73,9 +74,7 @@ class _Expectation(BaseModel):
     @field_validator("path")
     @classmethod
     def _inside(cls, path: str) -> str:
-        if not path or path.startswith("/") or ".." in path.split("/"):
-            raise ValueError(f"must be a relative path inside the evidence, got {path!r}")
-        return path
+        return check_inner_path(path, "the evidence")
 
     @field_validator("contains", mode="before")
     @classmethod

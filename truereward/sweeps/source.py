@@ -225,7 +225,7 @@ class SweepSource:
         "The I/O budget"): on S3 as GETs on the store's event loop, parsed
         here as they come in order, elsewhere on the I/O threads."""
         from ..util.fetch import is_s3
-        from ..util.io import OBJECT_STORE_IO, ordered_map, started_ahead
+        from ..util.io import LOCAL_IO, OBJECT_STORE_IO, ordered_map, started_ahead
 
         names = self.run_names()
         if self._local is None and is_s3(self._fs):
@@ -236,7 +236,7 @@ class SweepSource:
             for run, future in started_ahead(started, OBJECT_STORE_IO - 1):
                 yield self.record(run, strict=strict, with_cases=with_cases, started=future)
             return
-        budget = 1 if self._local is not None else OBJECT_STORE_IO
+        budget = LOCAL_IO if self._local is not None else OBJECT_STORE_IO
 
         def record(run: str) -> RunRecord:
             return self.record(run, strict=strict, with_cases=with_cases)

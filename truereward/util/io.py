@@ -4,8 +4,9 @@ at once (grading's reads and publishes, a sweep's grades read back).
 :func:`ordered_map` overlaps a store's round trips: at most ``size`` calls
 at work at once, on one thread pool per process (shared by every chunk of a
 flow run), results in the items' order, items taken as room frees up; a
-budget of 1 is a plain loop in the caller's thread. The calls must not
-submit to the pool themselves. :func:`read_ahead` keeps such a map going
+budget of 1 is one call at a time in the whole process. :data:`LOCAL_IO`
+(0, a local disk's) is no budget at all: a plain loop in each caller's
+thread. The calls must not submit to the pool themselves. :func:`read_ahead` keeps such a map going
 while its consumer is busy elsewhere. docs/scale.md, "The I/O budget", says
 how to size it.
 """
@@ -19,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 __all__ = [
+    "LOCAL_IO",
     "MOST_CONNECTIONS",
     "OBJECT_STORE_IO",
     "REQUESTS_PER_RUN",
@@ -31,6 +33,12 @@ __all__ = [
 #: The I/O budget for a sweep or a target on an object store (see
 #: ``GradeRequest.io_concurrency`` and docs/scale.md for how it was chosen).
 OBJECT_STORE_IO = 64
+
+#: No I/O budget: each caller (a chunk of grade-run) reads and publishes its
+#: runs one after another in its own thread, so the chunks in flight bound
+#: the runs in flight. A local disk's default: its reads and durable writes
+#: take microseconds to milliseconds, less than a hand-off to a pool.
+LOCAL_IO = 0
 
 #: The most requests one run has in flight at once: the three files written
 #: together after its ``grade.json`` (its two reads go together too).
@@ -60,10 +68,11 @@ def _pool(size: int) -> ThreadPoolExecutor:
 
 
 def ordered_map(function: Callable[[T], R], items: Iterable[T], size: int) -> Iterator[R]:
-    """``function`` over ``items``, at most ``size`` calls at once, results
-    in order (module docstring). An exception of a call is raised when its
-    result is reached; the calls already started go on."""
-    if size <= 1:
+    """``function`` over ``items``, at most ``size`` calls at once in the
+    process (``size`` below 1: in the caller's thread, one after another),
+    results in order (module docstring). An exception of a call is raised
+    when its result is reached; the calls already started go on."""
+    if size < 1:
         yield from map(function, items)
         return
     pool = _pool(size)

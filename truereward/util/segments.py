@@ -1,4 +1,6 @@
-"""Names that become path segments: run ids and sweep names.
+"""Names that become path segments (run ids and sweep names), and relative
+paths that must stay inside a directory (a run's files, named by a request,
+a task spec or a reader's options).
 
 A run id or a sweep name is joined into a path or an object key when grades
 are published (``<target>/<run id>/grade.json``). It must therefore be one
@@ -11,7 +13,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["check_segment"]
+from . import urls
+
+__all__ = ["check_inner_path", "check_segment"]
 
 _FORBIDDEN = re.compile(r"[/\\\x00-\x1f\x7f-\x9f]")
 
@@ -30,4 +34,21 @@ def check_segment(value: str) -> str:
     bad = _FORBIDDEN.search(value)
     if bad:
         raise ValueError(f"{value!r} contains {bad.group()!r}: no separators or control characters")
+    return value
+
+
+def check_inner_path(value: str, inside: str) -> str:
+    """``value`` if it is a relative path that stays inside ``inside`` (a
+    phrase such as ``"the run"``), else ``ValueError`` saying so: not empty,
+    not absolute, not a URL, no ``\\``, no empty or ``..`` part (``.``
+    parts are harmless and kept)."""
+    parts = value.split("/")
+    if (
+        not value
+        or value.startswith("/")
+        or "\\" in value
+        or urls.is_url(value)
+        or any(part in ("", "..") for part in parts)
+    ):
+        raise ValueError(f"a relative path inside {inside}, got {value!r}")
     return value
