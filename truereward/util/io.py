@@ -6,9 +6,9 @@ at work at once, on one thread pool per process (shared by every chunk of a
 flow run), results in the items' order, items taken as room frees up; a
 budget of 1 is one call at a time in the whole process. :data:`LOCAL_IO`
 (0, a local disk's) is no budget at all: a plain loop in each caller's
-thread. The calls must not submit to the pool themselves. :func:`read_ahead` keeps such a map going
-while its consumer is busy elsewhere. docs/scale.md, "The I/O budget", says
-how to size it.
+thread. The calls must not submit to the pool themselves. :func:`read_ahead`
+keeps such a map going while its consumer is busy elsewhere. docs/scale.md,
+"The I/O budget", says how to size it.
 """
 
 from __future__ import annotations
