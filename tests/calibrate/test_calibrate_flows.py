@@ -77,8 +77,13 @@ def test_a_trace_with_a_failed_step_is_never_scored():
 def test_score_flows_lengths_must_match():
     with pytest.raises(JudgeError, match="expected: 0 entries for 1 outcomes"):
         score_flows([completed("x")], [], [0.0], 0.0)
-    with pytest.raises(JudgeError, match="latencies_ms: 2 entries"):
+    with pytest.raises(JudgeError, match="latencies_ms: 2 entries for 1 outcomes"):
         score_flows([completed("x")], ["x"], [0.0, 1.0], 0.0)
+    # Each latency and the total checked as score() checks them (check_timing).
+    with pytest.raises(JudgeError, match=r"latencies_ms\[0\]: a finite number of milliseconds"):
+        score_flows([completed("x")], ["x"], [float("nan")], 0.0)
+    with pytest.raises(JudgeError, match="total_ms: a finite number of milliseconds"):
+        score_flows([completed("x")], ["x"], [0.0], -1.0)
 
 
 def test_run_flow_runs_in_order_one_at_a_time_and_keeps_traces():

@@ -26,7 +26,7 @@ from ..judging.questions import check_name
 from ..util.dumped import Dumped
 from ..util.frozen import is_absent, is_empty
 from .errors import CalibrationError, FlowFailure
-from .report import Accuracy, check_latency
+from .report import Accuracy, check_timing
 
 __all__ = [
     "Flow",
@@ -181,17 +181,9 @@ def score_flows(
     whose trace records a failed step raises CalibrationError naming it."""
     results = tuple(outcomes)
     wanted = tuple(expected)
-    latencies = tuple(latencies_ms)
     if len(wanted) != len(results):
         raise CalibrationError(f"expected: {len(wanted)} entries for {len(results)} outcomes")
-    if len(latencies) != len(results):
-        raise CalibrationError(
-            f"latencies_ms: {len(latencies)} entries for {len(results)} outcomes"
-        )
-    latencies = tuple(
-        check_latency(value, f"latencies_ms[{index}]") for index, value in enumerate(latencies)
-    )
-    total_time = check_latency(total_ms, "total_ms")
+    latencies, total_time = check_timing(latencies_ms, total_ms, len(results), "outcomes")
     correct = stopped = total = 0
     misses: list[FlowMiss] = []
     for index, (outcome, want) in enumerate(zip(results, wanted, strict=True)):

@@ -27,7 +27,15 @@ from ..util.dumped import Dumped
 from .case import LabelledCase, check_cases
 from .errors import CalibrationError
 
-__all__ = ["Accuracy", "Calibration", "Miss", "QuestionStats", "check_latency", "score"]
+__all__ = [
+    "Accuracy",
+    "Calibration",
+    "Miss",
+    "QuestionStats",
+    "check_latency",
+    "check_timing",
+    "score",
+]
 
 
 class Accuracy(Dumped):
@@ -131,6 +139,21 @@ def check_latency(value: object, where: str) -> float:
     return number
 
 
+def check_timing(
+    latencies_ms: Sequence[float], total_ms: float, count: int, per: str
+) -> tuple[tuple[float, ...], float]:
+    """One latency for each of ``count`` items (``per`` names them in the
+    message: "cases (one per case)", "outcomes"), each and the total
+    checked by :func:`check_latency`; CalibrationError naming the field."""
+    latencies = tuple(latencies_ms)
+    if len(latencies) != count:
+        raise CalibrationError(f"latencies_ms: {len(latencies)} entries for {count} {per}")
+    checked = tuple(
+        check_latency(value, f"latencies_ms[{index}]") for index, value in enumerate(latencies)
+    )
+    return checked, check_latency(total_ms, "total_ms")
+
+
 def score(
     questions: Sequence[Question],
     cases: Sequence[LabelledCase],
@@ -162,19 +185,13 @@ def _score(
     deciders = [Decider(question) for question in asked]
     checked_cases = check_cases(asked, cases, deciders)
     answer_list = tuple(answers)
-    latencies = tuple(latencies_ms)
     if len(answer_list) != len(checked_cases):
         raise CalibrationError(
             f"answers: {len(answer_list)} entries for {len(checked_cases)} cases (one per case)"
         )
-    if len(latencies) != len(checked_cases):
-        raise CalibrationError(
-            f"latencies_ms: {len(latencies)} entries for {len(checked_cases)} cases (one per case)"
-        )
-    latencies = tuple(
-        check_latency(value, f"latencies_ms[{index}]") for index, value in enumerate(latencies)
+    latencies, total = check_timing(
+        latencies_ms, total_ms, len(checked_cases), "cases (one per case)"
     )
-    total = check_latency(total_ms, "total_ms")
     names = [question.name for question in asked]
     name_set = set(names)
     decisions: list[dict[str, Decision | None]] = []
