@@ -19,9 +19,11 @@ from tests.support.calibrate_support import (
 from truereward.calibrate import (
     Answer,
     Calibration,
+    FlowReport,
     JudgeError,
     LabelledCase,
     Question,
+    QuestionStats,
     UnsupportedQuestion,
     at_min_confidence,
     score,
@@ -325,9 +327,6 @@ def test_a_question_and_a_flow_report_count_abstentions_alike(
     """QuestionStats's undecided and FlowReport's stopped are the same
     abstention (one Accuracy): the same counts give the same figures, and
     accuracy is never 0 for want of a denominator."""
-    from truereward.calibrate.flows import FlowReport
-    from truereward.calibrate.report import QuestionStats
-
     total, abstained, correct = counts
     question = QuestionStats(correct=correct, undecided=abstained, total=total, p_correct=())
     flows = FlowReport(
