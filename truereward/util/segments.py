@@ -42,13 +42,8 @@ def check_inner_path(value: str, inside: str) -> str:
     phrase such as ``"the run"``), else ``ValueError`` saying so: not empty,
     not absolute, not a URL, no ``\\``, no empty or ``..`` part (``.``
     parts are harmless and kept)."""
+    # An empty part also stands for an empty path, a leading "/" and "//".
     parts = value.split("/")
-    if (
-        not value
-        or value.startswith("/")
-        or "\\" in value
-        or urls.is_url(value)
-        or any(part in ("", "..") for part in parts)
-    ):
+    if "\\" in value or urls.is_url(value) or any(part in ("", "..") for part in parts):
         raise ValueError(f"a relative path inside {inside}, got {value!r}")
     return value
