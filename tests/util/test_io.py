@@ -1,12 +1,14 @@
 """The I/O budget: how many calls :func:`truereward.util.io.ordered_map`
-has at work at once in a process, whatever the threads calling it, and the
+has at work at once in a process, whatever the threads calling it, the
 connection pool a budget gives an S3 client
-(:func:`truereward.util.io.with_connections`)."""
+(:func:`truereward.util.io.with_connections`), and items read ahead of
+their consumer (:func:`truereward.util.io.read_ahead`)."""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -16,6 +18,7 @@ from truereward.util.io import (
     MOST_CONNECTIONS,
     REQUESTS_PER_RUN,
     ordered_map,
+    read_ahead,
     with_connections,
 )
 
@@ -108,3 +111,39 @@ def test_no_budget_runs_each_callers_calls_in_its_own_thread() -> None:
     assert results[1] == [2 * item for item in range(5, 10)]
     assert 1 < work.most <= 4
     assert all(name.startswith("chunk") for name in work.threads)
+
+
+def test_items_read_ahead_come_in_order_with_their_error_where_it_was_raised() -> None:
+    def items() -> Iterator[int]:
+        yield from range(50)
+        raise OSError("the listing broke after 50")
+
+    ahead = read_ahead(items(), 3)
+    assert [next(ahead) for _ in range(50)] == list(range(50))
+    with pytest.raises(OSError, match="after 50"):
+        next(ahead)
+
+
+def test_a_consumer_that_stops_early_stops_the_thread_reading_ahead() -> None:
+    drawn: list[int] = []
+    closed = threading.Event()
+
+    def items() -> Iterator[int]:
+        try:
+            for item in range(1_000_000):
+                drawn.append(item)
+                yield item
+        finally:
+            closed.set()
+
+    before = set(threading.enumerate())
+    ahead = read_ahead(items(), 4)
+    assert [next(ahead) for _ in range(10)] == list(range(10))
+    (thread,) = (t for t in set(threading.enumerate()) - before if t.name.endswith("read-ahead"))
+    ahead.close()
+    # The thread ends, closing its source, within an item or two of the
+    # close: not after a million items, nor never.
+    thread.join(10)
+    assert not thread.is_alive()
+    assert closed.is_set()
+    assert len(drawn) <= 10 + 4 + 2

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..grade.files import NAMES, PREVIOUS_GRADE
 from ..util import urls
+from ..util.io import read_ahead
 
 __all__ = ["Standing", "TargetIndex", "list_pages", "listing_order"]
 
@@ -135,7 +136,9 @@ class TargetIndex:
             if self._at == len(self._page):
                 if self._pages is None:
                     after = None if self._start is None else f"{self._base}{self._start}"
-                    self._pages = self._pages_of(self._base, after)
+                    # The next page is listed while this one is looked up:
+                    # the plan does not stall a round trip at each page.
+                    self._pages = read_ahead(self._pages_of(self._base, after), 2)
                 page = next(self._pages, None)
                 if page is None:
                     return Standing(found)

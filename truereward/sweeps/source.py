@@ -20,6 +20,7 @@ from ..publishing import S3_PROTOCOLS
 from ..publishing.index import list_pages
 from ..util import safefile, urls
 from ..util.exceptions import TruerewardError
+from ..util.io import read_ahead
 from .parse import parse_grade
 from .record import RunRecord
 
@@ -129,7 +130,8 @@ class SweepSource:
 
         def directories() -> Iterator[str]:
             nonlocal objects
-            for answer in list_pages(self._fs, bucket, prefix, delimiter="/"):
+            # A page is listed while the one before is read.
+            for answer in read_ahead(list_pages(self._fs, bucket, prefix, delimiter="/"), 2):
                 objects += len(answer.get("Contents", ()))
                 for item in answer.get("CommonPrefixes", ()):
                     yield str(item["Prefix"])[len(prefix) :].rstrip("/")

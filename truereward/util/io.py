@@ -99,32 +99,47 @@ _DONE = object()
 def read_ahead(items: Iterable[R], n: int) -> Iterator[R]:
     """``items`` in order, up to ``n`` of them taken ahead of the consumer
     by a thread of their own (the items' own exception, raised where it
-    would have been). A consumer that stops early leaves the thread
-    waiting on a full buffer; it is a daemon, and holds ``n`` items."""
+    would have been); ``n`` of 1 or less: none taken ahead. A consumer
+    that stops early (closes the iterator, or drops it) stops the thread
+    at its next item; the items it took ahead are dropped."""
     import queue
 
     if n <= 1:
         yield from items
         return
     buffer: queue.Queue[tuple[object, BaseException | None]] = queue.Queue(maxsize=n)
+    stopped = threading.Event()
+
+    source = iter(items)
 
     def produce() -> None:
         try:
-            for item in items:
+            for item in source:
                 buffer.put((item, None))
+                if stopped.is_set():
+                    close = getattr(source, "close", None)  # a generator's own cleanup
+                    if close is not None:
+                        close()
+                    return
         except BaseException as error:  # noqa: BLE001 - handed to the consumer
             buffer.put((_DONE, error))
             return
         buffer.put((_DONE, None))
 
     threading.Thread(target=produce, name="truereward-read-ahead", daemon=True).start()
-    while True:
-        item, error = buffer.get()
-        if error is not None:
-            raise error
-        if item is _DONE:
-            return
-        yield item  # type: ignore[misc]
+    try:
+        while True:
+            item, error = buffer.get()
+            if error is not None:
+                raise error
+            if item is _DONE:
+                return
+            yield item  # type: ignore[misc]
+    finally:
+        stopped.set()
+        # Room for the producer's put under way, so it sees ``stopped``.
+        while not buffer.empty():
+            buffer.get_nowait()
 
 
 def with_connections(options: dict[str, Any], budget: int) -> dict[str, Any]:
