@@ -1,8 +1,8 @@
 """The index of many runs' targets under one S3 prefix
 (:class:`truereward.publishing.index.TargetIndex`): each run's objects
 found as the plan advances in listing order, across pages, the next page
-listed while the current one is looked up; a run looked up out of order
-listed alone."""
+listed while the current one is looked up (but not for a listing from a
+given run, a chunk's); a run looked up out of order listed alone."""
 
 from __future__ import annotations
 
@@ -43,6 +43,14 @@ def test_runs_are_found_across_pages_and_the_next_page_is_listed_ahead(
         # Out of the listing's order: that run's prefix is listed alone.
         again = index.lookup(RUNS[5])
         assert proxy.counts() == {"LIST": 3}
+        # A listing from a given run (a chunk's, settling its publishes) reads
+        # no page ahead: its runs are mostly in the first page (of two here).
+        chunk = TargetIndex.open(f"s3://{bucket}/graded", s3_options(proxy.url), start=RUNS[1])
+        assert chunk is not None
+        proxy.reset()
+        assert all(chunk.lookup(run) is not None for run in RUNS[1:9])
+        time.sleep(0.5)  # time enough for a page read ahead to reach the proxy
+        assert proxy.counts() == {"LIST": 1}
     assert all(standing is not None for standing in found.values())
     assert set(found["run-0001"].objects) == {"grade.json", "reward.txt"}  # type: ignore[union-attr]
     assert set(found[RUNS[-1]].objects) == {"grade.json"}  # type: ignore[union-attr]

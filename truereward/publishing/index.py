@@ -136,9 +136,13 @@ class TargetIndex:
             if self._at == len(self._page):
                 if self._pages is None:
                     after = None if self._start is None else f"{self._base}{self._start}"
-                    # The next page is listed while this one is looked up:
-                    # the plan does not stall a round trip at each page.
-                    self._pages = read_ahead(self._pages_of(self._base, after), 2)
+                    pages = self._pages_of(self._base, after)
+                    # A listing of the whole prefix (the plan's) lists the next
+                    # page while this one is looked up: the plan does not stall
+                    # a round trip at each page. One from ``start`` serves a
+                    # chunk's runs, which a page mostly holds: a page read
+                    # ahead would be a request wasted.
+                    self._pages = pages if after is not None else read_ahead(pages, 2)
                 page = next(self._pages, None)
                 if page is None:
                     return Standing(found)
