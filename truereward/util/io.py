@@ -109,7 +109,6 @@ def read_ahead(items: Iterable[R], n: int) -> Iterator[R]:
         return
     buffer: queue.Queue[tuple[object, BaseException | None]] = queue.Queue(maxsize=n)
     stopped = threading.Event()
-
     source = iter(items)
 
     def produce() -> None:
