@@ -2,7 +2,8 @@
 (:class:`truereward.publishing.index.TargetIndex`): each run's objects
 found as the plan advances in listing order, across pages, the next page
 listed while the current one is looked up (but not for a listing from a
-given run, a chunk's); a run looked up out of order listed alone."""
+given run, a chunk's, whose pages are sized for its runs); a run looked up
+out of order listed alone."""
 
 from __future__ import annotations
 
@@ -51,6 +52,21 @@ def test_runs_are_found_across_pages_and_the_next_page_is_listed_ahead(
         assert all(chunk.lookup(run) is not None for run in RUNS[1:9])
         time.sleep(0.5)  # time enough for a page read ahead to reach the proxy
         assert proxy.counts() == {"LIST": 1}
+        # Sized for the runs it settles (here 2: a page of 18 keys, where
+        # run-0001 has three and every other run one): a page of 1,000 would
+        # cost parsing keys nobody looks at. Runs past the page are on the
+        # next one, found the same.
+        sized = TargetIndex.open(
+            f"s3://{bucket}/graded", s3_options(proxy.url), start=RUNS[1], runs=2
+        )
+        assert sized is not None
+        proxy.reset()
+        assert set(sized.lookup(RUNS[1]).objects) == {"grade.json", "reward.txt"}  # type: ignore[union-attr]
+        assert set(sized.lookup(RUNS[2]).objects) == {"grade.json"}  # type: ignore[union-attr]
+        assert proxy.counts() == {"LIST": 1}
+        past = [sized.lookup(run) for run in RUNS[3:31]]
+        assert proxy.counts() == {"LIST": 2}
+        assert all(item is not None and set(item.objects) == {"grade.json"} for item in past)
     assert all(standing is not None for standing in found.values())
     assert set(found["run-0001"].objects) == {"grade.json", "reward.txt"}  # type: ignore[union-attr]
     assert set(found[RUNS[-1]].objects) == {"grade.json"}  # type: ignore[union-attr]

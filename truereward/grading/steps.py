@@ -311,7 +311,7 @@ def settle_published(items: list[tuple[GradedRun, PublishedRun]]) -> list[Publis
     if not waiting:
         return [published for _, published in items]
     first = waiting[0][0].job
-    index = index_for(first, start=first.run)
+    index = index_for(first, start=first.run, runs=len(waiting))
     settled: dict[str, PublishedRun] = {}
     for graded, published in waiting:
         job = graded.job

@@ -151,15 +151,19 @@ def _stored(job: RunJob, listed: Standing | None) -> GradeDocument | None:
     return stored_grade_or_none(job.target)
 
 
-def index_for(job: RunJob, start: str | None = None) -> TargetIndex | None:
+def index_for(job: RunJob, start: str | None = None, runs: int | None = None) -> TargetIndex | None:
     """The index of the targets of ``job``'s sweep, when they lie under one
     S3 prefix (:class:`~truereward.publishing.index.TargetIndex`), its
-    listing beginning at the run ``start`` when given."""
+    listing beginning at the run ``start`` when given, its pages sized for
+    ``runs`` runs when given."""
     settings = job.settings
     if settings.target is not None:
-        return TargetIndex.open(settings.target.url, settings.target.options(), start=start)
+        options = settings.target.options()
+        return TargetIndex.open(settings.target.url, options, start=start, runs=runs)
     base = urls.parent(job.url)
-    return TargetIndex.open(base, settings.storage_options, inner=DEFAULT_TARGET, start=start)
+    return TargetIndex.open(
+        base, settings.storage_options, inner=DEFAULT_TARGET, start=start, runs=runs
+    )
 
 
 def triaged(jobs: Iterable[RunJob], policy: Regrade, io_budget: int = LOCAL_IO) -> Iterator[RunJob]:

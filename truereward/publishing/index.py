@@ -33,20 +33,29 @@ def listing_order(run: str) -> bytes:
 
 
 def list_pages(
-    fs: Any, bucket: str, prefix: str, *, delimiter: str | None = None, after: str | None = None
+    fs: Any,
+    bucket: str,
+    prefix: str,
+    *,
+    delimiter: str | None = None,
+    after: str | None = None,
+    page_size: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The answers of ``ListObjectsV2`` under ``prefix`` on the S3
-    filesystem ``fs``, one page (one request, up to 1,000 keys) at a time:
-    nothing is cached (s3fs's ``ls`` keeps a whole listing, a dict a key,
-    for the life of the filesystem). ``delimiter`` groups keys into
-    ``CommonPrefixes``; ``after``: keys after it only."""
+    filesystem ``fs``, one page (one request, up to 1,000 keys, or
+    ``page_size``) at a time: nothing is cached (s3fs's ``ls`` keeps a
+    whole listing, a dict a key, for the life of the filesystem).
+    ``delimiter`` groups keys into ``CommonPrefixes``; ``after``: keys
+    after it only."""
     token: str | None = None
     while True:
-        extra: dict[str, str] = {"ContinuationToken": token} if token else {}
+        extra: dict[str, Any] = {"ContinuationToken": token} if token else {}
         if after is not None and not token:
             extra["StartAfter"] = after
         if delimiter is not None:
             extra["Delimiter"] = delimiter
+        if page_size is not None:
+            extra["MaxKeys"] = page_size
         answer: dict[str, Any] = fs.call_s3(
             "list_objects_v2", Bucket=bucket, Prefix=prefix, **extra
         )
@@ -72,9 +81,14 @@ class TargetIndex:
     S3 (module docstring). ``inner`` is ``""`` for a target of its own, or
     the path of the target inside each run (``logs/verifier``)."""
 
-    def __init__(self, fs: Any, base: str, inner: str = "", start: str | None = None) -> None:
+    def __init__(
+        self, fs: Any, base: str, inner: str = "", start: str | None = None, runs: int | None = None
+    ) -> None:
         self._fs = fs
         self._start = start
+        # A listing for ``runs`` runs asks for their keys only: a page of
+        # 1,000 costs the client (and the store) parsing keys nobody reads.
+        self._page_size = None if runs is None else min(1000, len(_KEPT) * runs + 8)
         self._bucket, key = urls.bucket_and_key(base)
         self._base = urls.key_prefix(key)
         self._inner = urls.key_prefix(inner)
@@ -91,11 +105,13 @@ class TargetIndex:
         storage_options: Mapping[str, Any],
         inner: str = "",
         start: str | None = None,
+        runs: int | None = None,
     ) -> TargetIndex | None:
         """The index of ``base`` (an ``s3://`` URL), or ``None`` when it is
         not on S3 or its filesystem cannot be made. ``start``: the first
         run looked up (the listing begins there, not at the prefix's first
-        key)."""
+        key); ``runs``: how many runs will be looked up from there (pages
+        sized for their objects; more pages when other keys lie between)."""
         if urls.protocol(base) not in ("s3", "s3a"):
             return None
         try:
@@ -104,7 +120,7 @@ class TargetIndex:
             fs, _ = url_to_fs(base, **storage_options)
         except (ImportError, ValueError, TypeError, OSError):
             return None
-        return cls(fs, base, inner, start)
+        return cls(fs, base, inner, start, runs)
 
     def covers(self, run: str, target: str) -> bool:
         """Whether ``target`` (a URL) is where this index looks for ``run``."""
@@ -136,7 +152,7 @@ class TargetIndex:
             if self._at == len(self._page):
                 if self._pages is None:
                     after = None if self._start is None else f"{self._base}{self._start}"
-                    pages = self._pages_of(self._base, after)
+                    pages = self._pages_of(self._base, after, self._page_size)
                     # A listing of the whole prefix (the plan's) lists the next
                     # page while this one is looked up: the plan does not stall
                     # a round trip at each page. One from ``start`` serves a
@@ -167,11 +183,11 @@ class TargetIndex:
         return Standing(found)
 
     def _pages_of(
-        self, prefix: str, after: str | None = None
+        self, prefix: str, after: str | None = None, page_size: int | None = None
     ) -> Iterator[list[tuple[str, str, int]]]:
         """The keys under ``prefix`` (those after ``after``, when given), a
-        page (one request) at a time."""
-        for answer in list_pages(self._fs, self._bucket, prefix, after=after):
+        page (one request, of ``page_size`` keys at most) at a time."""
+        for answer in list_pages(self._fs, self._bucket, prefix, after=after, page_size=page_size):
             yield [
                 (str(item["Key"]), str(item["ETag"]).strip('"'), int(item.get("Size") or 0))
                 for item in answer.get("Contents", ())
