@@ -67,6 +67,15 @@ def test_runs_are_found_across_pages_and_the_next_page_is_listed_ahead(
         past = [sized.lookup(run) for run in RUNS[3:31]]
         assert proxy.counts() == {"LIST": 2}
         assert all(item is not None and set(item.objects) == {"grade.json"} for item in past)
+        # Targets inside the runs lie among the runs' own files, however
+        # many: their pages stay whole.
+        inside = TargetIndex.open(
+            f"s3://{bucket}/graded", s3_options(proxy.url), "logs/verifier", RUNS[1], runs=2
+        )
+        assert inside is not None
+        proxy.reset()
+        assert all(inside.lookup(run) is not None for run in RUNS[1:31])
+        assert proxy.counts() == {"LIST": 1}
     assert all(standing is not None for standing in found.values())
     assert set(found["run-0001"].objects) == {"grade.json", "reward.txt"}  # type: ignore[union-attr]
     assert set(found[RUNS[-1]].objects) == {"grade.json"}  # type: ignore[union-attr]

@@ -86,12 +86,14 @@ class TargetIndex:
     ) -> None:
         self._fs = fs
         self._start = start
-        # A listing for ``runs`` runs asks for their keys only: a page of
-        # 1,000 costs the client (and the store) parsing keys nobody reads.
-        self._page_size = None if runs is None else min(1000, len(_KEPT) * runs + 8)
         self._bucket, key = urls.bucket_and_key(base)
         self._base = urls.key_prefix(key)
         self._inner = urls.key_prefix(inner)
+        # A listing for ``runs`` targets of their own asks for their keys
+        # only: a page of 1,000 costs the client (and the store) parsing keys
+        # nobody reads. Targets inside runs lie among the runs' own files,
+        # however many: their pages stay whole.
+        self._page_size = min(1000, len(_KEPT) * runs + 8) if runs and not self._inner else None
         self._pages: Iterator[list[tuple[str, str, int]]] | None = None
         self._page: list[tuple[str, str, int]] = []
         self._at = 0
@@ -111,7 +113,8 @@ class TargetIndex:
         not on S3 or its filesystem cannot be made. ``start``: the first
         run looked up (the listing begins there, not at the prefix's first
         key); ``runs``: how many runs will be looked up from there (pages
-        sized for their objects; more pages when other keys lie between)."""
+        sized for their objects when the targets are of their own; more
+        pages when other keys lie between)."""
         if urls.protocol(base) not in ("s3", "s3a"):
             return None
         try:
