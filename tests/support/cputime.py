@@ -73,8 +73,8 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
         "self": round(own_after - own, 3),
         "children": round(reaped_after - reaped, 3),
     }
-    if hierarchy and group is not None:
-        _join(Path(hierarchy))
+    if group is not None:
+        _join(group.parents[1])  # back to the hierarchy's root
         line["cgroup"] = round(_usage(group), 3)
     _write(line)
 
