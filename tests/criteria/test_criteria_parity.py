@@ -17,6 +17,7 @@ import json
 import os
 import re
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -81,9 +82,12 @@ def _kit(
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory: pytest.TempPathFactory) -> Measured:
     paths = build(tmp_path_factory.mktemp("corpus"))
-    with serve() as port:
+    with serve() as port, ThreadPoolExecutor(1) as pool:
         corpus = cases(paths, port, closed_port())
-        kit = _kit(tmp_path_factory, paths, corpus)
+        # rewardkit grades in a process of its own while truereward grades the
+        # same cases here: neither writes to the workspace, and each waits out
+        # its timeout cases (or another worker's rewardkit run) meanwhile.
+        kit_run = pool.submit(_kit, tmp_path_factory, paths, corpus)
         ours: dict[str, Any] = {}
         by_workspace: dict[str, list[Case]] = {}
         for case in corpus:
@@ -97,6 +101,7 @@ def measured(tmp_path_factory: pytest.TempPathFactory) -> Measured:
                 ours.update({row.id: row for row in tr.read("workspace", workspace, spec)})
             except Ungradable as refused:  # the workspace refused as a whole
                 ours.update({case["id"]: refused for case in group})
+        kit = kit_run.result()
     return Measured(corpus, kit, ours)
 
 

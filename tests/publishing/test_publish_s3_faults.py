@@ -5,7 +5,10 @@ ever left behind."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlparse
 
@@ -17,12 +20,17 @@ from tests.support.s3_published import assert_consistent, body, gradable, listin
 from truereward import PublishError, publish
 from truereward.util.strictjson import loads
 
+#: The publisher's read timeout: an answer the proxy holds back (``slow``)
+#: comes four times as late, so it always trips it, and nothing waits for
+#: that answer (the proxy has it from the server before it waits).
+READ_TIMEOUT = 2.0
+
 
 @pytest.fixture(scope="module")
 def proxy(s3_endpoint: str) -> Iterator[FaultProxy]:
     parsed = urlparse(s3_endpoint)
     assert parsed.hostname is not None and parsed.port is not None
-    running = FaultProxy(upstream=(parsed.hostname, parsed.port), delay=1.5)
+    running = FaultProxy(upstream=(parsed.hostname, parsed.port), delay=4 * READ_TIMEOUT)
     yield running
     running.close()
 
@@ -31,9 +39,49 @@ def proxied_options(proxy: FaultProxy) -> dict[str, Any]:
     return s3_options(
         proxy.endpoint,
         connect_timeout=1.0,
-        read_timeout=1.0,
+        read_timeout=READ_TIMEOUT,
         retries={"max_attempts": 3, "mode": "standard"},
     )
+
+
+def at_once(
+    proxy: FaultProxy, fault: str, prefixes: dict[int, str], run: Callable[[int], object]
+) -> dict[int, PublishError | None]:
+    """``run(position)`` for every position at once, each publishing at its
+    own prefix, the one at position n given ``fault`` at its n-th request
+    (counted at its prefix, as :meth:`FaultProxy.reset` counts them for a
+    publish alone): the waits of the faults (timeouts, retries) overlap.
+    Returns each position's PublishError, or None; any other error is raised."""
+    counts: Counter[int] = Counter()
+    lock = threading.Lock()
+
+    def whose(path: str) -> int:
+        """The position a request is from, by the prefix in its path (a key,
+        or a listing's ``prefix=`` query)."""
+        return next(n for n, p in prefixes.items() if f"/{p}/" in path or f"={p}%2F" in path)
+
+    def judge(number: int, method: str, path: str) -> str | None:
+        position = whose(path)
+        with lock:
+            counts[position] += 1
+            return fault if counts[position] == position else None
+
+    def outcome(position: int) -> PublishError | None:
+        try:
+            run(position)
+        except PublishError as error:
+            return error
+        return None
+
+    proxy.reset()
+    proxy.judge = judge
+    try:
+        with ThreadPoolExecutor(len(prefixes)) as pool:
+            futures = {position: pool.submit(outcome, position) for position in prefixes}
+            outcomes = {position: future.result() for position, future in futures.items()}
+    finally:
+        proxy.judge = None
+    return outcomes
 
 
 def assert_never_inconsistent(client: Any, bucket: str, prefix: str) -> None:
@@ -54,16 +102,21 @@ def assert_no_multipart_uploads(client: Any, bucket: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.waits  # on read timeouts and retries
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_fault_at_any_request_of_a_fresh_publish(row, proxy, s3_client, bucket, fault):
     options = proxied_options(proxy)
-    for position in range(1, 7):
-        prefix = f"fresh-{fault}-{position}"
-        document = gradable(row, tag=prefix)
-        proxy.reset({position: fault})
-        try:
-            publish(document, f"s3://{bucket}/{prefix}", storage_options=options)
-        except PublishError:
+    prefixes = {position: f"fresh-{fault}-{position}" for position in range(1, 7)}
+    documents = {position: gradable(row, tag=prefix) for position, prefix in prefixes.items()}
+
+    def faulted(position: int) -> None:
+        url = f"s3://{bucket}/{prefixes[position]}"
+        publish(documents[position], url, storage_options=options)
+
+    failures = at_once(proxy, fault, prefixes, faulted)
+    for position, prefix in prefixes.items():
+        document = documents[position]
+        if failures[position] is not None:
             assert_never_inconsistent(s3_client, bucket, prefix)
         else:
             assert_consistent(s3_client, bucket, prefix)
@@ -75,19 +128,25 @@ def test_a_fault_at_any_request_of_a_fresh_publish(row, proxy, s3_client, bucket
 
 
 @pytest.mark.slow
+@pytest.mark.waits  # on read timeouts and retries
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_fault_at_any_request_of_a_replace(row, proxy, s3_client, bucket, fault):
     options = proxied_options(proxy)
-    for position in range(1, 10):
-        prefix = f"replace-{fault}-{position}"
-        url = f"s3://{bucket}/{prefix}"
-        first, second = gradable(row, tag=prefix), ungradable(row)
-        proxy.reset()
-        publish(first, url, storage_options=options)
-        proxy.reset({position: fault})
-        try:
-            publish(second, url, storage_options=options, replaces=first.digest)
-        except PublishError:
+    prefixes = {position: f"replace-{fault}-{position}" for position in range(1, 10)}
+    firsts = {position: gradable(row, tag=prefix) for position, prefix in prefixes.items()}
+    second = ungradable(row)
+    proxy.reset()
+    for position, prefix in prefixes.items():
+        publish(firsts[position], f"s3://{bucket}/{prefix}", storage_options=options)
+
+    def faulted(position: int) -> None:
+        url = f"s3://{bucket}/{prefixes[position]}"
+        publish(second, url, storage_options=options, replaces=firsts[position].digest)
+
+    failures = at_once(proxy, fault, prefixes, faulted)
+    for position, prefix in prefixes.items():
+        url, first = f"s3://{bucket}/{prefix}", firsts[position]
+        if failures[position] is not None:
             assert_never_inconsistent(s3_client, bucket, prefix)
         proxy.reset()
         publish(second, url, storage_options=options, replaces=first.digest)
@@ -97,9 +156,10 @@ def test_a_fault_at_any_request_of_a_replace(row, proxy, s3_client, bucket, faul
 
 
 @pytest.mark.slow
+@pytest.mark.waits  # on s3fs's retries of each 503
 def test_the_proxy_really_injects_faults(row, proxy, bucket):
     options = proxied_options(proxy)
-    options["config_kwargs"]["retries"] = {"max_attempts": 1}
+    options["config_kwargs"]["retries"] = {"total_max_attempts": 1}  # one attempt: no retry
     proxy.reset(dict.fromkeys(range(1, 20), "503"))
     with pytest.raises(PublishError):
         publish(gradable(row), f"s3://{bucket}/always-503", storage_options=options)

@@ -19,8 +19,10 @@ verify --repair`` (where a grade stands) and a republish complete the set.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import multiprocessing
 import multiprocessing.connection
+import os
 import signal
 import threading
 import time
@@ -53,7 +55,7 @@ PLANTED = {
     "ctrf.json": b'{"reportFormat": "CTRF"}',
 }
 
-#: Modules the forkserver imports once, so a killed publisher costs a fork.
+#: Modules the zygote imports once, so a killed publisher costs a fork.
 PRELOAD = ["truereward.publishing.s3", "s3fs", "tests.publishing.test_publish_s3_orphans"]
 
 
@@ -68,8 +70,9 @@ def proxy(s3_endpoint: str) -> Iterator[FaultProxy]:
 
 def through(proxy: FaultProxy) -> dict[str, Any]:
     """Options for a publisher behind the proxy: no retry of botocore's own
-    (s3fs still retries a SlowDown)."""
-    return s3_options(proxy.endpoint, retries={"max_attempts": 1}, read_timeout=5)
+    (s3fs still retries a SlowDown). Its ``max_attempts`` counts retries, not
+    attempts: one attempt is ``total_max_attempts``."""
+    return s3_options(proxy.endpoint, retries={"total_max_attempts": 1}, read_timeout=5)
 
 
 def strangers(client: Any, bucket: str, prefix: str) -> list[str]:
@@ -177,6 +180,72 @@ def publish_in_child(
     )
 
 
+def zygote_main(connection: multiprocessing.connection.Connection) -> None:
+    """The zygote: imports :data:`PRELOAD` once, then for each publish it is
+    sent forks a publisher (:func:`publish_in_child`), and sends back its
+    pid and, once it has ended, its exit code. It runs one thread and
+    nothing of its own, so each fork is a fresh publisher."""
+    for name in PRELOAD:
+        importlib.import_module(name)
+    assert threading.active_count() == 1  # nothing that a fork would copy half-done
+    fork = multiprocessing.get_context("fork")
+    while True:
+        try:
+            args = connection.recv()
+        except EOFError:
+            return
+        if args is None:
+            return
+        process = fork.Process(target=publish_in_child, args=args)
+        process.start()
+        connection.send(process.pid)
+        process.join()
+        connection.send(process.exitcode)
+
+
+class Zygote:
+    """Where the killed publishers are forked from. Not multiprocessing's
+    forkserver: a process has one, preloading the modules of whoever starts
+    it first (``truereward.checks``, when a test of theirs ran earlier in
+    the worker), and without :data:`PRELOAD` each publisher would spend
+    most of its life importing them."""
+
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._connection, theirs = context.Pipe()
+        self._process = context.Process(target=zygote_main, args=(theirs,))
+        self._process.start()
+        theirs.close()
+
+    def fork(self, *args: Any) -> int:
+        """A publisher started on ``args`` (:func:`publish_in_child`'s): its pid."""
+        self._connection.send(args)
+        pid: int = self._connection.recv()
+        return pid
+
+    def exit_code(self, pid: int, timeout: float) -> int | None:
+        """The exit code of the publisher :meth:`fork` started last, once it
+        has ended; None when it has not within ``timeout`` (it is killed)."""
+        if self._connection.poll(timeout):
+            code: int = self._connection.recv()
+            return code
+        os.kill(pid, signal.SIGKILL)
+        self._connection.recv()
+        return None
+
+    def close(self) -> None:
+        self._connection.send(None)
+        self._process.join(30)
+        self._connection.close()
+
+
+@pytest.fixture(scope="module")
+def zygote() -> Iterator[Zygote]:
+    started = Zygote()
+    yield started
+    started.close()
+
+
 def finish(client: Any, bucket: str, prefix: str, scenario: Scenario, direct: dict) -> None:
     """After a kill or a failure: ``verify --repair`` where a grade stands
     (verify flags reward objects where none does), then a republish of the
@@ -225,6 +294,7 @@ def requests_of(proxy: FaultProxy, client: Any, bucket: str, scenario: Scenario)
 
 
 def killed_at(
+    zygote: Zygote,
     proxy: FaultProxy,
     client: Any,
     bucket: str,
@@ -240,19 +310,8 @@ def killed_at(
     beside a grade not its own, looked at before each request and after
     the kill."""
     listed = scenario.setup(client, bucket, prefix)
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD)  # no effect once a forkserver runs: only slower
-    process = context.Process(
-        target=publish_in_child,
-        args=(
-            scenario.document.to_bytes(),
-            f"s3://{bucket}/{prefix}",
-            through(proxy),
-            scenario.replaces,
-            listed,
-        ),
-    )
-    started = threading.Event()
+    started, dead = threading.Event(), threading.Event()
+    pid = 0
     seen: list[str] = []
 
     def judge(number: int, method: str, path: str) -> str | None:
@@ -260,24 +319,31 @@ def killed_at(
         if number != at:
             return None
         assert started.wait(30)
-        process.kill()  # SIGKILL, with its request in the proxy's hands
-        # Dead before its request is dropped or sent on (the main thread
-        # joins it: one reader of its exit status).
-        assert multiprocessing.connection.wait([process.sentinel], 30)
+        os.kill(pid, signal.SIGKILL)  # with its request in the proxy's hands
+        # Dead before its request is dropped or sent on (the zygote reaps
+        # it, the main thread hears so: one reader of its exit status).
+        assert dead.wait(30)
         return "cut" if applied else "reset"
 
     proxy.reset()
     proxy.judge = judge
     try:
-        process.start()
+        pid = zygote.fork(
+            scenario.document.to_bytes(),
+            f"s3://{bucket}/{prefix}",
+            through(proxy),
+            scenario.replaces,
+            listed,
+        )
         started.set()
-        process.join(60)
+        status = zygote.exit_code(pid, 60)
+        dead.set()
         proxy.wait_idle()
     finally:
         proxy.judge = None
-    assert process.exitcode is not None, f"{prefix}: the publisher did not end"
+    assert status is not None, f"{prefix}: the publisher did not end"
     seen.extend(strangers(client, bucket, prefix))  # after the kill, before any repair
-    return process.exitcode, seen
+    return status, seen
 
 
 @pytest.mark.slow
@@ -285,20 +351,23 @@ def killed_at(
     "name", ["orphans", "orphans-listed", "orphans-refused", "replace", "fresh", "fresh-listed"]
 )
 def test_kill_9_at_every_request_never_leaves_a_reward_beside_another_grade(
-    row, s3_endpoint, s3_client, bucket, proxy, name
+    row, s3_endpoint, s3_client, bucket, proxy, zygote, name
 ):
     scenario = scenarios(row, s3_endpoint)[name]
     total = requests_of(proxy, s3_client, bucket, scenario)
     for at in range(1, total + 1):
         for applied in (False, True):
             prefix = f"{name}-{at:02d}-{'applied' if applied else 'dropped'}"
-            status, seen = killed_at(proxy, s3_client, bucket, prefix, scenario, at, applied)
+            status, seen = killed_at(
+                zygote, proxy, s3_client, bucket, prefix, scenario, at, applied
+            )
             assert status == -signal.SIGKILL, (prefix, status)  # died at its request
             assert seen == [], (prefix, seen)
             finish(s3_client, bucket, prefix, scenario, s3_options(s3_endpoint))
 
 
 @pytest.mark.slow
+@pytest.mark.waits  # on s3fs's retries of each 503
 @pytest.mark.parametrize("name", ["orphans", "orphans-listed", "orphans-refused", "replace"])
 def test_a_persistent_503_on_each_write_never_leaves_a_reward_beside_another_grade(
     row, s3_endpoint, s3_client, bucket, proxy, name

@@ -22,9 +22,10 @@ import stat
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -122,6 +123,21 @@ def bridge(
     return tr.grade_evidence(
         "rewardkit", str(workspace), {"cases": [], **(spec or {}), "options": given}
     )
+
+
+Theirs = TypeVar("Theirs")
+
+
+def side_by_side(
+    theirs: Callable[[], Theirs], ours: Callable[[], GradeDocument]
+) -> tuple[Theirs, GradeDocument]:
+    """``theirs`` (rewardkit's command line) in a thread while ``ours`` (the
+    bridge) runs here: processes and output directories of their own, each
+    waiting out the same failure, so that the two waits overlap."""
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(theirs)
+        document = ours()
+        return running.result(), document
 
 
 def refused(document: GradeDocument) -> list[tuple[str, str, str | None]]:
@@ -225,20 +241,22 @@ def test_a_judge_that_times_out(kit: Path, tmp_path: Path) -> None:
         {
             "checks.py": "from rewardkit import criteria\ncriteria.file_exists('out.txt')\n",
             "quality.toml": (
-                "[judge]\njudge = 'openai/stub-model'\ntimeout = 2\n"
+                "[judge]\njudge = 'openai/stub-model'\ntimeout = 1\n"
                 "[[criterion]]\ndescription = 'Is the output correct?'\ntype = 'binary'\n"
             ),
         },
     )
     with StubLLM("hang") as stub:
         env = {"OPENAI_BASE_URL": stub.base_url, "OPENAI_API_KEY": "stub"}
-        status, theirs, _ = rewardkit_itself(kit, tests, workspace, tmp_path / "rk", env)
+        (status, theirs, _), document = side_by_side(
+            lambda: rewardkit_itself(kit, tests, workspace, tmp_path / "rk", env),
+            lambda: bridge(kit, tests, workspace, env=env),
+        )
         assert (status, theirs) == (0, {"reward": 0.5})  # the timed-out judge scored 0.0
-        document = bridge(kit, tests, workspace, env=env)
         assert stub.requests >= 2  # the judge was asked, by rewardkit and by the bridge's rewardkit
     no_reward(document)
     assert refused(document) == [("PROVIDER_FAILED", "grader", "quality::is_the_output_correct")]
-    assert "judge timed out after 2s" in document.refusals[0].why
+    assert "judge timed out after 1s" in document.refusals[0].why
     assert document.dimensions["tests/checks"] == 1.0  # what was measured is still said
 
 
@@ -256,9 +274,11 @@ def test_a_judge_that_cannot_connect(kit: Path, tmp_path: Path) -> None:
     stale = {"reward": 1.0}
     (tmp_path / "rk").mkdir()
     (tmp_path / "rk" / "reward.json").write_text(json.dumps(stale))
-    status, theirs, _ = rewardkit_itself(kit, tests, workspace, tmp_path / "rk", env)
+    (status, theirs, _), document = side_by_side(
+        lambda: rewardkit_itself(kit, tests, workspace, tmp_path / "rk", env),
+        lambda: bridge(kit, tests, workspace, env=env),
+    )
     assert status == 1 and theirs == stale  # exits 1, writes nothing: the old reward stands
-    document = bridge(kit, tests, workspace, env=env)
     no_reward(document)
     assert refused(document) == [("REWARDKIT_FAILED", "grader", None)]
     assert "exited 1" in document.refusals[0].why
@@ -274,9 +294,11 @@ def test_a_command_that_times_out(kit: Path, tmp_path: Path) -> None:
             )
         },
     )
-    status, theirs, _ = rewardkit_itself(kit, tests, workspace, tmp_path / "rk")
+    (status, theirs, _), document = side_by_side(
+        lambda: rewardkit_itself(kit, tests, workspace, tmp_path / "rk"),
+        lambda: bridge(kit, tests, workspace),
+    )
     assert (status, theirs) == (0, {"reward": 0.5})
-    document = bridge(kit, tests, workspace)
     no_reward(document)
     assert refused(document) == [("GRADER_TIMEOUT", "grader", "checks::command_succeeds:sleep 30")]
     assert "did not end within 1 s" in document.refusals[0].why

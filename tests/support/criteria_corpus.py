@@ -204,7 +204,8 @@ def serve() -> Iterator[int]:
     """An HTTP service on loopback (a free port) for the corpus; its port."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # A short poll: shutdown() waits for the loop to look again.
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield server.server_address[1]
