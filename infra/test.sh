@@ -14,10 +14,8 @@ export PREFECT_SERVER_ANALYTICS_ENABLED=false DO_NOT_TRACK=1
 .venv/bin/python -m compileall -q -j 0 tests >/dev/null
 # Property tests draw the same examples every time (tests/conftest.py).
 export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
-# Three workers: the first runs the tests marked `waits` (grace periods,
-# timeouts, killed processes: little CPU) one after another, while the other
-# two, one per core, take the rest one test at a time (--maxschedchunk 1),
-# the longest first (tests/support/scheduling.py). With four, three Prefect
-# servers on SQLite and the flows they serve overloaded the machine and a
-# server answered 503.
-exec .venv/bin/python -m pytest -n 3 --maxschedchunk 1 "$@"
+# Two workers, one per core: with four, three Prefect servers on SQLite and the
+# flows they serve overloaded the machine and a server answered 503. One test
+# at a time to a worker (--maxschedchunk 1), the longest first
+# (tests/conftest.py): no long test waits behind another.
+exec .venv/bin/python -m pytest -n 2 --maxschedchunk 1 "$@"

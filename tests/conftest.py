@@ -14,9 +14,8 @@ from hypothesis import HealthCheck, settings
 from tests.support.server import api_cert_file
 
 #: pytester runs the plugin's sessions in process (tests/plugin/test_plugin.py);
-#: the Prefect server fixtures serve tests/grading and tests/prefect alike;
-#: scheduling spreads the suite over pytest-xdist's workers.
-pytest_plugins = ["pytester", "tests.support.prefect_fixtures", "tests.support.scheduling"]
+#: the Prefect server fixtures serve tests/grading and tests/prefect alike.
+pytest_plugins = ["pytester", "tests.support.prefect_fixtures"]
 
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # The README's test command and CI: the same examples on every run
@@ -168,10 +167,25 @@ def memory_root() -> Iterator[str]:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The benchmarks' smoke runs (marked ``bench``) only when ``-m`` names
     them (``bash infra/test.sh -m bench``, a CI step of its own): they
-    measure nothing here and are most of a run's CPU. The order of the rest
-    and the workers' shares: tests/support/scheduling.py."""
+    measure nothing here and are most of a run's CPU.
+
+    The tests marked ``longest`` (minutes each) first, each followed by a
+    quick one, then the rest in their order. With ``--maxschedchunk 1``
+    (infra/test.sh) pytest-xdist hands each worker two tests to begin with
+    and then one at a time, so every long test starts at once, on a worker
+    of its own, and the short ones fill the others: the suite takes about
+    as long as its longest test or its share of the work, not their sum."""
     if "bench" not in (config.option.markexpr or ""):
         benches = [item for item in items if item.get_closest_marker("bench")]
         if benches:
             config.hook.pytest_deselected(items=benches)
             items[:] = [item for item in items if not item.get_closest_marker("bench")]
+    longest = [item for item in items if item.get_closest_marker("longest")]
+    rest = [item for item in items if not item.get_closest_marker("longest")]
+    order: list[pytest.Item] = []
+    for index, item in enumerate(longest):
+        order.append(item)
+        if index < len(rest):
+            order.append(rest[index])
+    order += rest[len(longest) :]
+    items[:] = order

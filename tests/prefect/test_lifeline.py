@@ -289,7 +289,6 @@ time.sleep(300)
 
 
 @pytest.mark.slow
-@pytest.mark.waits  # on the second lifeline's grace period
 def test_a_lifeline_ends_the_process_when_its_api_is_lost_and_never_once_stopped(
     tmp_path: Path,
 ) -> None:

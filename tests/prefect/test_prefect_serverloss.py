@@ -158,7 +158,6 @@ def flow_run_states(api: str) -> list[tuple[str, str]]:
     ]
 
 
-@pytest.mark.waits  # on the grace period and the lost server
 @pytest.mark.parametrize("how", ["killed", "hung"])
 def test_a_flow_that_loses_its_server_ends_in_bounded_time_and_its_rerun_completes(
     tmp_path: Path, how: str
@@ -224,7 +223,6 @@ def test_a_flow_that_loses_its_server_ends_in_bounded_time_and_its_rerun_complet
         stop_server(pid)
 
 
-@pytest.mark.waits  # on the grace period, then on the zombie automation's window
 def test_a_deployed_flow_run_that_loses_its_server_exits_is_crashed_and_resumes(
     tmp_path: Path,
 ) -> None:
