@@ -285,7 +285,6 @@ def overlapping_pairs(runs: dict[str, Any]) -> int:
     )
 
 
-@pytest.mark.waits  # on the one slot's hand-overs
 def test_a_tag_concurrency_limit_on_the_sweep_bounds_its_task_runs(
     prefect_client_settings: str, tmp_path: Path
 ) -> None:

@@ -102,7 +102,6 @@ def assert_no_multipart_uploads(client: Any, bucket: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.waits  # on read timeouts and retries
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_fault_at_any_request_of_a_fresh_publish(row, proxy, s3_client, bucket, fault):
     options = proxied_options(proxy)
@@ -128,7 +127,6 @@ def test_a_fault_at_any_request_of_a_fresh_publish(row, proxy, s3_client, bucket
 
 
 @pytest.mark.slow
-@pytest.mark.waits  # on read timeouts and retries
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_fault_at_any_request_of_a_replace(row, proxy, s3_client, bucket, fault):
     options = proxied_options(proxy)
@@ -156,7 +154,6 @@ def test_a_fault_at_any_request_of_a_replace(row, proxy, s3_client, bucket, faul
 
 
 @pytest.mark.slow
-@pytest.mark.waits  # on s3fs's retries of each 503
 def test_the_proxy_really_injects_faults(row, proxy, bucket):
     options = proxied_options(proxy)
     options["config_kwargs"]["retries"] = {"total_max_attempts": 1}  # one attempt: no retry

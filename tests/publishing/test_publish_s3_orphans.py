@@ -367,7 +367,6 @@ def test_kill_9_at_every_request_never_leaves_a_reward_beside_another_grade(
 
 
 @pytest.mark.slow
-@pytest.mark.waits  # on s3fs's retries of each 503
 @pytest.mark.parametrize("name", ["orphans", "orphans-listed", "orphans-refused", "replace"])
 def test_a_persistent_503_on_each_write_never_leaves_a_reward_beside_another_grade(
     row, s3_endpoint, s3_client, bucket, proxy, name
