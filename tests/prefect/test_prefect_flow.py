@@ -8,7 +8,7 @@ import json
 import re
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,11 @@ def task_runs_by_name(flow_run_id: Any, expected: dict[str, int]) -> dict[str, A
             if (counts == expected and final) or time.monotonic() > deadline:
                 return named
             time.sleep(0.2)
+
+
+def once_each(chunks: Iterable[str]) -> dict[str, int]:
+    """Each chunk's three task runs (read, fold, publish), run once each."""
+    return {f"{step}-{chunk}": 1 for step in ("read", "fold", "publish") for chunk in chunks}
 
 
 def state_names(task_run_id: Any) -> list[str]:
@@ -219,14 +224,7 @@ def test_chunks_and_the_graded_state(prefect_client_settings: str, tmp_path: Pat
     state = run_flow(sweep=str(sweep), target=str(out), chunk_size=2, concurrency=2)
     assert state.is_completed() and state.name == "Graded"
     assert state.result().summary.gradable == 5
-    runs = task_runs_by_name(
-        state.state_details.flow_run_id,
-        {
-            f"{step}-{chunk}": 1
-            for step in ("read", "fold", "publish")
-            for chunk in ("r0..r1", "r2..r3", "r4")
-        },
-    )
+    runs = task_runs_by_name(state.state_details.flow_run_id, once_each(["r0..r1", "r2..r3", "r4"]))
     assert {"read-r0..r1", "read-r2..r3", "read-r4", "publish-r4"} <= set(runs)
     assert len(runs) == 9  # three steps for each of three chunks
     assert sorted(published(out)) == [f"r{index}" for index in range(5)]
@@ -315,7 +313,7 @@ def test_a_tag_concurrency_limit_on_the_sweep_bounds_its_task_runs(
         finally:
             client.delete_concurrency_limit_by_tag(f"sweep:{name}")
     assert bound.is_completed(), bound.message
-    steps = {f"{step}-{run}": 1 for step in ("read", "fold", "publish") for run in runs}
+    steps = once_each(runs)
     recorded = task_runs_by_name(bound.state_details.flow_run_id, steps)
     assert set(recorded) == set(steps)
     assert overlapping_pairs(recorded) == 0

@@ -53,16 +53,22 @@ def at_once(
     publish alone): the waits of the faults (timeouts, retries) overlap.
     Returns each position's PublishError, or None; any other error is raised."""
     counts: Counter[int] = Counter()
+    unclaimed: list[str] = []  # requests of no position: none is expected
     lock = threading.Lock()
 
-    def whose(path: str) -> int:
+    def whose(path: str) -> int | None:
         """The position a request is from, by the prefix in its path (a key,
         or a listing's ``prefix=`` query)."""
-        return next(n for n, p in prefixes.items() if f"/{p}/" in path or f"={p}%2F" in path)
+        return next(
+            (n for n, p in prefixes.items() if f"/{p}/" in path or f"={p}%2F" in path), None
+        )
 
     def judge(number: int, method: str, path: str) -> str | None:
         position = whose(path)
         with lock:
+            if position is None:
+                unclaimed.append(f"{method} {path}")
+                return None
             counts[position] += 1
             return fault if counts[position] == position else None
 
@@ -81,6 +87,8 @@ def at_once(
             outcomes = {position: future.result() for position, future in futures.items()}
     finally:
         proxy.judge = None
+    # A request of no position was passed on unjudged: that would be a miscount.
+    assert unclaimed == [], unclaimed
     return outcomes
 
 
