@@ -17,7 +17,6 @@ import json
 import os
 import re
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,7 @@ from tests.support.criteria_corpus import (
     serve,
 )
 from tests.support.harbor import _locked
-from tests.support.rewardkit import KitResult, rewardkit_scores
+from tests.support.rewardkit import KitResult, rewardkit_scores, side_by_side
 from truereward.codes import Ungradable, lookup
 
 pytestmark = pytest.mark.slow
@@ -82,27 +81,34 @@ def _kit(
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory: pytest.TempPathFactory) -> Measured:
     paths = build(tmp_path_factory.mktemp("corpus"))
-    with serve() as port, ThreadPoolExecutor(1) as pool:
+    with serve() as port:
         corpus = cases(paths, port, closed_port())
         # rewardkit grades in a process of its own while truereward grades the
         # same cases here: neither writes to the workspace, and each waits out
         # its timeout cases (or another worker's rewardkit run) meanwhile.
-        kit_run = pool.submit(_kit, tmp_path_factory, paths, corpus)
-        ours: dict[str, Any] = {}
-        by_workspace: dict[str, list[Case]] = {}
-        for case in corpus:
-            by_workspace.setdefault(case.get("workspace", str(paths["app"])), []).append(case)
-        for workspace, group in by_workspace.items():
-            spec = [
-                {"id": case["id"], "kind": "fail_to_pass", "options": our_options(case)}
-                for case in group
-            ]
-            try:
-                ours.update({row.id: row for row in tr.read("workspace", workspace, spec)})
-            except Ungradable as refused:  # the workspace refused as a whole
-                ours.update({case["id"]: refused for case in group})
-        kit = kit_run.result()
+        kit, ours = side_by_side(
+            lambda: _kit(tmp_path_factory, paths, corpus), lambda: _ours(paths, corpus)
+        )
     return Measured(corpus, kit, ours)
+
+
+def _ours(paths: dict[str, Path], corpus: list[Case]) -> dict[str, Any]:
+    """truereward's rows of the corpus by case id, one read a workspace (or
+    the workspace's refusal, for each of its cases)."""
+    ours: dict[str, Any] = {}
+    by_workspace: dict[str, list[Case]] = {}
+    for case in corpus:
+        by_workspace.setdefault(case.get("workspace", str(paths["app"])), []).append(case)
+    for workspace, group in by_workspace.items():
+        spec = [
+            {"id": case["id"], "kind": "fail_to_pass", "options": our_options(case)}
+            for case in group
+        ]
+        try:
+            ours.update({row.id: row for row in tr.read("workspace", workspace, spec)})
+        except Ungradable as refused:  # the workspace refused as a whole
+            ours.update({case["id"]: refused for case in group})
+    return ours
 
 
 def _kit_value(result: KitResult) -> float | str:

@@ -22,17 +22,16 @@ import stat
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
 import truereward as tr
 from tests.support.kitzygote import rewardkit_zygote
 from tests.support.llm_stub import StubLLM
-from tests.support.rewardkit import REWARDKIT_VERSION, rewardkit_python
+from tests.support.rewardkit import REWARDKIT_VERSION, rewardkit_python, side_by_side
 from truereward.grade.document import GradeDocument
 from truereward.grade.files import render as render_files
 from truereward.verify import verify_published
@@ -123,21 +122,6 @@ def bridge(
     return tr.grade_evidence(
         "rewardkit", str(workspace), {"cases": [], **(spec or {}), "options": given}
     )
-
-
-Theirs = TypeVar("Theirs")
-
-
-def side_by_side(
-    theirs: Callable[[], Theirs], ours: Callable[[], GradeDocument]
-) -> tuple[Theirs, GradeDocument]:
-    """``theirs`` (rewardkit's command line) in a thread while ``ours`` (the
-    bridge) runs here: processes and output directories of their own, each
-    waiting out the same failure, so that the two waits overlap."""
-    with ThreadPoolExecutor(1) as pool:
-        running = pool.submit(theirs)
-        document = ours()
-        return running.result(), document
 
 
 def refused(document: GradeDocument) -> list[tuple[str, str, str | None]]:

@@ -25,9 +25,10 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, TypedDict, TypeVar
 
 from tests.support.harbor import _locked, cache_root, find_python312
 from tests.support.installs import make_venv
@@ -162,3 +163,18 @@ def rewardkit_scores(
 
 if __name__ == "__main__":  # pragma: no cover - a manual check
     print(rewardkit_python())
+
+
+Theirs = TypeVar("Theirs")
+Ours = TypeVar("Ours")
+
+
+def side_by_side(theirs: Callable[[], Theirs], ours: Callable[[], Ours]) -> tuple[Theirs, Ours]:
+    """``theirs`` (rewardkit's run) in a thread while ``ours`` (truereward's
+    on the same input) runs here, so that the two overlap: each with
+    processes and outputs of its own, and each waiting out the same timeouts
+    and failures. Either one's exception is raised."""
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(theirs)
+        mine = ours()
+        return running.result(), mine
