@@ -161,10 +161,6 @@ def rewardkit_scores(
     return results
 
 
-if __name__ == "__main__":  # pragma: no cover - a manual check
-    print(rewardkit_python())
-
-
 Theirs = TypeVar("Theirs")
 Ours = TypeVar("Ours")
 
@@ -178,3 +174,7 @@ def side_by_side(theirs: Callable[[], Theirs], ours: Callable[[], Ours]) -> tupl
         running = pool.submit(theirs)
         mine = ours()
         return running.result(), mine
+
+
+if __name__ == "__main__":  # pragma: no cover - a manual check
+    print(rewardkit_python())
