@@ -27,7 +27,7 @@ from prefect.flow_runs import wait_for_flow_run
 from prefect.states import Completed, Failed
 
 from truereward.grading.plan import plan_sweep
-from truereward.grading.shards import SweepRequest, shard_requests
+from truereward.grading.shards import SweepRequest, launch_order, shard_requests
 from truereward.prefect.artifacts import artifact_key
 from truereward.prefect.lifeline import EXIT_API_LOST, stop_lifeline, watch_flow_run
 from truereward.prefect.lost import LostReport, render_lost
@@ -98,12 +98,13 @@ async def _finished(flow_run_id: Any, patience: float = 60.0) -> FlowRun:
 async def _run_shards(request: SweepRequest, shards: dict[int, Any], logger: Any) -> dict[int, Any]:
     """Each shard's finished flow run, at most ``shards_in_flight`` at once.
 
-    The shards' flow runs are created one at a time and waited for together.
-    Created at once, they collide on the write lock of a SQLite database
-    (Prefect's default): the server answers ``503``, each client backs off,
-    and while the first shards grade their own task runs keep the lock busy,
-    so the last shard started late while the workers sat idle
-    (``infra/bench/grade_sweep.py``; docs/scale.md, "Where the time goes")."""
+    The shards' flow runs are created one at a time, largest first
+    (:func:`launch_order`), and waited for together. Created at once, they
+    collide on the write lock of a SQLite database (Prefect's default): the
+    server answers ``503``, each client backs off, and while the first
+    shards grade their own task runs keep the lock busy, so the last shard
+    started late while the workers sat idle (``infra/bench/grade_sweep.py``;
+    docs/scale.md, "Where the time goes")."""
     room = asyncio.Semaphore(request.shards_in_flight or len(shards) or 1)
     creating = asyncio.Lock()
 
@@ -119,8 +120,10 @@ async def _run_shards(request: SweepRequest, shards: dict[int, Any], logger: Any
                 )
             return await _finished(created.id)
 
-    finished = await asyncio.gather(*(one(index, shard) for index, shard in shards.items()))
-    return dict(zip(shards, finished, strict=True))
+    order = launch_order({index: len(shard.runs or ()) for index, shard in shards.items()})
+    finished = await asyncio.gather(*(one(index, shards[index]) for index in order))
+    ended = dict(zip(order, finished, strict=True))
+    return {index: ended[index] for index in shards}
 
 
 def _shard_rows(shards: dict[int, Any], runs: dict[int, Any]) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ regrade; a sweep that cannot be graded at all says why."""
 
 from __future__ import annotations
 
+import collections
 import json
 import re
 import shlex
@@ -24,6 +25,7 @@ from tests.support.deployment import deployed, deployed_alone, prefect, run_depl
 from tests.support.faultproxy import FaultProxy
 from tests.support.server import offline_env
 from tests.support.sweeps import make_sweep, published, snapshot
+from truereward.grading.shards import launch_order, shard_of
 
 __all__ = ["deployed", "deployed_alone"]  # the fixtures, imported from .deployment
 
@@ -356,6 +358,10 @@ def a_sweep_sharded_over_two_workers_grades_every_run_once(
     shards = flow_runs_named(deployed, "grade-run-big-shard-")
     assert sorted(run.name for run in shards) == [f"grade-run-big-shard-{i}" for i in range(4)]
     assert all(run.state is not None and run.state.is_completed() for run in shards)
+    # Created largest first, so that workers take the longest shards first.
+    sizes = collections.Counter(shard_of(run, 4) for run in runs)
+    created = [int(run.name.rsplit("-", 1)[1]) for run in sorted(shards, key=lambda r: r.created)]
+    assert created == launch_order(sizes), sizes
     # infra/prefect.yaml puts parents on a queue of their own, which workers
     # started without --work-queue serve too (docs/scale.md).
     assert {run.work_queue_name for run in shards} == {"default"}

@@ -12,7 +12,7 @@ the ``grade-sweep`` flow's. docs/scale.md, "On several process workers".
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated
 
 from pydantic import ConfigDict, Field
@@ -20,7 +20,14 @@ from pydantic import ConfigDict, Field
 from .plan import RunJob
 from .request import GradeRequest
 
-__all__ = ["SHARDING_FIELDS", "SweepRequest", "shard_of", "shard_requests", "split"]
+__all__ = [
+    "SHARDING_FIELDS",
+    "SweepRequest",
+    "launch_order",
+    "shard_of",
+    "shard_requests",
+    "split",
+]
 
 
 class SweepRequest(GradeRequest):
@@ -61,6 +68,16 @@ def split(jobs: Sequence[RunJob], shards: int) -> list[list[RunJob]]:
     for job in jobs:
         parts[shard_of(job.run, shards)].append(job)
     return parts
+
+
+def launch_order(sizes: Mapping[int, int]) -> list[int]:
+    """The shard indexes of ``sizes`` (runs by shard) largest first, ties by
+    index: the order a parent starts its shards in. Workers take the flow
+    runs in the order they were created, so the shards that take longest
+    start first and the small ones fill in at the end (longest processing
+    time first); in index order two workers could end a shard apart.
+    """
+    return sorted(sizes, key=lambda index: (-sizes[index], index))
 
 
 def shard_requests(
