@@ -5,8 +5,9 @@ by one ``grade-run`` flow run as a list of runs naming its sweep
 (``sweep_name``), so every document says what it would have said graded
 whole. :func:`shard_of` is stable (the first eight bytes of the run id's
 sha256, modulo the count), so a shard is the unit of restart;
-:func:`shard_requests` makes each shard's request; :class:`SweepRequest` is
-the ``grade-sweep`` flow's. docs/scale.md, "On several process workers".
+:func:`shard_requests` makes each shard's request and :func:`launch_order`
+the order they start in; :class:`SweepRequest` is the ``grade-sweep``
+flow's. docs/scale.md, "On several process workers".
 """
 
 from __future__ import annotations
