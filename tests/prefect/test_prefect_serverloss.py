@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -81,12 +82,17 @@ def wait_published(out: Path, count: int, alive: Any) -> None:
         time.sleep(0.05)
 
 
+def per_shard(runs: Iterable[str]) -> list[int]:
+    """How many of ``runs`` (run ids) each shard of a two-shard grade-sweep holds."""
+    counts = [0, 0]
+    for run in runs:
+        counts[shard_of(run, 2)] += 1
+    return counts
+
+
 def shard_counts(out: Path) -> list[int]:
     """Runs with a reward on disk, by shard of a two-shard grade-sweep."""
-    counts = [0, 0]
-    for path in out.glob("*/reward.txt"):
-        counts[shard_of(path.parent.name, 2)] += 1
-    return counts
+    return per_shard(path.parent.name for path in out.glob("*/reward.txt"))
 
 
 def on_disk(out: Path) -> list[str]:
@@ -343,9 +349,7 @@ def test_a_grade_sweep_that_loses_its_server_ends_with_its_shards_and_resumes(
             gone = time.monotonic()
             # A shard that had published all its runs may have ended already,
             # and then never loses its API: the scenario's timing, not a fault.
-            sizes = [0, 0]
-            for run in (path.name for path in sweep.iterdir()):
-                sizes[shard_of(run, 2)] += 1
+            sizes = per_shard(path.name for path in sweep.iterdir())
             assert all(done < size for done, size in zip(before, sizes, strict=True)), before
             _, alive = psutil.wait_procs(flow_runs, timeout=exit_bound(GRACE) + 60)
             took = time.monotonic() - gone
