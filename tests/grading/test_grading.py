@@ -528,6 +528,24 @@ def test_the_fault_reader_delegates_once_healed_and_records_both_files(tmp_path:
     ]
 
 
+def test_the_fault_reader_finds_the_evidence_its_plan_names_beside_it(memory_root: str) -> None:
+    # Beside the plan on any storage, in a subdirectory too (urls.parent and
+    # urls.join, not a hand-made path).
+    import fsspec
+
+    declared = case_ids(4)
+    fs = fsspec.filesystem("memory")
+    plan = {"failing_attempts": 0, "evidence": "sub/rows.jsonl"}
+    fs.pipe(f"{memory_root}/run/faults.json", json.dumps(plan).encode())
+    fs.pipe(f"{memory_root}/run/sub/rows.jsonl", rows_jsonl(declared).encode())
+    reading = read_with_evidence(FAULTS, f"{memory_root}/run/faults.json", declared)
+    assert len(reading.rows) == 4
+    assert [item.path for item in reading.evidence] == [
+        f"{memory_root}/run/faults.json",
+        f"{memory_root}/run/sub/rows.jsonl",
+    ]
+
+
 @given(st.one_of(st.binary(max_size=60), JSONISH.map(lambda value: json.dumps(value).encode())))
 def test_a_garbage_fault_plan_is_malformed_evidence_never_a_crash(data: bytes) -> None:
     import tempfile

@@ -86,6 +86,32 @@ def test_name(location: str, last: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("location", "up"),
+    [
+        ("s3://bucket/sweep/run-7/", "s3://bucket/sweep"),
+        ("s3://bucket/run-7", "s3://bucket"),
+        ("s3://bucket", "s3://"),
+        ("/runs/a", "/runs"),
+        ("/a", "/"),
+        ("/", "/"),
+        ("file:///a", "file:///"),
+        ("runs/a", "runs"),
+        ("a", ""),
+        ("", ""),
+    ],
+)
+def test_parent(location: str, up: str) -> None:
+    assert urls.parent(location) == up
+
+
+@pytest.mark.parametrize(
+    "location", ["s3://bucket/sweep/run-7/", "/runs/a", "/a", "file:///a", "runs/a", "a"]
+)
+def test_parent_and_name_join_back(location: str) -> None:
+    assert urls.join(urls.parent(location), urls.name(location)) == location.rstrip("/")
+
+
+@pytest.mark.parametrize(
     ("url", "joined"),
     [
         ("/srv/grades/", "/srv/grades/sweep-1/run-7"),

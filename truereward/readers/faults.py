@@ -9,7 +9,6 @@ docs/readers.md, "faults on purpose", gives the plan's fields.
 
 from __future__ import annotations
 
-import posixpath
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
@@ -20,6 +19,7 @@ from ..codes import Ungradable, lookup
 from ..record.cases import CaseResult
 from ..record.taskspec import TaskSpec
 from ..record.validation import describe
+from ..util import urls
 from ..util.exceptions import UnknownName
 from ..util.segments import check_inner_path
 from ..util.strictjson import StrictJSONError, loads
@@ -78,10 +78,8 @@ def _plan(evidence: Evidence) -> FaultPlan:
 
 
 def _beside(evidence: Evidence, relative: str) -> Evidence:
-    base = evidence.url.rstrip("/")
-    parent = posixpath.dirname(base) if "/" in base else "."
     return Evidence(
-        url=posixpath.join(parent, relative),
+        url=urls.join(urls.parent(evidence.url), relative),
         storage_options=dict(evidence.storage_options),
         max_bytes=evidence.max_bytes,
         root=evidence.root,

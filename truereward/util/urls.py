@@ -115,9 +115,13 @@ def name(location: str) -> str:
 
 def parent(location: str) -> str:
     """``location`` without the last part of its path (trailing ``/``
-    ignored): ``s3://bucket/sweep/run-7/`` is ``s3://bucket/sweep``."""
+    ignored): ``s3://bucket/sweep/run-7/`` is ``s3://bucket/sweep``; a
+    root keeps its ``/``, as in :func:`join` (``/a`` and ``/`` give ``/``,
+    ``file:///a`` gives ``file:///``); a single relative part gives ``""``."""
     scheme, sep, rest = location.partition(_SEPARATOR)
     head = rest if sep else location
     trimmed = head.rstrip("/")
     cut = trimmed.rsplit("/", 1)[0] if "/" in trimmed else ""
+    if not cut and head.startswith("/"):
+        cut = "/"
     return f"{scheme}{sep}{cut}" if sep else cut
