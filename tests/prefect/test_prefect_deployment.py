@@ -24,7 +24,7 @@ from tests.conftest import ROOT
 from tests.support.deployment import deployed, deployed_alone, prefect, run_deployment, worker
 from tests.support.faultproxy import FaultProxy
 from tests.support.server import offline_env
-from tests.support.sweeps import make_sweep, published, snapshot
+from tests.support.sweeps import make_sweep, published, quicken, snapshot
 from truereward.grading.shards import launch_order, shard_of
 
 __all__ = ["deployed", "deployed_alone"]  # the fixtures, imported from .deployment
@@ -134,6 +134,7 @@ def a_worker_killed_mid_sweep_then_a_rerun_grades_every_run_once(
     assert len(list(out.glob("*/grade.json"))) == len(done_before)  # nothing goes on
     assert 4 <= len(done_before) < len(runs)
     kept = {run: (path / "grade.json").read_bytes() for run, path in done_before.items()}
+    quicken(sweep, 0.05)
 
     with worker(deployed, tmp_path / "worker-2.log"):
         ran = run_deployment(deployed, request)
@@ -407,6 +408,7 @@ def a_worker_killed_mid_shard_then_the_parent_again_completes_the_sweep(
         time.sleep(2.0)
     done = {path.parent.name: path.read_bytes() for path in out.glob("*/grade.json")}
     assert 6 <= len(done) < len(runs)
+    quicken(sweep, 0.05)
     with worker(deployed, tmp_path / "w3.log"), worker(deployed, tmp_path / "w4.log"):
         again = run_deployment(deployed, request, deployment="grade-sweep/local")
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]

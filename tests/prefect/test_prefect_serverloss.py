@@ -36,7 +36,7 @@ import yaml
 from tests.conftest import ROOT
 from tests.support.deployment import deploy, prefect, run_deployment, worker
 from tests.support.server import offline_env, start_server, stop_server
-from tests.support.sweeps import make_sweep, published
+from tests.support.sweeps import make_sweep, published, quicken
 from truereward.grading.shards import shard_of
 from truereward.prefect.lifeline import EXIT_API_LOST, exit_bound
 
@@ -58,14 +58,6 @@ def slow_sweep(root: Path, seconds: float = 0.5) -> Path:
     # each is three task runs on the server (the suite's CPU).
     runs = {f"run-{index:03d}": ("slow", seconds) for index in range(RUNS)}
     return make_sweep(root / "sweep", runs, cases=2)
-
-
-def quicken(sweep: Path, seconds: float) -> None:
-    """Every run of ``sweep`` read in ``seconds`` from now on (its fault plan
-    rewritten): the rerun need not wait out the delays that kept the first
-    flow run mid-sweep."""
-    for plan in sweep.glob("*/faults.json"):
-        plan.write_text(json.dumps({**json.loads(plan.read_text()), "delay_seconds": seconds}))
 
 
 def port_of(api: str) -> int:
@@ -211,6 +203,7 @@ def test_a_flow_that_loses_its_server_ends_in_bounded_time_and_its_rerun_complet
         assert BEFORE <= len(graded) < RUNS
         check_whole(out, len(graded))
         kept = {run: (out / run / "grade.json").read_bytes() for run in graded}
+        quicken(sweep, 0.05)
 
         # The server comes back with the same database.
         if how == "killed":
@@ -281,6 +274,7 @@ def test_a_deployed_flow_run_that_loses_its_server_exits_is_crashed_and_resumes(
         graded = on_disk(out)
         check_whole(out, len(graded))
         kept = {run: (out / run / "grade.json").read_bytes() for run in graded}
+        quicken(sweep, 0.05)
 
         # Back, with the same database: the lost flow run is marked Crashed.
         pid, api, _ = start_server(home, port=port_of(api))
@@ -374,7 +368,7 @@ def test_a_grade_sweep_that_loses_its_server_ends_with_its_shards_and_resumes(
         assert sum(int(planned) for _, planned in said) == RUNS
         check_whole(out, len(graded))
         kept = {run: (out / run / "grade.json").read_bytes() for run in graded}
-        quicken(sweep, 0.25)
+        quicken(sweep, 0.05)
         (command,) = re.findall(
             r"^    (prefect deployment run 'grade-sweep/local' .*)$", text, re.M
         )
