@@ -4,7 +4,6 @@ setting passes (docs/design.md, "Prose in code")."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -13,18 +12,14 @@ from types import ModuleType
 import pytest
 
 from tests.conftest import ROOT
+from tests.support.scripts import load_script
 
 SCRIPT = ROOT / "infra" / "check_prose.py"
 
 
 @pytest.fixture(scope="module")
 def checker() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("check_prose", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["check_prose"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script("infra/check_prose.py")
 
 
 def tree(root: Path, module: str, pyproject: str = "", readme: str = "# r\n") -> Path:

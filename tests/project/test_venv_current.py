@@ -3,7 +3,6 @@ a current one."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -16,17 +15,14 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
 from tests.conftest import ROOT
+from tests.support.scripts import load_script
 
 SCRIPT = ROOT / "infra" / "venv_current.py"
 
 
 @pytest.fixture(scope="module")
 def script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("venv_current", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("infra/venv_current.py")
 
 
 def current(root: Path, extras: str) -> int:

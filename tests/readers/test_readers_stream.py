@@ -5,7 +5,6 @@ record, and the report shapes an external comparison found them wrong on
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
@@ -14,6 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import ROOT
+from tests.support.scripts import load_script
 from truereward import Ungradable, fold, read
 from truereward.readers import Evidence, read_with_evidence
 from truereward.readers import ctrf as ctrf_reader
@@ -23,17 +24,9 @@ from truereward.readers.matching import trimmed_fallback
 from truereward.readers.outcomes import rows_for
 from truereward.record.taskspec import TaskSpec
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def load_check_evidence():
-    spec = importlib.util.spec_from_file_location(
-        "check_evidence", ROOT / "infra/check_evidence.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("infra/check_evidence.py")
 
 
 def test_the_hand_written_shapes_grade_as_expected(capsys):
