@@ -76,14 +76,20 @@ def kind(argv: list[str]) -> str:
     return " ".join([program, *words[: 2 if program == "prefect" else 1]])
 
 
-def _stat(pid: str) -> tuple[str, str, float] | None:
-    """(start time, parent pid, CPU seconds) of ``pid``, or None when it is gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat[stat.rindex(")") + 2 :].split()  # the name before may hold spaces
-    return fields[19], fields[1], (int(fields[11]) + int(fields[12])) / TICK
+def _stats() -> list[tuple[int, str, str, float]]:
+    """(start time, pid, parent pid, CPU seconds) of every process now
+    running, oldest first: a parent comes before its children, across a
+    wrap of the pid numbers too."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:  # gone since the listing
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # the name before may hold spaces
+        cpu = (int(fields[11]) + int(fields[12])) / TICK
+        found.append((int(fields[19]), pid, fields[1], cpu))
+    return sorted(found)
 
 
 def _argv(pid: str) -> list[str]:
@@ -107,21 +113,21 @@ def _first_sight(pid: str, tag: str, parent: Seen | None) -> Seen | None:
     return Seen(_argv(pid), test.split(b"=", 1)[1].decode(errors="replace"))
 
 
-def sample(process: subprocess.Popen[bytes], tag: str, every: float) -> dict[tuple[str, str], Seen]:
+def sample(process: subprocess.Popen[bytes], tag: str, every: float) -> dict[tuple[str, int], Seen]:
     """Read the tagged processes until ``process`` ends; keyed by pid and start time."""
-    seen: dict[tuple[str, str], Seen] = {}
-    ours: dict[str, Seen] = {}  # by pid, this round and the last: whose children are ours
+    seen: dict[tuple[str, int], Seen] = {}
+    foreign: set[tuple[str, int]] = set()  # judged not ours once, never read again
+    ours: dict[str, Seen] = {}  # by pid, the last round's: a parent gone since still counts
     while process.poll() is None:
         now: dict[str, Seen] = {}
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            read = _stat(pid)
-            if read is None:
-                continue
-            start, parent, cpu = read
+        for start, pid, parent, cpu in _stats():
             key = (pid, start)  # a pid is reused; with its start time it is not
+            if key in foreign:
+                continue
             if key not in seen:
                 first = _first_sight(pid, tag, now.get(parent) or ours.get(parent))
                 if first is None:
+                    foreign.add(key)
                     continue
                 seen[key] = first
             # Read again each time: a child seen between its fork and its exec
