@@ -62,7 +62,7 @@ def row() -> Callable[..., dict[str, Any]]:
 
 
 class AtomicMotoServer:
-    """moto's S3 server (its WSGI app on werkzeug's threaded server), one
+    """moto's S3 server (its S3 app on werkzeug's threaded server), one
     request at a time. moto checks ``If-None-Match``/``If-Match`` and then
     writes, with no lock between: two conditional PUTs racing in its threads
     can both pass the check, which real S3 never allows (a conditional write
@@ -71,14 +71,14 @@ class AtomicMotoServer:
     a test's proxy holds is held before it reaches the server, not inside."""
 
     def __init__(self) -> None:
-        from moto.moto_server.werkzeug_app import (
-            DomainDispatcherApplication,
-            MotoRequestHandler,
-            create_backend_app,
-        )
+        from moto.moto_server.werkzeug_app import MotoRequestHandler, create_backend_app
         from werkzeug.serving import make_server
 
-        app = DomainDispatcherApplication(create_backend_app)
+        # The S3 app itself, not moto's dispatcher in front of all its
+        # services: the dispatcher lists moto's package directory (a stat a
+        # service) on every request to find the service, most of the
+        # server's CPU here (docs/install.md, "How long the suite takes").
+        app = create_backend_app("s3")
         lock = threading.Lock()
 
         def one_at_a_time(environ: dict[str, Any], start_response: Any) -> list[bytes]:
