@@ -102,7 +102,8 @@ def _argv(pid: str) -> list[str]:
 
 
 def _first_sight(pid: str, tag: str, parent: Seen | None) -> Seen | None:
-    """``pid`` as ours (the tag in its environment, or a parent of ours), or None."""
+    """``pid`` as ours (the tag in its environment, or a parent of ours), or
+    None; its command line is left to :func:`sample`, which reads it each round."""
     try:
         environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     except OSError:
@@ -110,7 +111,7 @@ def _first_sight(pid: str, tag: str, parent: Seen | None) -> Seen | None:
     if f"{TAG}={tag}".encode() not in environ and parent is None:
         return None
     test = next((e for e in environ if e.startswith(b"PYTEST_CURRENT_TEST=")), b"=")
-    return Seen(_argv(pid), test.split(b"=", 1)[1].decode(errors="replace"))
+    return Seen([], test.split(b"=", 1)[1].decode(errors="replace"))
 
 
 def sample(process: subprocess.Popen[bytes], tag: str, every: float) -> dict[tuple[str, int], Seen]:
