@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.support.s3server import AtomicMotoServer
 from tests.support.server import api_cert_file
 
 #: pytester runs the plugin's sessions in process (tests/plugin/test_plugin.py);
@@ -61,52 +61,10 @@ def row() -> Callable[..., dict[str, Any]]:
 # --- a real S3 API on loopback (moto's server) ------------------------------------------------
 
 
-class AtomicMotoServer:
-    """moto's S3 server (its S3 app on werkzeug's threaded server), one
-    request at a time. moto checks ``If-None-Match``/``If-Match`` and then
-    writes, with no lock between: two conditional PUTs racing in its threads
-    can both pass the check, which real S3 never allows (a conditional write
-    is atomic there). Two publishers each "won" a race that way under load.
-    Serialising requests gives every request S3's atomicity; a request that
-    a test's proxy holds is held before it reaches the server, not inside."""
-
-    def __init__(self) -> None:
-        from moto.moto_server.werkzeug_app import MotoRequestHandler, create_backend_app
-        from werkzeug.serving import make_server
-
-        # The S3 app itself, not moto's dispatcher in front of all its
-        # services: the dispatcher lists moto's package directory (a stat a
-        # service) on every request to find the service, most of the
-        # server's CPU here (docs/install.md, "How long the suite takes").
-        app = create_backend_app("s3")
-        lock = threading.Lock()
-
-        def one_at_a_time(environ: dict[str, Any], start_response: Any) -> list[bytes]:
-            with lock:
-                return list(app(environ, start_response))  # the whole answer inside
-
-        self._server = make_server(
-            "127.0.0.1", 0, one_at_a_time, True, request_handler=MotoRequestHandler
-        )
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    def start(self) -> str:
-        self._thread.start()
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._thread.join()
-
-
 @pytest.fixture(scope="session")
 def s3_endpoint() -> Iterator[str]:
     """moto's S3 server on 127.0.0.1, a free port, for the whole session,
     answering one request at a time (:class:`AtomicMotoServer`)."""
-    import logging
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
     server = AtomicMotoServer()
     yield server.start()
     server.stop()

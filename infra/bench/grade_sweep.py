@@ -103,12 +103,13 @@ class Store:
         if self.latency is None:
             return self
         import boto3
-        from s3_latency import options, start_moto, upload
+        from s3_latency import options, upload
 
         from tests.support.latencyproxy import LatencyProxy
+        from tests.support.s3server import start_process
 
         os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing")
-        self.moto, upstream = start_moto()
+        self.moto, upstream = start_process()
         self.proxy = LatencyProxy(upstream, self.latency)
         self.options = options(self.proxy.url)
         self.client = boto3.client(

@@ -19,9 +19,7 @@ throughput against raw boto3 put_object of the same four bodies.
 from __future__ import annotations
 
 import argparse
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -35,6 +33,7 @@ import boto3  # noqa: E402
 
 import truereward  # noqa: E402
 from tests.support.faultproxy import FaultProxy  # noqa: E402
+from tests.support.s3server import start_process  # noqa: E402
 from truereward.grade.files import render  # noqa: E402
 
 
@@ -110,28 +109,6 @@ def count_requests(proxy: FaultProxy, client: Any, bucket: str) -> None:
     )
 
 
-def start_moto_server() -> tuple[subprocess.Popen[bytes], str, int]:
-    """``moto_server`` on 127.0.0.1 and a free port, ready to answer."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    executable = Path(sys.executable).parent / "moto_server"
-    server = subprocess.Popen(
-        [str(executable), "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return server, "127.0.0.1", port
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise RuntimeError("moto_server did not start within 30 s")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
@@ -142,8 +119,8 @@ def main() -> int:
 
     # moto runs in a process of its own, as a remote store would: its CPU
     # time is not charged to the clients being compared.
-    server, host, port = start_moto_server()
-    endpoint = f"http://{host}:{port}"
+    server, endpoint = start_process()
+    host, port = endpoint.removeprefix("http://").split(":")
     client = boto3.client(
         "s3",
         endpoint_url=endpoint,
@@ -152,7 +129,7 @@ def main() -> int:
         region_name="us-east-1",
     )
     client.create_bucket(Bucket="bench")
-    proxy = FaultProxy(upstream=(host, port))
+    proxy = FaultProxy(upstream=(host, int(port)))
     try:
         count_requests(proxy, client, "bench")
         grades = documents(runs)

@@ -47,7 +47,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -60,28 +59,9 @@ from _common import ROOT, make_sweep, offline_env
 sys.path.insert(0, str(ROOT))
 
 from tests.support.latencyproxy import LatencyProxy
-from tests.support.server import free_port
+from tests.support.s3server import start_process
 
 BUCKET = "bench"
-
-
-def start_moto() -> tuple[subprocess.Popen[bytes], str]:
-    """moto's server in a process of its own, on a free port."""
-    port = free_port()
-    moto = subprocess.Popen(
-        [str(Path(sys.executable).with_name("moto_server")), "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return moto, f"http://127.0.0.1:{port}"
-        except OSError:
-            time.sleep(0.1)
-    moto.kill()
-    raise SystemExit("moto's server did not start")
 
 
 def cpu_seconds(*processes: subprocess.Popen[Any]) -> float:
@@ -241,7 +221,7 @@ def scale(runs: int, latency: float) -> int:
     import boto3
 
     sweep = make_sweep(runs)
-    moto, upstream = start_moto()
+    moto, upstream = start_process()
     try:
         with LatencyProxy(upstream, latency) as proxy:
             client = boto3.client(
@@ -319,7 +299,7 @@ def main() -> int:
     sweep = make_sweep(runs)
     names = sorted(path.name for path in sweep.iterdir() if path.is_dir())
     home = ROOT / ".bench" / "s3-latency-home"
-    moto, upstream = start_moto()
+    moto, upstream = start_process()
     fresh: list[float] = []
     kept: list[float] = []
     try:
