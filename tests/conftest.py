@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.support.s3server import AtomicMotoServer
+from tests.support.s3server import AtomicMotoServer, client
 from tests.support.server import api_cert_file
 
 #: pytester runs the plugin's sessions in process (tests/plugin/test_plugin.py);
@@ -86,15 +86,7 @@ def s3_options(endpoint: str, **config: Any) -> dict[str, Any]:
 @pytest.fixture
 def s3_client(s3_endpoint: str) -> Any:
     """A boto3 client on the same server, for looking at what was published."""
-    import boto3
-
-    return boto3.client(
-        "s3",
-        endpoint_url=s3_endpoint,
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-        region_name="us-east-1",
-    )
+    return client(s3_endpoint)
 
 
 @pytest.fixture

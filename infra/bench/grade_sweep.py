@@ -102,23 +102,16 @@ class Store:
     def __enter__(self) -> Store:
         if self.latency is None:
             return self
-        import boto3
         from s3_latency import options, upload
 
+        from tests.support import s3server
         from tests.support.latencyproxy import LatencyProxy
-        from tests.support.s3server import start_process
 
         os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing")
-        self.moto, upstream = start_process()
+        self.moto, upstream = s3server.start_process()
         self.proxy = LatencyProxy(upstream, self.latency)
         self.options = options(self.proxy.url)
-        self.client = boto3.client(
-            "s3",
-            endpoint_url=upstream,
-            aws_access_key_id="testing",
-            aws_secret_access_key="testing",
-            region_name="us-east-1",
-        )
+        self.client = s3server.client(upstream)
         self.client.create_bucket(Bucket="sweep")
         upload(self.client, self.local, "sweep", "sweep")
         return self

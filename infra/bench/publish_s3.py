@@ -29,11 +29,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import boto3  # noqa: E402
-
 import truereward  # noqa: E402
+from tests.support import s3server  # noqa: E402
 from tests.support.faultproxy import FaultProxy  # noqa: E402
-from tests.support.s3server import start_process  # noqa: E402
 from truereward.grade.files import render  # noqa: E402
 
 
@@ -119,15 +117,9 @@ def main() -> int:
 
     # moto runs in a process of its own, as a remote store would: its CPU
     # time is not charged to the clients being compared.
-    server, endpoint = start_process()
+    server, endpoint = s3server.start_process()
     host, port = endpoint.removeprefix("http://").split(":")
-    client = boto3.client(
-        "s3",
-        endpoint_url=endpoint,
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-        region_name="us-east-1",
-    )
+    client = s3server.client(endpoint)
     client.create_bucket(Bucket="bench")
     proxy = FaultProxy(upstream=(host, int(port)))
     try:
@@ -135,16 +127,7 @@ def main() -> int:
         grades = documents(runs)
         bodies = [render(grade) for grade in grades]
         store_options = options(endpoint)
-        clients = [
-            boto3.client(
-                "s3",
-                endpoint_url=endpoint,
-                aws_access_key_id="testing",
-                aws_secret_access_key="testing",
-                region_name="us-east-1",
-            )
-            for _ in range(args.threads)
-        ]
+        clients = [s3server.client(endpoint) for _ in range(args.threads)]
 
         def ours(round_index: int, listing: dict[str, str] | None = None) -> float:
             """Ours; ``listing={}``: each run handed the (empty) listing a

@@ -58,8 +58,8 @@ from _common import ROOT, make_sweep, offline_env
 
 sys.path.insert(0, str(ROOT))
 
+from tests.support import s3server
 from tests.support.latencyproxy import LatencyProxy
-from tests.support.s3server import start_process
 
 BUCKET = "bench"
 
@@ -218,19 +218,11 @@ def grade_run(proxy: str, request: dict[str, Any], home: Path) -> dict[str, floa
 def scale(runs: int, latency: float) -> int:
     """``--scale``: ours alone, once, on a sweep of ``runs`` runs: the wall
     time, the requests a run and the flow process's peak memory."""
-    import boto3
-
     sweep = make_sweep(runs)
-    moto, upstream = start_process()
+    moto, upstream = s3server.start_process()
     try:
         with LatencyProxy(upstream, latency) as proxy:
-            client = boto3.client(
-                "s3",
-                endpoint_url=upstream,
-                aws_access_key_id="testing",
-                aws_secret_access_key="testing",
-                region_name="us-east-1",
-            )
+            client = s3server.client(upstream)
             client.create_bucket(Bucket=BUCKET)
             started = time.perf_counter()
             upload(client, sweep, BUCKET, "sweep")
@@ -294,23 +286,15 @@ def main() -> int:
         return scale(args.runs, args.latency_ms / 1000)
     runs = 40 if args.quick else args.runs
     rounds = 1 if args.quick else args.rounds
-    import boto3
-
     sweep = make_sweep(runs)
     names = sorted(path.name for path in sweep.iterdir() if path.is_dir())
     home = ROOT / ".bench" / "s3-latency-home"
-    moto, upstream = start_process()
+    moto, upstream = s3server.start_process()
     fresh: list[float] = []
     kept: list[float] = []
     try:
         with LatencyProxy(upstream, args.latency_ms / 1000) as proxy:
-            client = boto3.client(
-                "s3",
-                endpoint_url=upstream,
-                aws_access_key_id="testing",
-                aws_secret_access_key="testing",
-                region_name="us-east-1",
-            )
+            client = s3server.client(upstream)
             for number in range(rounds):
                 # A bucket for each side of each round (moto scans a whole
                 # bucket to list any prefix of it), the order of the sides

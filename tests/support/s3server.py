@@ -12,7 +12,8 @@ suite takes").
 
       python -m tests.support.s3server --port 0
 
-  prints ``PORT <number>`` once it listens.
+  prints ``PORT <number>`` once it listens;
+- :func:`client`: a boto3 client of either.
 """
 
 from __future__ import annotations
@@ -31,6 +32,20 @@ def s3_app() -> Any:
     from moto.moto_server.werkzeug_app import create_backend_app
 
     return create_backend_app("s3")
+
+
+def client(endpoint: str) -> Any:
+    """A boto3 S3 client of the server at ``endpoint``, with the dummy
+    credentials moto takes (for setting a bucket up or looking at it)."""
+    import boto3
+
+    return boto3.client(
+        "s3",
+        endpoint_url=endpoint,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        region_name="us-east-1",
+    )
 
 
 def _server(app: Any, port: int) -> Any:
