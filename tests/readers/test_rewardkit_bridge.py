@@ -608,17 +608,19 @@ def report(guard: str = "off", samples: list[Any] | None = None) -> tuple[Any, A
     return _Report.model_validate(raw), {"reward": 1.0}, details
 
 
-def translate(*parts: Any, **options: Any) -> tuple[list[Any], Any]:
+def translate(parts: tuple[Any, Any, Any], **options: Any) -> tuple[list[Any], Any]:
+    """``_translate`` of a :func:`report` (probe report, reward.json, details)."""
     from truereward.readers.rewardkit import RewardkitSettings, _translate
 
-    return _translate(*parts, RewardkitSettings.model_validate(options))
+    probe, written, details = parts
+    return _translate(probe, written, details, RewardkitSettings.model_validate(options))
 
 
 def test_a_judge_with_a_failed_sample_is_ungradable() -> None:
-    rows, _ = translate(*report(samples=["yes", None, "yes"]))
+    rows, _ = translate(report(samples=["yes", None, "yes"]))
     assert [(row.verdict, row.code) for row in rows] == [("ungradable", "PROVIDER_FAILED")]
     assert "1 of the judge's 3 samples failed" in rows[0].why
-    rows, scoring = translate(*report(samples=["yes", "no", "yes"]))
+    rows, scoring = translate(report(samples=["yes", "no", "yes"]))
     assert [(row.id, row.verdict, row.measures["score"]) for row in rows] == [
         ("quality::ok", "pass", 1.0)
     ]
@@ -630,31 +632,31 @@ def test_a_judge_with_a_failed_sample_is_ungradable() -> None:
 
 def test_a_penalising_guard_is_refused_and_a_flagging_one_is_not() -> None:
     with pytest.raises(tr.Ungradable) as caught:
-        translate(*report(guard="penalize"))
+        translate(report(guard="penalize"))
     assert caught.value.code == "CASE_INVALID" and "penalize" in caught.value.why
-    rows, _ = translate(*report(guard="flag"))
+    rows, _ = translate(report(guard="flag"))
     assert rows[0].verdict == "pass"
 
 
 def test_what_rewardkit_wrote_must_be_what_its_scores_fold_to() -> None:
     parsed, _, details = report()
     with pytest.raises(tr.Ungradable) as caught:
-        translate(parsed, {"reward": 0.5}, details)
+        translate((parsed, {"reward": 0.5}, details))
     assert caught.value.code == "REWARDKIT_FAILED" and "fold to 1.0" in caught.value.why
     with pytest.raises(tr.Ungradable) as keys:
-        translate(parsed, {"reward": 1.0, "other": 1.0}, details)
+        translate((parsed, {"reward": 1.0, "other": 1.0}, details))
     assert keys.value.code == "REWARDKIT_FAILED"
     details["reward"]["criteria"][0]["value"] = 0.0
     with pytest.raises(tr.Ungradable) as value:
-        translate(parsed, {"reward": 1.0}, details)
+        translate((parsed, {"reward": 1.0}, details))
     assert "rewardkit computed 1.0" in value.value.why
 
 
 def test_primary_and_publish_name_rewardkits_rewards() -> None:
     with pytest.raises(tr.Ungradable) as caught:
-        translate(*report(), primary="style")
+        translate(report(), primary="style")
     assert (
         caught.value.code == "CASE_INVALID" and "not one of rewardkit's rewards" in caught.value.why
     )
     with pytest.raises(tr.Ungradable):
-        translate(*report(), publish=["nope"])
+        translate(report(), publish=["nope"])
