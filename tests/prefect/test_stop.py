@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.server import offline_env, seeded_home
+from tests.support.server import SEEDED_SETTINGS, offline_env, seeded_home
 from tests.support.sweeps import make_sweep, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,7 +115,9 @@ def test_ctrl_c_to_the_demo_stops_it_at_once_and_the_rerun_grades_only_the_rest(
     and how to resume, and never says "verified"; run again, it grades the
     rest, every grade published before the signal left as it was."""
     out = tmp_path / "demo"
-    env = offline_env(TRUEREWARD_DEMO_PREFECT_HOME=str(seeded_home(tmp_path / "prefect-home")))
+    env = offline_env(
+        TRUEREWARD_DEMO_PREFECT_HOME=str(seeded_home(tmp_path / "prefect-home")), **SEEDED_SETTINGS
+    )
     demo = Watched(["bash", "infra/demo.sh", str(out)], env)
     # The sample's store-down run is read three times, 0.5 s and 1 s apart:
     # grading is still under way when the first grades are published.
@@ -164,6 +166,7 @@ def test_sigterm_to_a_flow_process_on_the_ephemeral_api_stops_it_and_its_server(
         PREFECT_HOME=str(seeded_home(tmp_path / "prefect-home")),
         PREFECT_LOGGING_LEVEL="WARNING",
         PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="180",
+        **SEEDED_SETTINGS,
     )
     argv = [sys.executable, "flows/grade_run.py", str(sweep), "--target", str(out)]
     flow = Watched([*argv, "--concurrency", "2", "--chunk-size", "1"], env)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import ROOT
-from tests.support.server import seeded_home
+from tests.support.server import SEEDED_SETTINGS, seeded_home
 
 VENV_BIN = ROOT / ".venv" / "bin"
 
@@ -122,6 +122,10 @@ COMMON_ENV = (
     Env("PREFECT_SERVER_ANALYTICS_ENABLED", "false", "offline"),
     Env("DO_NOT_TRACK", "1", "offline"),
     Env("PREFECT_SERVER_LOGGING_LEVEL", "WARNING", "a shorter log to read on failure"),
+    *(
+        Env(name, value, "the seeded home's database holds the block types (block_env)")
+        for name, value in SEEDED_SETTINGS.items()
+    ),
 )
 
 
@@ -174,8 +178,10 @@ def _copy_without_outputs(target: Path) -> Path:
 
 def block_env(plan: Plan, values: dict[str, str]) -> dict[str, str]:
     """The block's environment; its Prefect homes are made with a migrated
-    database (:func:`seeded_home`): a first start's migrations are CPU the
-    suite cannot spare, and CI's main-command step starts from nothing."""
+    database (:func:`seeded_home`; :data:`SEEDED_SETTINGS` are in
+    :data:`COMMON_ENV`): a first start's migrations and block registration
+    are CPU the suite cannot spare, and CI's main-command step starts from
+    nothing."""
     dropped = ("PREFECT_", "AWS_", "PYTEST_", "GRADE_LOGS", "TRUEREWARD_")
     env = {name: value for name, value in os.environ.items() if not name.startswith(dropped)}
     for item in (*COMMON_ENV, *plan.env):

@@ -108,11 +108,12 @@ async def main():
 asyncio.run(main())
 """
 
-#: A server started on a copy of :func:`migrated_database` skips the block
-#: registration, done once into the template: loading the collections and
-#: writing their block types at every start was CPU the suite can spare
-#: (docs/install.md, "Figures").
-_TEMPLATE_SETTINGS = {
+#: The environment of a Prefect process whose home holds a copy of
+#: :func:`migrated_database` (a server, or a flow's ephemeral API): it skips
+#: the block registration, done once into the template. Loading the
+#: collections and writing their block types at every start was CPU the
+#: suite can spare (docs/install.md, "Figures").
+SEEDED_SETTINGS = {
     "PREFECT_SERVER_REGISTER_BLOCKS_ON_START": "false",
     "PREFECT_SERVER_MEMOIZE_BLOCK_AUTO_REGISTRATION": "false",
 }
@@ -139,7 +140,7 @@ def migrated_database() -> Path:
     (:func:`_template_key`; ``prefect server database upgrade`` and
     :data:`_REGISTER_BLOCKS` in a scratch home) under the system's temp
     directory, and reused: a new server's home gets a copy
-    (:func:`start_server`; :data:`_TEMPLATE_SETTINGS` skip the
+    (:func:`start_server`; :data:`SEEDED_SETTINGS` skip the
     registration there). Migrating a new database is most of a server's
     first start. The copy is made with SQLite's backup API (one consistent
     file, whatever the journal mode) and moved into place whole, so a
@@ -185,7 +186,8 @@ def migrated_database() -> Path:
 def seeded_home(path: Path) -> Path:
     """A Prefect home (made if absent) whose database is migrated already,
     a copy of :func:`migrated_database`: a server or an ephemeral API
-    started in it skips the migrations, most of a first start."""
+    started in it skips the migrations, most of a first start, and with
+    :data:`SEEDED_SETTINGS` in its environment the block registration too."""
     path.mkdir(parents=True, exist_ok=True)
     if not (path / "prefect.db").exists():
         shutil.copyfile(migrated_database(), path / "prefect.db")
@@ -208,7 +210,7 @@ def start_server(
     else:
         if not (home / "prefect.db").exists():
             shutil.copyfile(migrated_database(), home / "prefect.db")
-        extra.update(_TEMPLATE_SETTINGS)
+        extra.update(SEEDED_SETTINGS)
     port = free_port() if port is None else port
     log = home / "server.log"
     with open(log, "ab") as output:
