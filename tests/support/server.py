@@ -208,8 +208,7 @@ def start_server(
     if database_url is not None:
         extra["PREFECT_API_DATABASE_CONNECTION_URL"] = database_url
     else:
-        if not (home / "prefect.db").exists():
-            shutil.copyfile(migrated_database(), home / "prefect.db")
+        seeded_home(home)
         extra.update(SEEDED_SETTINGS)
     port = free_port() if port is None else port
     log = home / "server.log"
