@@ -64,6 +64,20 @@ def test_fold_with_case_set_reports_missing_cases(row, tmp_path, capsys):
     assert not (tmp_path / "l" / "reward.txt").exists()
 
 
+@pytest.mark.parametrize("weight", [5e-324, 1e308])
+def test_fold_with_tiny_or_huge_weights_publishes_their_mean(row, tmp_path, capsys, weight):
+    # Float sums gave 0.5 for 5e-324 and an OverflowError (exit 70, nothing
+    # published) for 1e308; the mean of 0.5 and 1.0 is 0.75 whatever the weight.
+    rows = write_rows(tmp_path / "rows.jsonl", [row("a", measures={"score": 0.5}), row("b")])
+    case_set = tmp_path / "task.json"
+    cases = [{"id": case, "kind": "fail_to_pass", "weight": weight} for case in "ab"]
+    case_set.write_text(json.dumps({"cases": cases, "scoring": {"scheme": "weighted-mean/1"}}))
+    logs = tmp_path / "l"
+    assert main(["fold", str(rows), "--case-set", str(case_set), "--logs", str(logs)]) == 0
+    assert "gradable: reward 0.75 (weighted-mean/1)" in capsys.readouterr().out
+    assert (logs / "reward.txt").read_text().strip() == "0.75"
+
+
 def test_fold_with_toml_case_set(row, tmp_path):
     rows = write_rows(tmp_path / "rows.jsonl", [row("a")])
     (tmp_path / "task.toml").write_text('[cases]\na = "fail_to_pass"\n')

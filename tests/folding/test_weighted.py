@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import math
+import sys
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import truereward as tr
@@ -93,25 +95,42 @@ def value(case: dict[str, Any]) -> float:
     return 1.0 if case["verdict"] == "pass" else 0.0
 
 
-def weighted_mean(cases: list[dict[str, Any]], scale: float = 1.0) -> float:
-    total = math.fsum(case["weight"] * scale for case in cases)
-    return math.fsum(value(case) * case["weight"] * scale for case in cases) / total
+def exact_mean(cases: list[dict[str, Any]]) -> float:
+    """The weighted mean in exact arithmetic, rounded once."""
+    weights = sum((Fraction(case["weight"]) for case in cases), Fraction(0))
+    products = sum(
+        (Fraction(value(case)) * Fraction(case["weight"]) for case in cases), Fraction(0)
+    )
+    return float(products / weights)
 
 
 # --- properties ------------------------------------------------------------------------------
 
 
 @pytest.mark.slow
-@given(scored_cases(), st.floats(0.001, 1000.0, allow_nan=False))
-def test_scaling_every_weight_changes_no_weighted_mean(cases: list[dict[str, Any]], scale: float):
-    scaled = [{**case, "weight": case["weight"] * scale} for case in cases]
-    assume(all(math.isfinite(case["weight"]) and case["weight"] > 0 for case in scaled))
+@given(scored_cases(), st.integers(-1080, 1010))
+@example(  # float products would underflow: 0.5 and 1.0, not 0.75
+    [
+        {"id": "c0", "verdict": "pass", "score": 0.5, "weight": 1.0, "required": True},
+        {"id": "c1", "verdict": "pass", "score": None, "weight": 1.0, "required": True},
+    ],
+    -1074,
+)
+def test_scaling_every_weight_by_a_power_of_two_changes_no_weighted_mean(
+    cases: list[dict[str, Any]], exponent: int
+):
+    # Tiny and huge weights alike (down to the smallest subnormal, up to
+    # 2**1017): the reward is the exact mean rounded once, never a mean
+    # whose products underflowed or whose sums overflowed.
+    scaled = [{**case, "weight": math.ldexp(case["weight"], exponent)} for case in cases]
+    assume(any(case["weight"] > 0 for case in scaled))
     first = fold(rows_of(cases), case_set=spec_of(cases), scheme="weighted-mean/1")
     second = fold(rows_of(scaled), case_set=spec_of(scaled), scheme="weighted-mean/1")
     assert first.gradable and second.gradable
-    assert first.reward == pytest.approx(second.reward, rel=1e-9, abs=1e-12)
-    assert first.reward == pytest.approx(weighted_mean(cases), rel=1e-9, abs=1e-12)
-    assert min(map(value, cases)) - 1e-12 <= first.reward <= max(map(value, cases)) + 1e-12
+    assert first.reward == exact_mean(cases) and second.reward == exact_mean(scaled)
+    if all(case["weight"] >= sys.float_info.min for case in scaled):  # scaled without loss
+        assert second.reward == first.reward
+    assert min(map(value, cases)) <= first.reward <= max(map(value, cases))
 
 
 @given(scored_cases())
@@ -132,9 +151,7 @@ def test_the_pass_schemes_count_verdicts(cases: list[dict[str, Any]]) -> None:
 @given(scored_cases(), unit)
 def test_threshold_is_the_weighted_mean_reaching_it(cases: list[dict[str, Any]], bar: float):
     folded = fold(rows_of(cases), case_set=spec_of(cases, threshold=bar), scheme="threshold/1")
-    assert folded.reward == (1.0 if weighted_mean(cases) >= bar else 0.0) or math.isclose(
-        weighted_mean(cases), bar, rel_tol=1e-12
-    )
+    assert folded.reward == (1.0 if exact_mean(cases) >= bar else 0.0)
 
 
 @pytest.mark.slow
@@ -145,7 +162,8 @@ def test_weighted_sum_takes_negative_weights(cases: list[dict[str, Any]], data: 
         {**case, "weight": case["weight"] * sign} for case, sign in zip(cases, signs, strict=True)
     ]
     total = fold(rows_of(signed), case_set=spec_of(signed), scheme="weighted-sum/1")
-    assert total.reward == pytest.approx(math.fsum(value(c) * c["weight"] for c in signed))
+    exact = sum((Fraction(value(c)) * Fraction(c["weight"]) for c in signed), Fraction(0))
+    assert total.reward == float(exact)
     if any(sign < 0 for sign in signs):
         mean = fold(rows_of(signed), case_set=spec_of(signed), scheme="weighted-mean/1")
         assert mean.codes == ["CASE_INVALID"] and "negative weight" in mean.refusals[0].why
@@ -251,6 +269,66 @@ def test_weights_summing_to_zero_are_refused() -> None:
         folded = fold(rows, case_set=spec, scheme=scheme)
         assert folded.codes == ["CASE_INVALID"] and "sum to zero" in folded.refusals[0].why
     assert fold(rows, case_set=spec, scheme="all-pass/1").reward == 1.0
+
+
+@pytest.mark.parametrize("weight", [5e-324, 1e-200, 1e308, sys.float_info.max])
+def test_tiny_or_huge_weights_keep_the_mean(weight: float) -> None:
+    # As plain float sums: 0.5 for 5e-324 (0.5 * 5e-324 underflows to 0),
+    # nan for 1e308 (inf / inf). Found by reading the scheme beside
+    # truereward.util.means; a hostile task spec chooses its weights.
+    spec = {
+        "cases": [
+            {"id": "a", "kind": "fail_to_pass", "weight": weight},
+            {"id": "b", "kind": "fail_to_pass", "weight": weight},
+        ]
+    }
+    rows = [
+        {"id": "a", "kind": "fail_to_pass", "verdict": "fail", "measures": {"score": 0.5}},
+        {"id": "b", "kind": "fail_to_pass", "verdict": "pass"},
+    ]
+    mean = fold(rows, case_set=TaskSpec.of(spec), scheme="weighted-mean/1")
+    assert mean.gradable and mean.reward == 0.75
+    bar = TaskSpec.of({**spec, "scoring": {"threshold": 0.7}})
+    assert fold(rows, case_set=bar, scheme="threshold/1").reward == 1.0
+    document = tr.grade_document(
+        rows, case_set=TaskSpec.of({**spec, "scoring": {"scheme": "weighted-mean/1"}})
+    )
+    assert document.reward == 0.75 and verify_document(document) == []
+
+
+def test_a_weighted_sum_past_the_float_range_is_refused_not_raised() -> None:
+    rows = [{"id": case, "kind": "fail_to_pass", "verdict": "pass"} for case in "abc"]
+
+    def flat(*weights: float) -> TaskSpec:
+        cases = [
+            {"id": case, "kind": "fail_to_pass", "weight": weight}
+            for case, weight in zip("abc", weights, strict=True)
+        ]
+        return TaskSpec.of({"cases": cases, "scoring": {"scheme": "weighted-sum/1"}})
+
+    past = fold(rows, case_set=flat(1e308, 1e308, 1.0))
+    assert not past.gradable and past.reward is None and past.codes == ["CASE_INVALID"]
+    assert past.refusals[0].why == "weighted-sum/1 gave inf, not a finite number"
+    assert fold(rows, case_set=flat(-1e308, -1e308, 1.0)).codes == ["CASE_INVALID"]
+    # A partial sum past the range, the sum within it: the sum.
+    assert fold(rows, case_set=flat(1e308, 1e308, -1e308)).reward == 1e308
+    within = TaskSpec.of(
+        {
+            "cases": [{"id": case, "kind": "fail_to_pass"} for case in "abc"],
+            "scoring": {
+                "dimensions": [
+                    {
+                        "name": "reward",
+                        "scheme": "weighted-sum/1",
+                        "cases": list("abc"),
+                        "weights": {"a": 1e308, "b": 1e308},
+                    }
+                ]
+            },
+        }
+    )
+    nested = fold(rows, case_set=within)
+    assert nested.codes == ["CASE_INVALID"] and "not a finite number" in nested.refusals[0].why
 
 
 DIMENSIONS = {

@@ -6,9 +6,9 @@ neither, or only one, makes the composite raise :class:`EvaluationError`,
 and so does a component that raises. Nothing is ever taken as a silent 0.
 
 - **Score**: the weighted mean of the component scores,
-  ``sum(w_i * s_i) / sum(w_i)``, the weights first rescaled by a power of two
-  (exact) so neither tiny nor huge weights lose the mean, and clamped to
-  [0, 1] against rounding. A weight of 0 means 1.
+  ``sum(w_i * s_i) / sum(w_i)``, exact and rounded once
+  (:mod:`truereward.util.means`), so neither tiny nor huge weights lose the
+  mean. A weight of 0 means 1.
 - **EvaluationVerdict**: every ``required`` component must pass, under every policy.
   Then the pass policy: ``all`` (every component passes), ``any`` (at least
   one passes) or ``at_least`` (at least ``minimum_passed`` pass).
@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
+from ..util.means import weighted_mean
 from .errors import EvaluationError
 from .evaluator import Evaluator, call_evaluator, check_evaluator
-from .means import weighted_mean
 from .metric import COMPOSITE, Metric
 from .report import EvaluationReport
 from .scheduling import check_limit, run_bounded

@@ -21,7 +21,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .means import weighted_mean
+from ..util.means import weighted_mean
 
 __all__ = ["Distribution", "DistributionDelta", "ValueCounts", "mean_of_counts", "nearest_rank"]
 
@@ -39,7 +39,7 @@ def _finite(value: object) -> float:
 
 def mean_of_counts(counts: Mapping[float, int]) -> float | None:
     """The mean of values given as ``{value: how many}``; ``None`` when there
-    is none: the :func:`~truereward.evaluate.means.weighted_mean` of the
+    is none: the :func:`~truereward.util.means.weighted_mean` of the
     values weighted by their counts (exact, and neither overflowing nor
     underflowing, whatever the values and counts)."""
     pairs = [(value, float(count)) for value, count in sorted(counts.items()) if count]

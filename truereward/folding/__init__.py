@@ -13,6 +13,7 @@ README.md ("The rules of the fold") and docs/scoring.md.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -208,13 +209,16 @@ def fold_fields(
             refusals = sorted([*refusals, *extra], key=sort_key)
         counted = dataclasses.replace(counted, refusals=refusals, scoring=scoring)
     reward = None
-    if counted.gradable:
-        if values:
-            reward = values[str(scoring.primary if scoring is not None else "")]
-        else:
-            reward = chosen.reward(counted)
+    if counted.gradable and values:
+        reward = values[str(scoring.primary if scoring is not None else "")]
         if reward is None:  # every dimension without a value has a refusal saying why
             raise AssertionError("a gradable fold with dimensions has its primary's value")
+    elif counted.gradable:
+        reward = chosen.reward(counted)
+        if not math.isfinite(reward):  # weighted-sum/1 past the float range: no reward
+            why = f"{chosen.name} gave {reward!r}, not a finite number"
+            counted = dataclasses.replace(counted, refusals=[refusal("CASE_INVALID", why)])
+            reward = None
     return {
         "scheme": chosen.name,
         "gradable": counted.gradable,

@@ -47,7 +47,8 @@ class Weighed(NamedTuple):
 @dataclass(frozen=True)
 class Scheme:
     """A named, versioned reward rule. ``reward`` is called only for a
-    gradable run and must return a finite float; ``bounds`` (inclusive), when
+    gradable run and returns a float (a run whose reward is not finite is
+    refused, ``CASE_INVALID``); ``bounds`` (inclusive), when
     given, are the rewards it can give, so that a reader of stored documents
     (a sweep summary) can refuse one whose reward no fold could have made.
 

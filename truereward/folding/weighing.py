@@ -90,7 +90,10 @@ def weighing_scheme(
 ) -> Scheme:
     """A weighing :class:`Scheme` from its ``combine``: over a run without
     dimensions its reward is ``combine`` of :func:`flat_members`, with the
-    task's threshold or the scheme's own."""
+    task's threshold or the scheme's own. A scheme that divides by the sum
+    of its weights (``needs_weight``) takes no negative weight."""
+    if signed and needs_weight:
+        raise ValueError(f"{name}: a scheme that divides by its weights' sum is not signed")
 
     def reward(counted: Tally) -> float:
         given = counted.scoring.threshold if counted.scoring is not None else None
@@ -132,7 +135,10 @@ def _misfits(
         return f"{scheme.name} takes no threshold"
     if not scheme.signed and any(weight < 0 for weight in weights):
         return f"a negative weight, which only weighted-sum/1 takes ({scheme.name} does not)"
-    if scheme.needs_weight and math.fsum(weights) == 0:
+    # Weights here are never negative (signed schemes do not divide by
+    # their sum, weighing_scheme), so they sum to zero when none is positive;
+    # summing them could overflow (two weights of 1e308).
+    if scheme.needs_weight and not any(weight > 0 for weight in weights):
         return f"the weights sum to zero, and {scheme.name} divides by their sum"
     if scheme.needs_required and not any(required):
         return f"{scheme.name} with no required member"

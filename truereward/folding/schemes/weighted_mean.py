@@ -1,8 +1,9 @@
 """``weighted-mean/1``: the weighted mean of the case values.
 
-The value of weighed inputs is ``sum(value * weight) / sum(weight)``
-(exactly rounded sums, :func:`math.fsum`), as rewardkit's ``weighted-mean``
-computes it. A case's value is its score, or 1/0 by verdict
+The value of weighed inputs is ``sum(value * weight) / sum(weight)``, as
+rewardkit's ``weighted-mean`` computes it, but exactly and rounded once
+(:func:`truereward.util.means.weighted_mean`): tiny or huge weights keep
+the mean. A case's value is its score, or 1/0 by verdict
 (:mod:`truereward.folding.weighing`); scores outside [0, 1] are refused.
 Weights are the task's (1.0 when it gives none), never negative, and must
 not sum to zero: rewardkit scores such a mean 0.0, which no case earned.
@@ -10,17 +11,16 @@ not sum to zero: rewardkit scores such a mean 0.0, which no case earned.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
+from ...util import means
 from ..registry import Weighed
 from ..weighing import weighing_scheme
 
 
 def weighted_mean(inputs: Sequence[Weighed], threshold: float | None = None) -> float:
     """``sum(value * weight) / sum(weight)``."""
-    total = math.fsum(item.weight for item in inputs)
-    return math.fsum(item.value * item.weight for item in inputs) / total
+    return means.weighted_mean([(item.value, item.weight) for item in inputs])
 
 
 SCHEME = weighing_scheme(

@@ -1,24 +1,27 @@
 """``weighted-sum/1``: the weighted sum of the case values.
 
-The value of weighed inputs is ``sum(value * weight)`` (an exactly rounded
-sum), as rewardkit's ``weighted-sum``. The one scheme that takes negative
-weights (a penalty), as in rewardkit; its reward is any finite number, not
-a value in [0, 1] (it has no bounds). Case scores outside [0, 1] are
+The value of weighed inputs is ``sum(value * weight)``, as rewardkit's
+``weighted-sum``, but exactly and rounded once
+(:func:`truereward.util.means.weighted_sum`). The one scheme that takes
+negative weights (a penalty), as in rewardkit; its reward is any finite
+number, not a value in [0, 1] (it has no bounds): weights whose sum of
+products is beyond the float range are refused (``CASE_INVALID``), as
+rewardkit's ``inf`` is not a reward. Case scores outside [0, 1] are
 refused all the same: the weights carry the scale, never the scores.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
+from ...util import means
 from ..registry import Weighed
 from ..weighing import weighing_scheme
 
 
 def weighted_sum(inputs: Sequence[Weighed], threshold: float | None = None) -> float:
-    """``sum(value * weight)``."""
-    return math.fsum(item.value * item.weight for item in inputs)
+    """``sum(value * weight)``; ``inf`` or ``-inf`` beyond the float range."""
+    return means.weighted_sum([(item.value, item.weight) for item in inputs])
 
 
 SCHEME = weighing_scheme(
