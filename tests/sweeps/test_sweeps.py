@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
+import sys
+from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import truereward as tr
@@ -31,6 +35,7 @@ from truereward.sweeps import (
     stability,
     summarize,
 )
+from truereward.sweeps.html import render_report
 from truereward.sweeps.markdown import render_comparison, render_stability, render_summary
 
 
@@ -187,6 +192,66 @@ def test_summary_invariants(plan):
     assert summary.grader_refused_runs == sorted(refused)[:20]
     # The runs a summary names do not depend on the order they arrive in.
     assert summarize(reversed(records)) == summary
+
+
+LARGEST = sys.float_info.max
+#: Any reward a fold can give: weighted-sum/1 gives any finite number.
+rewards = st.floats(allow_nan=False, allow_infinity=False)
+
+
+def gradable_records(values: list[float]) -> list[RunRecord]:
+    return [
+        RunRecord(run=f"r{index}", state=RunState.GRADABLE, reward=value)
+        for index, value in enumerate(values)
+    ]
+
+
+@given(st.lists(rewards, min_size=1, max_size=12))
+@example([LARGEST, -LARGEST, 0.5])  # their span, high - low, is past the float range
+@example([0.05, 0.1, 0.35, 0.95, 1.0])
+def test_any_finite_rewards_are_bucketed_and_rendered(values: list[float]) -> None:
+    summary = summarize(gradable_records(values))
+    buckets = summary.reward_histogram
+    assert sum(bucket.runs for bucket in buckets) == len(values)
+    if set(values) <= {0.0, 1.0}:  # one bar a value
+        assert [bucket.runs for bucket in buckets] == [values.count(0.0), values.count(1.0)]
+    else:
+        assert buckets[0].low <= min(values) and max(values) <= buckets[-1].high
+        for before, after in itertools.pairwise(buckets):
+            assert before.low <= before.high == after.low
+        *inner, last = buckets
+        for bucket in inner:
+            assert bucket.runs == sum(bucket.low <= value < bucket.high for value in values)
+        assert last.runs == sum(last.low <= value <= last.high for value in values)
+    assert summary.reward.minimum == min(values) and summary.reward.maximum == max(values)
+    assert render_summary(summary) and render_report(summary, title="Any rewards")
+
+
+@given(st.lists(st.tuples(rewards, rewards), min_size=1, max_size=8))
+@example([(LARGEST, -LARGEST)])
+@example([(LARGEST, LARGEST), (-LARGEST, -LARGEST), (0.0, LARGEST), (0.0, -LARGEST)])
+def test_a_comparison_of_any_rewards_has_finite_deltas_or_says_which_run_has_none(
+    pairs: list[tuple[float, float]],
+) -> None:
+    base = gradable_records([before for before, _ in pairs])
+    cand = gradable_records([after for _, after in pairs])
+    past = [
+        f"run r{index}: "
+        for index, (before, after) in enumerate(pairs)
+        if not math.isfinite(after - before)
+    ]
+    means = [float(sum(map(Fraction, side)) / len(pairs)) for side in zip(*pairs, strict=True)]
+    if past or not math.isfinite(means[1] - means[0]):
+        with pytest.raises(ArithmeticError) as raised:
+            compare(base, cand)
+        message = str(raised.value)
+        assert any(message.startswith(run) for run in past) or "difference of means" in message
+        return
+    comparison = compare(base, cand)
+    for change in [*comparison.regressions, *comparison.fixes]:
+        assert change.delta == change.candidate - change.baseline
+    assert comparison.reward_delta.mean == means[1] - means[0]
+    assert render_comparison(comparison)
 
 
 # --- Comparison ---------------------------------------------------------------------
@@ -383,6 +448,42 @@ def test_cli_summary_of_a_memory_url(memory_root, capsys):
     put_memory_sweep(memory_root, PLAN)
     assert main(["sweep", "summary", memory_root, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["summary"]["runs"] == 6
+
+
+def weighted_sum_sweep(root, weights: dict[str, float]) -> str:
+    """A sweep of real grades: each run one passing case weighted so, under
+    weighted-sum/1, so its reward is the weight."""
+    for run, weight in weights.items():
+        spec = tr.TaskSpec.of(
+            {
+                "cases": [{"id": "a", "kind": "fail_to_pass", "weight": weight}],
+                "scoring": {"scheme": "weighted-sum/1"},
+            }
+        )
+        rows = [{"id": "a", "kind": "fail_to_pass", "verdict": "pass"}]
+        document = tr.grade_document(rows, case_set=spec, run={"id": run, "sweep": root.name})
+        tr.publish(document, root / run)
+    return str(root)
+
+
+def test_cli_sweeps_of_rewards_near_the_float_range(tmp_path, capsys):
+    # weighted-sum/1 gives any finite reward; the summary's histogram used
+    # to take high - low (inf) and end in an internal error, as did compare.
+    base = weighted_sum_sweep(tmp_path / "base", {"a": 1e308, "b": -1e308, "c": 0.5})
+    cand = weighted_sum_sweep(tmp_path / "cand", {"a": -1e308, "b": 1e308, "c": 0.5})
+    assert main(["sweep", "summary", base, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert summary["gradable"] == 3 and summary["reward"]["maximum"] == 1e308
+    assert sum(bucket["runs"] for bucket in summary["reward_histogram"]) == 3
+    assert main(["sweep", "report", base, "--output", str(tmp_path / "report.html")]) == 0
+    assert (tmp_path / "report.html").stat().st_size > 0
+    capsys.readouterr()
+    assert main(["sweep", "compare", base, cand]) == 2
+    assert capsys.readouterr().err.startswith(
+        "truereward sweep: no comparison: run a: its reward went from 1e+308 to -1e+308"
+    )
+    assert main(["sweep", "report", cand, "--baseline", base, "-o", str(tmp_path / "c.html")]) == 2
+    assert not (tmp_path / "c.html").exists()
 
 
 def test_cli_compare_gates(tmp_path, capsys):

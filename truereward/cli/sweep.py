@@ -217,6 +217,8 @@ def run_compare(args: argparse.Namespace) -> int:
             comparison = compare_runs(progress.each(pairs))
     except SweepNotFound as error:
         raise CliError(str(error)) from None
+    except ArithmeticError as error:  # rewards of weighted-sum/1 near the float range
+        raise CliError(f"no comparison: {error}") from None
     tripped = []
     if args.fail_on_regression and comparison.regressions:
         tripped.append(f"{len(comparison.regressions)} regressions")
@@ -449,6 +451,8 @@ def run_report(args: argparse.Namespace) -> int:
                 summary = comparison.candidate
     except SweepNotFound as error:
         raise CliError(str(error)) from None
+    except ArithmeticError as error:  # rewards of weighted-sum/1 near the float range
+        raise CliError(f"no comparison: {error}") from None
     regrade: tuple[str, ...] = ()
     note = ""
     if listing.tally.still_refused:

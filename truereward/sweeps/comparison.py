@@ -3,13 +3,16 @@
 Every run id of either sweep lands under exactly one heading (regressions,
 fixes, unchanged, newly ungradable, newly gradable, still ungradable, added,
 removed); a run without a reward is never a regression or a fix, and a delta
-with a side without a value is absent, never 0. :func:`compare_runs` is pure
-and streaming; :func:`compare` pairs two iterables of records by id.
+with a side without a value is absent, never 0. A delta past the float range
+(``weighted-sum/1`` rewards of 1e308 and -1e308) is ``ArithmeticError``,
+naming the run. :func:`compare_runs` is pure and streaming; :func:`compare`
+pairs two iterables of records by id.
 docs/sweeps.md, "Compare", gives the headings and the deltas.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Annotated, Literal
 
@@ -124,12 +127,13 @@ def compare_runs(
             if cand.reward == base.reward:
                 unchanged += 1
                 continue
-            change = RewardChange(
-                run=run,
-                baseline=base.reward,
-                candidate=cand.reward,
-                delta=cand.reward - base.reward,
-            )
+            delta = cand.reward - base.reward
+            if not math.isfinite(delta):
+                raise ArithmeticError(
+                    f"run {run}: its reward went from {base.reward!r} to {cand.reward!r}, "
+                    "a change past the float range"
+                )
+            change = RewardChange(run=run, baseline=base.reward, candidate=cand.reward, delta=delta)
             (regressions if cand.reward < base.reward else fixes).append(change)
         elif base.reward is not None:
             newly_ungradable.append(_no_reward(cand, base.reward))

@@ -76,10 +76,15 @@ def reward_histogram(counts: dict[float, int]) -> list[RewardBucket]:
         low, high = 0.0, 1.0
     if low == high:
         return [RewardBucket(low=low, high=high, runs=sum(counts.values()))]
-    width = (high - low) / BUCKETS
-    # Edges rounded, so that 0.3 falls in [0.3, 0.4) and not, by a float's
-    # last bit, in [0.2, 0.3).
-    edges = [round(low + index * width, 12) for index in range(BUCKETS)] + [high]
+    # Each edge weighs both ends, so that nothing overflows: weighted-sum/1
+    # rewards may be any finite numbers, and high - low of -1e308 and 1e308
+    # is inf. Edges rounded, so that 0.3 falls in [0.3, 0.4) and not, by a
+    # float's last bit, in [0.2, 0.3); never below the edge before.
+    edges = [low]
+    for index in range(1, BUCKETS):
+        share = index / BUCKETS
+        edges.append(max(edges[-1], round(low * (1 - share) + high * share, 12)))
+    edges.append(high)
     runs = [0] * BUCKETS
     for value, count in counts.items():
         runs[min(bisect.bisect_right(edges, value) - 1, BUCKETS - 1)] += count
