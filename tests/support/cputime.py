@@ -13,8 +13,9 @@ With ``TRUEREWARD_CPU_CGROUP`` set to a cgroup v1 ``cpuacct`` hierarchy
 (``/sys/fs/cgroup/cpuacct``; root only), each test also runs in a cgroup of
 its own, which every process it starts inherits, killed or not: the line's
 ``cgroup`` is that group's CPU during the test, and at the session's end one
-line a test, ``{"id", "cgroup_final"}``, adds what its processes used after
-it (a server it started for the session, a process pool later tests reuse).
+line a test, ``{"id", "cgroup_final"}``, is the group's whole CPU by then:
+the test's, and what its processes used after it (a server it started for
+the session, a process pool later tests reuse).
 """
 
 from __future__ import annotations
