@@ -1,13 +1,17 @@
-"""Weighted sums and means of floats computed exactly and rounded once:
-the fold's weighing schemes, composite scores and distributions use these
-(docs/scoring.md, "Differences from rewardkit's arithmetic")."""
+"""Weighted sums and means of floats: exact and rounded once
+(:func:`weighted_sum`, :func:`weighted_mean`: composite scores,
+distributions), or in floats as rewardkit and published grades have them
+unless the floats lose the result (:func:`float_sum`, :func:`float_mean`:
+the fold's weighing schemes). docs/scoring.md, "Differences from rewardkit's
+arithmetic"."""
 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Sequence
 
-__all__ = ["weighted_mean", "weighted_sum"]
+__all__ = ["float_mean", "float_sum", "weighted_mean", "weighted_sum"]
 
 
 def _exact_sum(pairs: Iterable[tuple[float, float]]) -> tuple[int, int]:
@@ -62,3 +66,50 @@ def weighted_mean(pairs: Sequence[tuple[float, float]]) -> float:
     if weights <= 0:
         raise ValueError("a weighted mean needs a positive weight")
     return _ratio(total, weights, exponent - weight_exponent)
+
+
+def _float_products(pairs: Sequence[tuple[float, float]]) -> list[float] | None:
+    """Each ``v * w`` in floats, or ``None`` when one lost more than its
+    last bit: it overflowed, or fell below the normal range (``0.5 *
+    5e-324`` is 0)."""
+    products = []
+    for value, weight in pairs:
+        product = value * weight
+        if math.isinf(product) or (
+            abs(product) < sys.float_info.min and value != 0 and weight != 0
+        ):
+            return None
+        products.append(product)
+    return products
+
+
+def float_sum(pairs: Sequence[tuple[float, float]]) -> float:
+    """``math.fsum`` of the float products ``v * w``, as rewardkit sums them
+    (exactly rounded, where rewardkit adds left to right) and as grades
+    published before exact sums hold them, bit for bit; :func:`weighted_sum`
+    when a product leaves the normal range or the sum overflows, where the
+    floats lose it."""
+    products = _float_products(pairs)
+    if products is not None:
+        try:
+            return math.fsum(products)
+        except OverflowError:
+            pass
+    return weighted_sum(pairs)
+
+
+def float_mean(pairs: Sequence[tuple[float, float]]) -> float:
+    """``fsum(v * w) / fsum(w)`` in floats, as :func:`float_sum` (a result
+    may lie outside the values by its last bit: ``0.37`` weighted 3 and 0.1
+    gives ``0.36999999999999994``, which published grades hold);
+    :func:`weighted_mean` when a product leaves the normal range or a sum
+    overflows. Weights as :func:`weighted_mean` takes them."""
+    products = _float_products(pairs)
+    if products is not None:
+        try:
+            total = math.fsum(weight for _, weight in pairs)
+            if 0 < total < math.inf:
+                return math.fsum(products) / total
+        except OverflowError:
+            pass
+    return weighted_mean(pairs)

@@ -1,8 +1,8 @@
 """``weighted-sum/1``: the weighted sum of the case values.
 
 The value of weighed inputs is ``sum(value * weight)``, as rewardkit's
-``weighted-sum``, but exactly and rounded once
-(:func:`truereward.util.means.weighted_sum`). The one scheme that takes
+``weighted-sum``, in floats (:func:`truereward.util.means.float_sum`), and
+exactly where a float product underflows or the sum overflows. The one scheme that takes
 negative weights (a penalty), as in rewardkit; its reward is any finite
 number, not a value in [0, 1] (it has no bounds): weights whose sum of
 products is beyond the float range are refused (``CASE_INVALID``), as
@@ -21,7 +21,7 @@ from ..weighing import weighing_scheme
 
 def weighted_sum(inputs: Sequence[Weighed], threshold: float | None = None) -> float:
     """``sum(value * weight)``; ``inf`` or ``-inf`` beyond the float range."""
-    return means.weighted_sum([(item.value, item.weight) for item in inputs])
+    return means.float_sum([(item.value, item.weight) for item in inputs])
 
 
 SCHEME = weighing_scheme(
