@@ -18,6 +18,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import truereward as tr
+from tests.conftest import ROOT
 from truereward.folding import fold, scheme_names
 from truereward.grade.document import GradeDocument
 from truereward.grade.files import render as render_files
@@ -298,6 +299,18 @@ def test_ordinary_weights_keep_the_bits_earlier_grades_hold() -> None:
         for case in "ab"
     ]
     assert fold(rows, case_set=TaskSpec.of(spec)).reward == 0.36999999999999994
+
+
+def test_weighted_grades_published_before_exact_sums_still_verify() -> None:
+    # 24 grade documents published by truereward at 04ea61c (weighted-mean/1,
+    # threshold/1, weighted-sum/1, fractional scores; tests/data/README.md).
+    # Folded exact everywhere, 20 of them disagreed in a reward's last bit.
+    lines = (ROOT / "tests/data/published-weighted-04ea61c.jsonl").read_text().splitlines()
+    documents = [GradeDocument.from_bytes(json.loads(line).encode()) for line in lines]
+    assert len(documents) == 24
+    assert {document.scheme for document in documents} >= {"weighted-mean/1", "weighted-sum/1"}
+    for document in documents:
+        assert verify_document(document) == [], document.run
 
 
 @pytest.mark.parametrize("weight", [5e-324, 1e-200, 1e308, sys.float_info.max])
