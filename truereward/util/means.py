@@ -86,7 +86,7 @@ def _float_products(pairs: Sequence[tuple[float, float]]) -> list[float] | None:
 def float_sum(pairs: Sequence[tuple[float, float]]) -> float:
     """``math.fsum`` of the float products ``v * w``, as rewardkit sums them
     (exactly rounded, where rewardkit adds left to right) and as grades
-    published before exact sums hold them, bit for bit; :func:`weighted_sum`
+    published by earlier versions hold them, bit for bit; :func:`weighted_sum`
     when a product leaves the normal range or the sum overflows, where the
     floats lose it."""
     products = _float_products(pairs)
