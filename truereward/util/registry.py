@@ -119,14 +119,10 @@ class Registry(Generic[T]):
             # Loaded first: registered before the first lookup, a fake
             # 'gated-binary/1' was taken (a test that ran first in a pytest
             # worker gave every later fold in it a reward of 0.5).
-            for name in items:
-                if (
-                    self._expand is None
-                    and name not in self._items
-                    and name in self._entry_points()
-                ):
+            if self._expand is None:
+                for name in items.keys() & self._entry_points().keys():
                     with contextlib.suppress(UnknownName):  # a broken plug-in holds nothing
-                        self.find(name)
+                        self.find(name)  # a name already loaded returns at once
             for name, item in items.items():
                 taken = self._items.get(name)
                 if taken is not None and taken != item:
