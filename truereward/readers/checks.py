@@ -16,7 +16,7 @@ from typing import Any
 from ..codes import Ungradable
 from ..codes.checks import CHECK_GAVE_UP
 from ..record.cases import CaseResult, Observation
-from ..record.taskspec import TaskSpec
+from ..record.taskspec import CaseSpec, TaskSpec
 from ..util.strictjson import StrictJSONError, loads
 from .evidence import Evidence
 from .outcomes import case_invalid
@@ -56,6 +56,47 @@ def _options(options: Mapping[str, Any]) -> Any:
         raise Ungradable("CASE_INVALID", f"reader option {error}") from None
 
 
+def _row(case: CaseSpec, index: int, answer: str, scoring: Any) -> CaseResult:
+    """The row of the criterion ``case`` (the ``index``-th) on ``answer``."""
+    from ..checks import score_case
+
+    fields = {
+        key: value for key, value in case.options.items() if key not in ("id", "actual", "output")
+    }
+    outcome = score_case({**fields, "id": case.id, "actual": answer}, index, scoring)
+    if outcome.gave_up:
+        return CaseResult(
+            id=case.id,
+            kind=case.kind,
+            verdict="ungradable",
+            code=CHECK_GAVE_UP,
+            why=str(outcome.error)[:500],
+        )
+    if outcome.errored:
+        return case_invalid(case, f"options: {outcome.error}")
+    failing = [check for check in outcome.checks if check.required and not check.passed]
+    said = "; ".join(f"{check.type}: {check.detail}" for check in failing or outcome.checks)
+    report = outcome.report()
+    verdict = report.verdict.to_row()  # the one mapping (evaluate.verdict)
+    assert verdict is not None  # a scored case passed or failed
+    return CaseResult(
+        id=case.id,
+        kind=case.kind,
+        verdict=verdict,
+        why="" if outcome.passed else said[:500],
+        measures={"score": float(outcome.score or 0.0)},
+        observations=[
+            Observation(
+                name=check.type,
+                verdict="passed" if check.passed else "failed",
+                why=check.detail,
+            )
+            for check in outcome.checks
+        ],
+        report=report.model_dump(mode="json"),
+    )
+
+
 class ChecksReader:
     """Criteria checks (exact, contains, regex, token_f1, json_valid,
     json_field, citation_coverage) on a run's answer."""
@@ -66,59 +107,9 @@ class ChecksReader:
     def read(
         self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]
     ) -> list[CaseResult]:
-        from ..checks import score_case
-
         scoring = _options(options)
         answer = _answer(evidence, options.get("answer"))
-        rows = []
-        for index, case in enumerate(spec.cases):
-            fields = {
-                key: value
-                for key, value in case.options.items()
-                if key not in ("id", "actual", "output")
-            }
-            outcome = score_case({**fields, "id": case.id, "actual": answer}, index, scoring)
-            if outcome.gave_up:
-                rows.append(
-                    CaseResult(
-                        id=case.id,
-                        kind=case.kind,
-                        verdict="ungradable",
-                        code=CHECK_GAVE_UP,
-                        why=str(outcome.error)[:500],
-                    )
-                )
-                continue
-            if outcome.errored:
-                rows.append(case_invalid(case, f"options: {outcome.error}"))
-                continue
-            failing = [check for check in outcome.checks if check.required and not check.passed]
-            report = outcome.report()
-            verdict = report.verdict.to_row()  # the one mapping (evaluate.verdict)
-            assert verdict is not None  # a scored case passed or failed
-            rows.append(
-                CaseResult(
-                    id=case.id,
-                    kind=case.kind,
-                    verdict=verdict,
-                    why=""
-                    if outcome.passed
-                    else "; ".join(
-                        f"{check.type}: {check.detail}" for check in failing or outcome.checks
-                    )[:500],
-                    measures={"score": float(outcome.score or 0.0)},
-                    observations=[
-                        Observation(
-                            name=check.type,
-                            verdict="passed" if check.passed else "failed",
-                            why=check.detail,
-                        )
-                        for check in outcome.checks
-                    ],
-                    report=report.model_dump(mode="json"),
-                )
-            )
-        return rows
+        return [_row(case, index, answer, scoring) for index, case in enumerate(spec.cases)]
 
 
 READER = ChecksReader()

@@ -147,9 +147,11 @@ class Evidence:
         base = urls.join(root, "")
         return where[len(base) :] if where.startswith(base) else where
 
-    def _shown(self, relative: str | None) -> str:
-        """The name of a digest: ``name`` for the evidence itself, when given."""
-        return self.name if self.name and not relative else self.describe(relative)
+    def _record(self, relative: str | None, sha256: str, size: int) -> None:
+        """Record the digest of a file read in :attr:`digests`, named
+        ``name`` for the evidence itself, when given."""
+        shown = self.name if self.name and not relative else self.describe(relative)
+        self.digests.append(EvidenceDigest(path=shown, sha256=sha256, size=size))
 
     def exists(self, relative: str | None = None) -> bool:
         """Whether the file (or directory) exists (a symlink counts as
@@ -187,13 +189,7 @@ class Evidence:
             data = self._read_local(self.location(relative), where)
         else:
             data = self._read_remote(relative, where)
-        self.digests.append(
-            EvidenceDigest(
-                path=self._shown(relative),
-                sha256=hashlib.sha256(data).hexdigest(),
-                size=len(data),
-            )
-        )
+        self._record(relative, hashlib.sha256(data).hexdigest(), len(data))
         return data
 
     @contextmanager
@@ -214,13 +210,7 @@ class Evidence:
                 yield stream
             finally:
                 stream.drain()
-                self.digests.append(
-                    EvidenceDigest(
-                        path=self._shown(relative),
-                        sha256=stream.hexdigest(),
-                        size=stream.size,
-                    )
-                )
+                self._record(relative, stream.hexdigest(), stream.size)
 
     def digest(self, relative: str | None = None) -> None:
         """Read the file to its end and record its digest in :attr:`digests`,

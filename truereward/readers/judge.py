@@ -16,8 +16,9 @@ import asyncio
 import importlib
 import math
 import os
-import threading
 from collections.abc import Callable, Coroutine, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..codes import Ungradable
@@ -43,21 +44,8 @@ def _run(coroutine: Coroutine[Any, Any, T]) -> T:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coroutine)
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(coroutine)
-        except BaseException as error:  # noqa: BLE001 - carried back to the calling thread
-            box["error"] = error
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    result: T = box["value"]
-    return result
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 #: The most samples a criterion may ask for (each is a provider call).
@@ -78,16 +66,14 @@ _OPTIONS = {
 }
 
 
+@dataclass
 class _Criterion:
     """A criterion's question, and what its decision means: whether it
     passes, and its score from 0 to 1."""
 
-    def __init__(
-        self, question: Any, passes: Callable[[Any], bool], score: Callable[[Any], float]
-    ) -> None:
-        self.question = question
-        self.passes = passes
-        self.score = score
+    question: Any
+    passes: Callable[[Any], bool]
+    score: Callable[[Any], float]
 
 
 def _number(value: object, what: str) -> float:

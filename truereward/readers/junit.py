@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from ..codes import Ungradable
 from ..grade.bounded import MAX_ITEMS
@@ -106,29 +107,20 @@ class _Result:
         return self.given or self.text.value()
 
 
+@dataclass(slots=True)
 class _Case:
     """A ``<testcase>`` being read."""
 
-    __slots__ = ("attrib", "keys", "label", "left_out", "reruns", "results", "slot", "trimmed")
-
-    def __init__(
-        self,
-        attrib: dict[str, str],
-        label: str,
-        keys: tuple[str, ...],
-        trimmed: tuple[str, ...],
-        slot: int,
-    ) -> None:
-        self.attrib = attrib
-        self.label = label
-        self.keys = keys
-        self.trimmed = trimmed
-        self.slot = slot
-        #: The first <error>, <failure> and <skipped>, by tag.
-        self.results: dict[str, _Result] = {}
-        self.reruns: list[_Result] = []
-        #: Reruns past the ones kept: counted, not kept.
-        self.left_out = 0
+    attrib: dict[str, str]
+    label: str
+    keys: tuple[str, ...]
+    trimmed: tuple[str, ...]
+    slot: int
+    #: The first <error>, <failure> and <skipped>, by tag.
+    results: dict[str, _Result] = field(default_factory=dict)
+    reruns: list[_Result] = field(default_factory=list)
+    #: Reruns past the ones kept: counted, not kept.
+    left_out: int = 0
 
     def outcome(self) -> TestOutcome:
         get = self.attrib.get

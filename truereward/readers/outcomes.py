@@ -98,14 +98,15 @@ _WHY = {
 }
 
 
-#: Outcomes a rerun is made of: a test is rerun after it failed or errored,
-#: until it passes; a skip or an expected failure is never rerun.
-_RERUN_OUTCOMES = frozenset({ReportedOutcome.PASSED, ReportedOutcome.FAILED, ReportedOutcome.ERROR})
+#: Outcomes a rerun is made of, and its verdict: a test is rerun after it
+#: failed or errored, until it passes; a skip or an expected failure is
+#: never rerun.
 _RERUN_VERDICT: dict[ReportedOutcome, RerunVerdict] = {
     ReportedOutcome.PASSED: "pass",
     ReportedOutcome.FAILED: "fail",
     ReportedOutcome.ERROR: "fail",
 }
+_RERUN_OUTCOMES = frozenset(_RERUN_VERDICT)
 
 
 def _row(case_id: str, kind: Kind, entries: Sequence[TestOutcome]) -> CaseResult:
@@ -189,55 +190,43 @@ def rows_for(
             f" (it also lists {unnamed} test{'s' if unnamed > 1 else ''} without a name "
             f"or with one over {MAX_NAME} characters, which no case can match)"
         )
-    rows = []
-    for case in spec.cases:
+
+    def row(case: CaseSpec) -> CaseResult:
         found = match(case.id)
         if not found:
             whole = strip_parameters(case.id)
             if any_merged and whole != case.id and any(entry.merged for entry in match(whole)):
-                rows.append(
-                    case_invalid(
-                        case,
-                        f"{source} merged the parametrised cases of {whole} into one entry, so "
-                        f"{case.id} cannot be told apart (a legacy report; upgrade the reporter)",
-                    )
+                return case_invalid(
+                    case,
+                    f"{source} merged the parametrised cases of {whole} into one entry, so "
+                    f"{case.id} cannot be told apart (a legacy report; upgrade the reporter)",
                 )
-                continue
-            rows.append(CaseResult(id=case.id, kind=case.kind, verdict="fail", why=absent))
-            continue
+            return CaseResult(id=case.id, kind=case.kind, verdict="fail", why=absent)
         labels = sorted({entry.label for entry in found})
         if len(labels) > 1:
-            rows.append(
-                case_invalid(
-                    case,
-                    f"{case.id} matches {len(labels)} different tests of {source} "
-                    f"({', '.join(labels[:5])}); the match is ambiguous",
-                )
+            return case_invalid(
+                case,
+                f"{case.id} matches {len(labels)} different tests of {source} "
+                f"({', '.join(labels[:5])}); the match is ambiguous",
             )
-            continue
         invalid = (
             next((entry.invalid for entry in found if entry.invalid), "") if any_invalid else ""
         )
         if invalid:
-            rows.append(
-                CaseResult(
-                    id=case.id,
-                    kind=case.kind,
-                    verdict="ungradable",
-                    code="EVIDENCE_MALFORMED",
-                    why=f"{source}: {labels[0]} is a malformed entry: {invalid}",
-                )
+            return CaseResult(
+                id=case.id,
+                kind=case.kind,
+                verdict="ungradable",
+                code="EVIDENCE_MALFORMED",
+                why=f"{source}: {labels[0]} is a malformed entry: {invalid}",
             )
-            continue
         if not _explained(found, passed_reruns):
             listed = ", ".join(entry.outcome.value for entry in found[:5])
-            rows.append(
-                case_invalid(
-                    case,
-                    f"{source} lists {labels[0]} {len(found)} times with outcomes no rerun "
-                    f"explains ({listed}): a test is rerun only after it failed",
-                )
+            return case_invalid(
+                case,
+                f"{source} lists {labels[0]} {len(found)} times with outcomes no rerun "
+                f"explains ({listed}): a test is rerun only after it failed",
             )
-            continue
-        rows.append(_row(case.id, case.kind, found))
-    return rows
+        return _row(case.id, case.kind, found)
+
+    return [row(case) for case in spec.cases]

@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -74,6 +74,7 @@ _DEFAULT_TESTS = "/tests"
 INNER = "tests/"
 
 Command = Annotated[str, Field(min_length=1, max_length=4096)]
+M = TypeVar("M", bound=BaseModel)
 
 
 class RewardkitSettings(BaseModel):
@@ -181,13 +182,15 @@ class _Report(BaseModel):
 # --- running rewardkit -----------------------------------------------------------------------
 
 
-def _settings(options: Mapping[str, Any]) -> RewardkitSettings:
+def _validated(model: type[M], value: Any, code: str, what: str) -> M:
+    """``value`` read as ``model``; ``code`` saying ``what`` it is not, and
+    why (:func:`truereward.record.validation.describe`), when it is not one."""
     from ..record.validation import describe
 
     try:
-        return RewardkitSettings.model_validate(dict(options))
+        return model.model_validate(value)
     except ValidationError as error:
-        raise Ungradable("CASE_INVALID", f"reader options: {describe(error)}") from None
+        raise Ungradable(code, f"{what}: {describe(error)}") from None
 
 
 def _tail(path: Path) -> str:
@@ -297,14 +300,6 @@ def _read_json(out: Path, name: str, what: str) -> Any:
 # --- from rewardkit's layout to rows and a scoring -------------------------------------------
 
 
-def _scheme(aggregation: str) -> str:
-    return f"{aggregation.replace('_', '-')}/1"
-
-
-def _threshold(aggregation: str, value: float) -> float | None:
-    return value if aggregation.replace("_", "-") == "threshold" else None
-
-
 def _case_id(component: str, name: str, seen: Counter[str]) -> str:
     base = "".join(char if char.isprintable() else " " for char in name).strip() or "criterion"
     key = f"{component}::{base}"[:480].strip()
@@ -323,6 +318,29 @@ class _Translation:
         self.faults: dict[tuple[str, int], list[_Fault]] = {}
         for fault in report.faults:
             self.faults.setdefault((fault.reward, fault.index), []).append(fault)
+
+    def dimension(
+        self,
+        name: str,
+        aggregation: str,
+        threshold: float,
+        members: list[dict[str, Any]],
+        digits: int | None = None,
+    ) -> str:
+        """Add the dimension ``name``: rewardkit's ``aggregation`` as our
+        scheme, with its ``threshold`` when it is the threshold one; its
+        name."""
+        scheme = aggregation.replace("_", "-")
+        self.dimensions.append(
+            {
+                "name": name,
+                "scheme": f"{scheme}/1",
+                "threshold": threshold if scheme == "threshold" else None,
+                "digits": digits,
+                "members": members,
+            }
+        )
+        return name
 
     def component(self, node: _Component, details: Any) -> str:
         """Rows for ``node``'s criteria; the name of its dimension."""
@@ -367,16 +385,7 @@ class _Translation:
             )
         if not members:
             raise Ungradable("CASE_INVALID", f"{where} has no criteria")
-        name = INNER + node.name
-        self.dimensions.append(
-            {
-                "name": name,
-                "scheme": _scheme(node.aggregation),
-                "threshold": _threshold(node.aggregation, node.threshold),
-                "members": members,
-            }
-        )
-        return name
+        return self.dimension(INNER + node.name, node.aggregation, node.threshold, members)
 
     def _row(
         self, node: _Component, index: int, case_id: str, score: _Score, written: dict[str, Any]
@@ -388,51 +397,38 @@ class _Translation:
             if isinstance(written.get(key), str) and written[key]
         ]
         faults = self.faults.get((node.name, index), [])
-        if faults:
-            first = faults[0]
-            return CaseResult(
-                id=case_id,
-                kind="fail_to_pass",
-                verdict="ungradable",
-                code=FAULT_CODES.get(first.kind, REWARDKIT_FAILED),
-                why=f"rewardkit scored it {value!r}, and {first.detail}",
-                observations=said,
-            )
         samples = written.get("samples")
-        if score.error is None and isinstance(samples, list) and None in samples:
+        # A criterion rewardkit did not measure: its refusal code and why.
+        if faults:
+            code = FAULT_CODES.get(faults[0].kind, REWARDKIT_FAILED)
+            why = f"rewardkit scored it {value!r}, and {faults[0].detail}"
+        elif score.error is None and isinstance(samples, list) and None in samples:
             failed = sum(1 for sample in samples if sample is None)
-            return CaseResult(
-                id=case_id,
-                kind="fail_to_pass",
-                verdict="ungradable",
-                code="PROVIDER_FAILED",
-                why=f"{failed} of the judge's {len(samples)} samples failed (rewardkit took "
-                f"the median of the rest: {value!r})",
-                observations=said,
+            code = "PROVIDER_FAILED"
+            why = (
+                f"{failed} of the judge's {len(samples)} samples failed (rewardkit took "
+                f"the median of the rest: {value!r})"
             )
-        if score.error is not None:
+        elif score.error is not None:
+            code = "PROVIDER_FAILED"
+            why = f"rewardkit recorded an error and scored it {value!r}: {score.error}"
+        elif not math.isfinite(value):
+            code, why, said = REWARDKIT_FAILED, f"rewardkit scored it {value!r}", []
+        else:
             return CaseResult(
                 id=case_id,
                 kind="fail_to_pass",
-                verdict="ungradable",
-                code="PROVIDER_FAILED",
-                why=f"rewardkit recorded an error and scored it {value!r}: {score.error}",
+                verdict="pass" if value >= 1.0 else "fail",
+                why="" if value >= 1.0 else f"rewardkit scored it {value!r}",
+                measures={"score": value},
                 observations=said,
-            )
-        if not math.isfinite(value):
-            return CaseResult(
-                id=case_id,
-                kind="fail_to_pass",
-                verdict="ungradable",
-                code=REWARDKIT_FAILED,
-                why=f"rewardkit scored it {value!r}",
             )
         return CaseResult(
             id=case_id,
             kind="fail_to_pass",
-            verdict="pass" if value >= 1.0 else "fail",
-            why="" if value >= 1.0 else f"rewardkit scored it {value!r}",
-            measures={"score": value},
+            verdict="ungradable",
+            code=code,
+            why=why,
             observations=said,
         )
 
@@ -443,9 +439,8 @@ class _Translation:
         if isinstance(node, _Component):
             return self.component(node, details)
         if not node.spec and len(node.inputs) == 1:
-            inner = details  # rewardkit writes the one input's details in its place
-            only = node.inputs[0]
-            children = [(only, inner)]
+            # rewardkit writes the one input's details in its place
+            children = [(node.inputs[0], details)]
         else:
             listed = details.get("components") if isinstance(details, dict) else None
             if not isinstance(listed, list) or len(listed) != len(node.inputs):
@@ -468,16 +463,7 @@ class _Translation:
             for item, inner in children
         ]
         name = path if top else INNER + path
-        self.dimensions.append(
-            {
-                "name": name,
-                "scheme": _scheme(node.aggregation),
-                "threshold": _threshold(node.aggregation, node.threshold),
-                "digits": 4,
-                "members": members,
-            }
-        )
-        return name
+        return self.dimension(name, node.aggregation, node.threshold, members, digits=4)
 
 
 def _translate(
@@ -514,28 +500,17 @@ def _translate(
             raise Ungradable(
                 REWARDKIT_FAILED, f"reward {spec.name!r} weighs {unknown}, which the layout lacks"
             )
-        done.dimensions.append(
-            {
-                "name": spec.name,
-                "scheme": _scheme(spec.aggregation),
-                "threshold": _threshold(spec.aggregation, spec.threshold),
-                "digits": 4,
-                "members": [
-                    {"dimension": targets[name], "weight": weight}
-                    for name, weight in spec.weights.items()
-                ],
-            }
-        )
+        members = [
+            {"dimension": targets[name], "weight": weight} for name, weight in spec.weights.items()
+        ]
+        done.dimension(spec.name, spec.aggregation, spec.threshold, members, digits=4)
     top = [*layout.dimensions, *(spec.name for spec in layout.specs)]
     primary = _primary(top, settings)
     # "all": every other reward rewardkit writes that can be a key of ours
     # (its "reward" cannot, when another is the primary).
-    publish = (
-        [name for name in top if name != primary and name not in RESERVED_NAMES]
-        if settings.publish == "all"
-        else []
-    )
-    if settings.publish != "all":
+    if settings.publish == "all":
+        publish = [name for name in top if name != primary and name not in RESERVED_NAMES]
+    else:
         publish = list(settings.publish)
         for name in publish:
             if name not in top:
@@ -548,20 +523,16 @@ def _translate(
         raise Ungradable(
             "CASE_INVALID", f"publish: {clash} are keys reward.json has already (reward, figures)"
         )
-    try:
-        scoring = Scoring.model_validate(
-            {
-                "dimensions": sorted(done.dimensions, key=lambda item: str(item["name"])),
-                "primary": primary,
-                "publish": sorted(set(publish) - {primary}),
-            }
-        )
-    except ValidationError as error:
-        from ..record.validation import describe
-
-        raise Ungradable(
-            "CASE_INVALID", f"rewardkit's layout is not a scoring: {describe(error)}"
-        ) from None
+    scoring = _validated(
+        Scoring,
+        {
+            "dimensions": sorted(done.dimensions, key=lambda item: str(item["name"])),
+            "primary": primary,
+            "publish": sorted(set(publish) - {primary}),
+        },
+        "CASE_INVALID",
+        "rewardkit's layout is not a scoring",
+    )
     _agrees(done.rows, scoring, written, top)
     return done.rows, scoring
 
@@ -620,15 +591,14 @@ class RewardkitReader:
     def read(self, evidence: Evidence, spec: TaskSpec, options: Mapping[str, Any]) -> Any:
         from . import Scored
 
-        settings = _settings(options)
+        settings = _validated(RewardkitSettings, dict(options), "CASE_INVALID", "reader options")
         workspace = urls.local_or_none(evidence.url)
         if workspace is None:
             raise Ungradable(
                 "CASE_INVALID",
                 f"{evidence.describe()}: the rewardkit bridge grades a local workspace",
             )
-        stored = evidence.root is not None
-        if stored:
+        if evidence.root is not None:  # a stored run
             given: frozenset[str] = getattr(options, "from_caller", frozenset())
             absent = [key for key in ("python", "tests") if key not in given]
             if absent:
@@ -638,7 +608,7 @@ class RewardkitReader:
                     "options), never the run's task spec: a run does not choose what the "
                     "grader executes",
                 )
-            root = urls.local_or_none(evidence.root or "")
+            root = urls.local_or_none(evidence.root)
             if (
                 root is not None
                 and os.path.isdir(workspace)
@@ -695,14 +665,7 @@ class RewardkitReader:
             for value in written.values()
         ):
             raise Ungradable(REWARDKIT_FAILED, "reward.json is not an object of numbers")
-        try:
-            report = _Report.model_validate(raw)
-        except ValidationError as error:
-            from ..record.validation import describe
-
-            raise Ungradable(
-                REWARDKIT_FAILED, f"the probe's report is not one: {describe(error)}"
-            ) from None
+        report = _validated(_Report, raw, REWARDKIT_FAILED, "the probe's report is not one")
         rows, scoring = _translate(report, written, details, settings)
         return Scored(rows=rows, scoring=scoring)
 
