@@ -44,9 +44,7 @@ def case_id(case: Mapping[str, Any], index: int, warn: Any = None) -> str:
 
 
 def _text(case: Mapping[str, Any], name: str, alias: str) -> str:
-    if name in case:
-        return stringify(case[name])
-    return stringify(case.get(alias, ""))
+    return stringify(case[name] if name in case else case.get(alias, ""))
 
 
 def _number(case: Mapping[str, Any], meta: Mapping[str, Any], name: str, warn: Any) -> float:

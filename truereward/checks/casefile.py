@@ -143,11 +143,7 @@ def _cases_among(data: bytes) -> int:
         if data.endswith(b"\n"):
             blank -= 1  # the empty match after the last newline is no line
         return count - blank
-    text = data.decode("utf-8", "replace")
-    lines = text.split("\n")
-    if text.endswith("\n"):
-        lines.pop()
-    return sum(1 for line in lines if line.strip())
+    return sum(1 for line in _split_lines(data) if line.decode("utf-8", "replace").strip())
 
 
 def _line_chunks(head: bytes, stream: BinaryIO) -> Iterator[CaseChunk]:

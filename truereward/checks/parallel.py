@@ -51,17 +51,14 @@ def start_method() -> str:
     return "forkserver" if "forkserver" in methods else "spawn"
 
 
-def _context(method: str) -> Any:
+def process_context(method: str | None = None) -> Any:
+    """A multiprocessing context for ``method``, else for how processes are
+    best started here and now (:func:`start_method`)."""
+    method = method or start_method()
     context = multiprocessing.get_context(method)
     if method == "forkserver":
         context.set_forkserver_preload(_PRELOAD)
     return context
-
-
-def process_context(method: str | None = None) -> Any:
-    """A multiprocessing context for ``method``, else for how processes are
-    best started here and now (:func:`start_method`)."""
-    return _context(method or start_method())
 
 
 class WorkerDied(TruerewardError):
@@ -183,7 +180,7 @@ class OrderedMap(Generic[T, R]):
             self._before_fork()
         self._pool = ProcessPoolExecutor(
             max_workers=self._jobs,
-            mp_context=_context(self._method or start_method()),
+            mp_context=process_context(self._method),
             initializer=_start_worker,
             initargs=(self._initializer, self._initargs),
         )
@@ -263,7 +260,7 @@ class OrderedMap(Generic[T, R]):
         when that process dies too)."""
         if self._before_fork is not None:
             self._before_fork()
-        context = _context(self._method or start_method())
+        context = process_context(self._method)
         receiver, sender = context.Pipe(duplex=False)
         process = context.Process(
             target=_alone,

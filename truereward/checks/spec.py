@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from ..util.exceptions import UnknownName
@@ -53,10 +54,8 @@ def parse_check(check: Any, case: Mapping[str, Any], warn: Warn) -> CheckSpec:
         raise BadCheck(f"a check is an object, got {check!r}")
     name = check.get("type")
     if not name:
-        if "type" in check:
-            warn(f"type {name!r} is empty; token_f1 assumed, with min {check.get('min', 1)!r}")
-        else:
-            warn(f"no type; token_f1 assumed, with min {check.get('min', 1)!r}")
+        said = f"type {name!r} is empty" if "type" in check else "no type"
+        warn(f"{said}; token_f1 assumed, with min {check.get('min', 1)!r}")
         name = "token_f1"
     kind = get_check(name) if isinstance(name, str) else None
     if kind is None:
@@ -70,14 +69,10 @@ def parse_check(check: Any, case: Mapping[str, Any], warn: Warn) -> CheckSpec:
     return CheckSpec(kind, required, minimum, decimal_ratio(minimum), params)
 
 
-_default_specs: list[CheckSpec] = []
-
-
+@cache
 def _defaults() -> list[CheckSpec]:
     # The default check reads nothing from the case: built once.
-    if not _default_specs:
-        _default_specs.append(parse_check(dict(DEFAULT_CHECK), {}, _refuse_warning))
-    return _default_specs
+    return [parse_check(dict(DEFAULT_CHECK), {}, _refuse_warning)]
 
 
 def _refuse_warning(message: str) -> None:

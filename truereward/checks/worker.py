@@ -110,6 +110,12 @@ class _Lines:
             for warning in outcome.warnings[: max(KEEP - len(self.warnings), 0)]:
                 self.warnings.append(f"{self.run.file}:{line}: case {outcome.id}: {warning}")
 
+    def add_lost(self, raw: RawCase, message: str, *, internal: bool = False) -> None:
+        """``raw`` as an error, not scored: ``message`` says why."""
+        outcome = CaseOutcome(id=_lost_id(raw), passed=False, score=None, error=message[:2000])
+        scored = ScoredCase(outcome, raw.line, internal=internal)
+        self.add(scored, self.report.case(scored, self.run), raw.line)
+
     def batch(self) -> Batch:
         return Batch(
             self.report.separator.join(self.parts),
@@ -158,7 +164,6 @@ def lost_chunk(chunk: CaseChunk, settings: Settings, error: BaseException) -> Ba
     """``chunk`` as errors, one per case, when scoring it failed as a whole:
     its worker process died (``error`` says how) or raised while the chunk
     was handed back. The report stays whole; the other chunks are scored."""
-    report = get_format(settings.format)
     raws = list(cases_in(chunk))
     where = f"lines {raws[0].line}-{raws[-1].line}" if len(raws) > 1 else f"line {chunk.first_line}"
     died = isinstance(error, WorkerDied)
@@ -172,11 +177,9 @@ def lost_chunk(chunk: CaseChunk, settings: Settings, error: BaseException) -> Ba
             f"internal error (a bug in truereward) while scoring the cases at {where}: "
             f"{type(error).__name__}: {error}"
         )
-    lines = _Lines(report, settings.run)
+    lines = _Lines(get_format(settings.format), settings.run)
     for raw in raws:
-        outcome = CaseOutcome(id=_lost_id(raw), passed=False, score=None, error=message[:2000])
-        scored = ScoredCase(outcome, raw.line, internal=internal)
-        lines.add(scored, report.case(scored, settings.run), raw.line)
+        lines.add_lost(raw, message, internal=internal)
     return lines.batch()
 
 
@@ -201,8 +204,7 @@ def score_alone(
     is an error saying how the process died, and the cases after it are
     scored in a new process. The cases that did not kill it are scored as
     usual, wherever they were in the chunk."""
-    report = get_format(settings.format)
-    lines = _Lines(report, settings.run)
+    lines = _Lines(get_format(settings.format), settings.run)
     raws = list(cases_in(chunk))
     done = 0
     while done < len(raws):
@@ -227,10 +229,7 @@ def score_alone(
             receiver.close()
         process.join()
         if done < len(raws):
-            raw = raws[done]
-            message = f"not scored: {WorkerDied(process.exitcode)} while scoring this case"
-            outcome = CaseOutcome(id=_lost_id(raw), passed=False, score=None, error=message)
-            lost = ScoredCase(outcome, raw.line)
-            lines.add(lost, report.case(lost, settings.run), raw.line)
+            died = WorkerDied(process.exitcode)
+            lines.add_lost(raws[done], f"not scored: {died} while scoring this case")
             done += 1
     return lines.batch()

@@ -131,9 +131,8 @@ def _cannot_start(options: CommandOptions, program: str, root: str, error: OSErr
     )
     if in_workspace:
         return Failure(f"{program}: cannot be run ({said})")
-    if options.missing_program_fails:
-        return Failure(f"{program}: not found where the verifier runs ({said})")
-    return Ungradable(TOOL_MISSING, f"{program}: not found where the verifier runs ({said})")
+    missing = f"{program}: not found where the verifier runs ({said})"
+    return Failure(missing) if options.missing_program_fails else Ungradable(TOOL_MISSING, missing)
 
 
 def run_command(options: CommandOptions, context: Context) -> Ran:

@@ -45,57 +45,46 @@ def _row(case: CaseSpec, started: float, **fields: Any) -> CaseResult:
     )
 
 
-def _refused(case: CaseSpec, started: float, code: str, why: str) -> CaseResult:
-    return _row(case, started, verdict="ungradable", code=code, why=why)
-
-
 def grade_case(case: CaseSpec, context: Context, *, reads: frozenset[Needs]) -> CaseResult:
     """The row of ``case`` (module docstring); ``reads`` is what the reader
     can give criteria (``workspace``, ``trajectory``)."""
     started = time.monotonic()
+
+    def refused(code: str, why: str) -> CaseResult:
+        return _row(case, started, verdict="ungradable", code=code, why=why)
+
     options = dict(case.options)
     name = options.pop("criterion", None)
     if not isinstance(name, str):
-        return _refused(
-            case,
-            started,
+        return refused(
             "CASE_INVALID",
             "options.criterion: the criterion's kind, such as file_exists or command_succeeds",
         )
     try:
         kind = get_criterion(name)
     except UnknownName as error:
-        return _refused(case, started, "CASE_INVALID", f"options.criterion: {error}")
+        return refused("CASE_INVALID", f"options.criterion: {error}")
     if kind.needs not in reads:
-        return _refused(
-            case,
-            started,
+        return refused(
             "CASE_INVALID",
             f"criterion {name} reads a {kind.needs}: grade it with the {kind.needs} reader",
         )
     try:
         parsed = kind.options.model_validate(options)
     except ValidationError as error:
-        return _refused(
-            case, started, "CASE_INVALID", f"criterion {name}: {describe(error, whole='options')}"
-        )
+        return refused("CASE_INVALID", f"criterion {name}: {describe(error, whole='options')}")
     try:
         outcome = kind.evaluate(parsed, context)
     except Failure as failure:
         return _row(case, started, verdict="fail", why=str(failure), measures={"score": 0.0})
-    except Ungradable as refused:
-        return _refused(case, started, refused.code, f"criterion {name}: {refused.why}")
+    except Ungradable as refusal:
+        return refused(refusal.code, f"criterion {name}: {refusal.why}")
     except Exception as error:  # noqa: BLE001 - a kind's bug is the grader's, this case's alone
-        return _refused(
-            case,
-            started,
-            "CASE_NOT_GRADED",
-            f"criterion {name} crashed: {type(error).__name__}: {error}",
+        return refused(
+            "CASE_NOT_GRADED", f"criterion {name} crashed: {type(error).__name__}: {error}"
         )
     if not isinstance(outcome, Outcome):
-        return _refused(
-            case,
-            started,
+        return refused(
             "CASE_NOT_GRADED",
             f"criterion {name} answered with {type(outcome).__name__}, not an Outcome",
         )
@@ -106,9 +95,7 @@ def grade_case(case: CaseSpec, context: Context, *, reads: frozenset[Needs]) -> 
         or not math.isfinite(score)
         or not 0.0 <= score <= 1.0
     ):
-        return _refused(
-            case,
-            started,
+        return refused(
             "CASE_NOT_GRADED",
             f"criterion {name} scored {score!r}, outside [0, 1]: refused, never clipped",
         )

@@ -173,10 +173,10 @@ def get(
                 ) from None
             current = following
         raise Failure(f"GET {url}: more than {MAX_REDIRECTS} redirects")
-    except TimeoutError:
-        raise Ungradable("GRADER_TIMEOUT", f"GET {current}: {out_of_time}") from None
     except (http.client.HTTPException, OSError) as error:
-        if fired.is_set():  # the watchdog cut the exchange: out of time, whatever broke
+        # Out of time: a timeout (TimeoutError is an OSError), or the watchdog
+        # cut the exchange, whatever broke then.
+        if isinstance(error, TimeoutError) or fired.is_set():
             raise Ungradable("GRADER_TIMEOUT", f"GET {current}: {out_of_time}") from None
         if isinstance(error, OSError):
             raise _unreachable(current, error) from None

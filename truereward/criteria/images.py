@@ -46,8 +46,8 @@ def opened(data: bytes, shown: str) -> Iterator[Any]:
     """The image in ``data`` (module docstring), closed on exit."""
     image_module = pillow()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # Pillow's decompression-bomb warning: we bound it
+        # Pillow's decompression-bomb warning: we bound it.
+        with warnings.catch_warnings(action="ignore"):
             image = image_module.open(io.BytesIO(data), formats=FORMATS)
     except image_module.DecompressionBombError as error:
         raise Failure(f"{shown}: {error}") from None
@@ -74,8 +74,7 @@ def same_pixels(first: Any, second: Any, shown: str) -> int:
             f"{shown}: images of {width}x{height} pixels are over the {MAX_PIXELS} pixels compared",
         )
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(action="ignore"):
             left, right = first.convert("RGBA"), second.convert("RGBA")
     except (OSError, SyntaxError, ValueError) as error:  # a truncated or corrupt image
         raise Failure(f"{shown}: an image cannot be decoded: {error}") from None

@@ -13,7 +13,7 @@ criterion is ``CASE_INVALID`` saying so.
 
 from __future__ import annotations
 
-import re
+from functools import partial
 from typing import Any
 
 from ..codes import Ungradable
@@ -25,26 +25,14 @@ __all__ = ["check", "search"]
 def check(pattern: str) -> Any:
     """``pattern`` compiled (cached), or the refusal (module docstring)."""
     try:
-        import regex
-
-        from ..checks.kinds.regex import PatternRefused, compiled, shown
+        from ..checks.kinds.regex import compiled_or_refused
     except ImportError:
         raise Ungradable(
             "CASE_INVALID",
             "a regular expression criterion needs the regex package: "
             "pip install 'truereward[checks]'",
         ) from None
-    try:
-        made = compiled(pattern, 0)
-    except PatternRefused as refused:
-        raise Ungradable(
-            "CASE_INVALID", f"pattern {shown(pattern)} is refused: {refused}"
-        ) from None
-    except (regex.error, re.error, RecursionError, OverflowError, ValueError) as error:
-        raise Ungradable(
-            "CASE_INVALID", f"pattern {shown(pattern)} is not a valid regular expression: {error}"
-        ) from None
-    return made
+    return compiled_or_refused(pattern, 0, partial(Ungradable, "CASE_INVALID"))
 
 
 def search(pattern: str, text: str, *, timeout: float, what: str) -> int | None:

@@ -14,6 +14,7 @@ grader's).
 from __future__ import annotations
 
 import os
+import pathlib
 import sys
 import tempfile
 from difflib import SequenceMatcher
@@ -52,12 +53,9 @@ def text_ratio(first: str, second: str, *, timeout: float) -> float:
     if max(len(first), len(second)) <= INLINE_CHARS:
         return SequenceMatcher(None, first, second).ratio()
     with tempfile.TemporaryDirectory(prefix="truereward-ratio-") as scratch:
-        paths = []
-        for name, text in (("first", first), ("second", second)):
-            path = os.path.join(scratch, name)
-            with open(path, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
-            paths.append(path)
+        paths = [os.path.join(scratch, name) for name in ("first", "second")]
+        for path, text in zip(paths, (first, second), strict=True):
+            pathlib.Path(path).write_text(text, encoding="utf-8", newline="")
         ran = run_bounded(
             [sys.executable, "-I", "-S", "-c", _CHILD.format(memory=MEMORY_BYTES), *paths],
             cwd=scratch,

@@ -13,10 +13,10 @@ import importlib
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..model import Summary
+from ..model import CaseOutcome, Summary
 from ..suite import ScoredCase
 
-__all__ = ["FORMATS", "Format", "Run", "get_format"]
+__all__ = ["FORMATS", "Format", "Run", "failed_checks", "get_format"]
 
 #: Format names and the modules that define them.
 FORMATS = {"json": "json_report", "markdown": "markdown", "junit": "junit", "ctrf": "ctrf"}
@@ -53,6 +53,15 @@ class Format(Protocol):
     def tail(self, run: Run, summary: Summary) -> str:
         """The text after the cases."""
         ...
+
+
+def failed_checks(outcome: CaseOutcome) -> str:
+    """The checks ``outcome`` failed, as ``type (score < min)``, comma-separated."""
+    return ", ".join(
+        f"{check.type} ({check.score} < {check.min})"
+        for check in outcome.checks
+        if not check.passed
+    )
 
 
 def get_format(name: str) -> Format:

@@ -18,7 +18,7 @@ from ...codes.checks import CHECK_GAVE_UP
 from ..model import Summary
 from ..suite import ScoredCase
 from ..text import stringify
-from . import Run
+from . import Run, failed_checks
 
 SPEC_VERSION = "1.0.0"
 
@@ -50,11 +50,7 @@ class CtrfFormat:
             test["rawStatus"] = "error"
             test["message"] = outcome.error
         elif not outcome.passed:
-            test["message"] = "failed: " + ", ".join(
-                f"{check.type} ({check.score} < {check.min})"
-                for check in outcome.checks
-                if not check.passed
-            )
+            test["message"] = f"failed: {failed_checks(outcome)}"
         test["extra"] = {
             "truereward": {
                 "score": outcome.score,

@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape, quoteattr
 from ...codes.checks import CHECK_GAVE_UP
 from ..model import Summary
 from ..suite import ScoredCase
-from . import Run
+from . import Run, failed_checks
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -58,10 +58,7 @@ class JunitFormat:
         ]
         body = f"      <system-out>{text(chr(10).join(lines))}</system-out>\n"
         if not outcome.passed:
-            failed = [check for check in outcome.checks if not check.passed]
-            message = f"score {outcome.score}; failed: " + ", ".join(
-                f"{check.type} ({check.score} < {check.min})" for check in failed
-            )
+            message = f"score {outcome.score}; failed: {failed_checks(outcome)}"
             body = (
                 f'      <failure message={attr(message)} type="checks">'
                 f"{text(message)}</failure>\n" + body

@@ -56,14 +56,12 @@ def source_ids(sources: Any, warn: Warn, where: str) -> list[str]:
     ids: list[str] = []
     items: Iterable[Any] = sources
     for item in items:
+        raw = item
         if isinstance(item, dict):
-            if "id" not in item:
-                warn(f"{where}: source {item!r} has no id; its text {str(item)!r} is the id")
-                raw = item
-            else:
+            if "id" in item:
                 raw = item["id"]
-        else:
-            raw = item
+            else:
+                warn(f"{where}: source {item!r} has no id; its text {str(item)!r} is the id")
         if not isinstance(raw, str | dict):
             warn(f"{where}: id {raw!r} is not a string; read as {as_python_str(raw)!r}")
         source_id = as_python_str(raw)

@@ -19,14 +19,10 @@ from ..text import as_python_str
 
 
 def parse(check: Mapping[str, Any], case: Mapping[str, Any], warn: Warn) -> dict[str, Any]:
-    params: dict[str, Any] = {}
-    if "caseSensitive" in check:
-        flag = check["caseSensitive"]
-        if not isinstance(flag, bool):
-            warn(f"caseSensitive {flag!r} is not a boolean; read as {bool(flag)}")
-        params["caseSensitive"] = bool(flag)
-    else:
-        params["caseSensitive"] = False
+    flag = check.get("caseSensitive", False)
+    if not isinstance(flag, bool):
+        warn(f"caseSensitive {flag!r} is not a boolean; read as {bool(flag)}")
+    params: dict[str, Any] = {"caseSensitive": bool(flag)}
     if "value" in check:
         raw = check["value"]
         listed = raw if isinstance(raw, list) else [raw]

@@ -20,6 +20,7 @@ from ..context import NOT_JSON, CaseContext
 from ..jsonpath import MISSING, lookup, segments
 from ..model import Measurement
 from ..registry import BadCheck, CheckType, Warn
+from ..text import as_python_str
 
 _PASS = (1, 1)
 _FAIL = (0, 1)
@@ -28,13 +29,9 @@ _CANONICAL = json.JSONEncoder(sort_keys=True).encode
 
 
 def parse(check: Mapping[str, Any], case: Mapping[str, Any], warn: Warn) -> dict[str, Any]:
-    raw_path = check.get("path")
-    if not raw_path:
-        path = ""
-    elif isinstance(raw_path, str):
-        path = raw_path
-    else:
-        path = str(raw_path)
+    raw_path = check.get("path") or ""
+    path = as_python_str(raw_path)
+    if not isinstance(raw_path, str):
         warn(f"path {raw_path!r} is not a string; read as {path!r}")
     if path and "" in path.split("."):
         warn(f"path {path!r} has empty segments; read as {'.'.join(segments(path))!r}")

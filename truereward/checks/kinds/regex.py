@@ -16,7 +16,7 @@ import re
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -179,9 +179,8 @@ def _checked(pattern: str, flags: int) -> tuple[int, type[ValueError] | None, st
     pattern in every case. The length is checked before this, so a key here
     is at most :data:`MAX_PATTERN_LENGTH` characters."""
     try:
-        with warnings.catch_warnings():
-            # re warns about constructs whose meaning may change (nested sets).
-            warnings.simplefilter("ignore")
+        # re warns about constructs whose meaning may change (nested sets).
+        with warnings.catch_warnings(action="ignore"):
             weight = _weigh(pattern, flags)
             re.compile(pattern, flags)
     except PatternRefused as refused:
@@ -259,6 +258,22 @@ def compiled(pattern: str, flags: int) -> regex.Pattern[str]:
     return made
 
 
+def compiled_or_refused(
+    pattern: str, flags: int, error: Callable[[str], Exception]
+) -> regex.Pattern[str]:
+    """:func:`compiled`, a pattern it refuses or cannot compile raised as
+    ``error(message)``, the message naming the pattern and why (the one the
+    ``regex`` check and the regular-expression criteria give)."""
+    try:
+        return compiled(pattern, flags)
+    except PatternRefused as refused:
+        raise error(f"pattern {shown(pattern)} is refused: {refused}") from None
+    except (regex.error, re.error, RecursionError, OverflowError, ValueError) as invalid:
+        raise error(
+            f"pattern {shown(pattern)} is not a valid regular expression: {invalid}"
+        ) from None
+
+
 def brackets_as_re_reads_them(pattern: str) -> str:
     """``pattern`` with every unescaped ``[`` inside a character set escaped.
 
@@ -305,10 +320,8 @@ def brackets_as_re_reads_them(pattern: str) -> str:
 def _flags(raw: Any, warn: Warn) -> int:
     if not isinstance(raw, str | list | dict):
         raise BadCheck(f'flags: letters such as "im", got {raw!r}')
-    flags = 0
-    for letter, flag in _KNOWN_FLAGS.items():
-        if letter in raw:
-            flags |= flag
+    # Each flag is a bit of its own: their sum is their union.
+    flags = sum(flag for letter, flag in _KNOWN_FLAGS.items() if letter in raw)
     unknown = [item for item in raw if not (isinstance(item, str) and item in _KNOWN_FLAGS)]
     if unknown:
         listed = ", ".join(repr(item) for item in unknown)
@@ -322,16 +335,8 @@ def parse(check: Mapping[str, Any], case: Mapping[str, Any], warn: Warn) -> dict
         raise BadCheck("pattern: missing (give 'pattern' or 'value')")
     if not isinstance(pattern, str):
         raise BadCheck(f"pattern: a string, got {pattern!r}")
-    raw_flags = check.get("flags", "i")
-    flags = _flags(raw_flags, warn)
-    try:
-        compiled(pattern, flags)
-    except PatternRefused as refused:
-        raise BadCheck(f"pattern {shown(pattern)} is refused: {refused}") from None
-    except (regex.error, re.error, RecursionError, OverflowError, ValueError) as error:
-        raise BadCheck(
-            f"pattern {shown(pattern)} is not a valid regular expression: {error}"
-        ) from None
+    flags = _flags(check.get("flags", "i"), warn)
+    compiled_or_refused(pattern, flags, BadCheck)
     letters = "".join(letter for letter, flag in _KNOWN_FLAGS.items() if flags & flag)
     return {"pattern": pattern, "flags": letters}
 
@@ -341,9 +346,7 @@ _CATASTROPHIC = "the pattern backtracks too much on this output (catastrophic ba
 
 def measure(params: Mapping[str, Any], context: CaseContext) -> Measurement:
     options = context.options
-    flags = 0
-    for letter in params["flags"]:
-        flags |= _KNOWN_FLAGS[letter]
+    flags = sum(_KNOWN_FLAGS[letter] for letter in params["flags"])  # each letter once
     started = clock()
     pattern = compiled(params["pattern"], flags)  # cached, unless it was dropped
     left = context.remaining()

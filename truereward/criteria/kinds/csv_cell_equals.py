@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+from itertools import islice
 from typing import Annotated
 
 from pydantic import Field
@@ -36,15 +37,11 @@ class CsvCellEquals(Options):
 def _cell(text: str, row: int, col: int | str) -> str | None:
     stream = io.StringIO(text, newline="")
     if isinstance(col, str):
-        for index, record in enumerate(csv.DictReader(stream)):
-            if index == row:
-                value = record.get(col)
-                return value if isinstance(value, str) else None
-        return None
-    for index, cells in enumerate(csv.reader(stream)):
-        if index == row:
-            return cells[col] if -len(cells) <= col < len(cells) else None
-    return None
+        record = next(islice(csv.DictReader(stream), row, None), None)
+        value = None if record is None else record.get(col)
+        return value if isinstance(value, str) else None
+    cells = next(islice(csv.reader(stream), row, None), None)
+    return cells[col] if cells is not None and -len(cells) <= col < len(cells) else None
 
 
 def evaluate(options: CsvCellEquals, context: Context) -> Outcome:

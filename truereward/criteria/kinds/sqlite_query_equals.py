@@ -13,6 +13,7 @@ is ``CASE_INVALID``; out of time, ``GRADER_TIMEOUT``. docs/criteria.md.
 from __future__ import annotations
 
 import os
+import pathlib
 import sqlite3
 import tempfile
 import time
@@ -76,12 +77,10 @@ def _copy(files: WorkspaceFiles, db_path: str, scratch: str) -> str:
     if data and not data.startswith(_HEADER):
         raise Failure(f"{where} is not a SQLite database")
     copy = os.path.join(scratch, "db.sqlite")
-    with open(copy, "wb") as handle:
-        handle.write(data)
+    pathlib.Path(copy).write_bytes(data)
     log = files.read(db_path + "-wal") if files.exists(db_path + "-wal") else None
     if log is not None:
-        with open(copy + "-wal", "wb") as handle:
-            handle.write(log)
+        pathlib.Path(copy + "-wal").write_bytes(log)
     return copy
 
 
