@@ -10,13 +10,14 @@ docs/calibrate.md, "The calibration log", gives every field.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import functools
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..judging.answers import Answer, check_label, decide_all
 from ..judging.errors import JudgeError
-from ..judging.questions import Question, check_questions
+from ..judging.questions import Question, check_fields, check_questions
 from ..util.strictjson import StrictJSONError, canonical_bytes, loads
 from .case import LabelledCase
 from .errors import CalibrationError
@@ -26,6 +27,8 @@ __all__ = ["FORMAT", "LogFormatError", "dump_log", "parse_log", "read_log", "wri
 
 #: The format name and version in the header.
 FORMAT = "truereward-calibration/1"
+
+R = TypeVar("R")
 
 _HEADER_FIELDS = {"format", "questions", "total_ms"}
 _CASE_FIELDS = {"id", "state", "labels", "answers", "latency_ms"}
@@ -40,50 +43,41 @@ class LogFormatError(CalibrationError):
         self.line = line
 
 
-def _line_json(text: str, source: str, number: int) -> dict[str, Any]:
+def _read_line(text: str, source: str, number: int, parse: Callable[[dict[str, Any]], R]) -> R:
+    """``parse`` of the JSON object on line ``number``; any problem with the
+    line is a LogFormatError naming ``source`` and the line."""
     try:
         value = loads(text)
-    except StrictJSONError as error:
+        if not isinstance(value, dict):
+            raise CalibrationError(f"a line is a JSON object, got {type(value).__name__}")
+        return parse(value)
+    except (StrictJSONError, JudgeError) as error:
         raise LogFormatError(source, number, str(error)) from None
-    if not isinstance(value, dict):
-        raise LogFormatError(source, number, f"a line is a JSON object, got {type(value).__name__}")
-    return value
 
 
-def _header(value: dict[str, Any], source: str) -> tuple[tuple[Question, ...], float]:
-    unknown = sorted(set(value) - _HEADER_FIELDS)
-    if unknown:
-        raise LogFormatError(source, 1, f"{unknown[0]}: unknown header field")
+def _header(value: dict[str, Any]) -> tuple[tuple[Question, ...], float]:
+    check_fields(value, _HEADER_FIELDS, "header")
     if value.get("format") != FORMAT:
-        raise LogFormatError(
-            source,
-            1,
+        raise CalibrationError(
             f"format: the first line is a header with format {FORMAT!r}, "
-            f"got {value.get('format')!r}",
+            f"got {value.get('format')!r}"
         )
     raw = value.get("questions")
     if not isinstance(raw, list):
-        raise LogFormatError(source, 1, f"questions: a list of questions, got {raw!r:.80}")
+        raise CalibrationError(f"questions: a list of questions, got {raw!r:.80}")
     questions = []
     for index, item in enumerate(raw):
         try:
             questions.append(Question.from_json(item))
         except JudgeError as error:
-            raise LogFormatError(source, 1, f"questions[{index}].{error}") from None
-    try:
-        asked = check_questions(questions)
-        total = check_latency(value.get("total_ms", 0.0), "total_ms")
-    except JudgeError as error:
-        raise LogFormatError(source, 1, str(error)) from None
-    return asked, total
+            raise CalibrationError(f"questions[{index}].{error}") from None
+    return check_questions(questions), check_latency(value.get("total_ms", 0.0), "total_ms")
 
 
 def _case(
     value: dict[str, Any], asked: tuple[Question, ...]
 ) -> tuple[LabelledCase, dict[str, Answer], float]:
-    unknown = sorted(set(value) - _CASE_FIELDS)
-    if unknown:
-        raise CalibrationError(f"{unknown[0]}: unknown case field")
+    check_fields(value, _CASE_FIELDS, "case")
     by_name = {question.name: question for question in asked}
     labels = value.get("labels", {})
     if not isinstance(labels, dict):
@@ -139,17 +133,15 @@ def parse_log(text: str | bytes, source: str = "<log>") -> Calibration:
     header_number, header_line = lines[0]
     if header_number != 1:
         raise LogFormatError(source, 1, "the header is the first line (no blank line before it)")
-    asked, total_ms = _header(_line_json(header_line, source, 1), source)
+    asked, total_ms = _read_line(header_line, source, 1, _header)
     cases: list[LabelledCase] = []
     answers: list[dict[str, Answer]] = []
     latencies: list[float] = []
     ids: dict[str, int] = {}
     for number, line in lines[1:]:
-        value = _line_json(line, source, number)
-        try:
-            case, case_answers, latency = _case(value, asked)
-        except JudgeError as error:
-            raise LogFormatError(source, number, str(error)) from None
+        case, case_answers, latency = _read_line(
+            line, source, number, functools.partial(_case, asked=asked)
+        )
         if case.id is not None:
             if case.id in ids:
                 raise LogFormatError(

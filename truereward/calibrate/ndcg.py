@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 
-from ..judging.numbers import finite_float
+from ..judging.numbers import finite_float, is_number
 from .errors import CalibrationError
 
 __all__ = ["DEFAULT_K", "ndcg"]
@@ -57,7 +57,7 @@ def ndcg(
     gains: dict[Hashable, float] = {}
     for key, grade in grades.items():
         where = f"grades[{key!r}]"
-        if isinstance(grade, bool) or not isinstance(grade, int | float):
+        if not is_number(grade):
             raise CalibrationError(f"{where}: a number, got {grade!r}")
         number = finite_float(grade)
         if number is None or number < 0:

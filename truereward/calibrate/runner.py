@@ -11,6 +11,7 @@ judge: run", gives the order of work and the call budget.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -63,17 +64,13 @@ async def run(
     if not isinstance(settings, RunOptions):
         raise CalibrationError(f"options: a RunOptions, got {type(settings).__name__}")
     check_provider(provider)
-    timeout = settings.call_timeout_s
+    # One checked call about a case (warm-up or measured).
+    ask_case = functools.partial(
+        ask_prepared, provider, prepared, timeout_s=settings.call_timeout_s
+    )
 
     for index in range(min(settings.warmup, len(checked))):
-        await ask_prepared(
-            provider,
-            prepared,
-            checked[index].state,
-            timeout_s=timeout,
-            case_index=index,
-            warmup=True,
-        )
+        await ask_case(checked[index].state, case_index=index, warmup=True)
 
     latencies = [0.0] * len(checked)
 
@@ -81,14 +78,7 @@ async def run(
         async def timed() -> Mapping[str, Answer]:
             # Started when a slot is free: a case's latency is its call's alone.
             started = time.perf_counter()
-            answers = await ask_prepared(
-                provider,
-                prepared,
-                checked[index].state,
-                timeout_s=timeout,
-                case_index=index,
-                warmup=False,
-            )
+            answers = await ask_case(checked[index].state, case_index=index, warmup=False)
             latencies[index] = (time.perf_counter() - started) * 1000.0
             return answers
 

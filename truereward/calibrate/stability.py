@@ -51,19 +51,13 @@ def stability(reports: Sequence[Calibration]) -> dict[str, float | None]:
                 f"reports[{index}]: case {position} is {other_ids[position]!r}, "
                 f"in reports[0] it is {ids[position]!r}"
             )
+
+    def stable(name: str, case: int) -> bool:
+        decision = first.decisions[case][name]
+        return all(same_decision(report.decisions[case][name], decision) for report in items[1:])
+
     count = len(first.decisions)
-    out: dict[str, float | None] = {}
-    for name in names:
-        if count == 0:
-            out[name] = None
-            continue
-        stable = sum(
-            1
-            for case in range(count)
-            if all(
-                same_decision(report.decisions[case][name], first.decisions[case][name])
-                for report in items[1:]
-            )
-        )
-        out[name] = stable / count
-    return out
+    return {
+        name: sum(stable(name, case) for case in range(count)) / count if count else None
+        for name in names
+    }

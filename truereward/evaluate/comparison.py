@@ -54,8 +54,28 @@ class ExperimentComparison(BaseModel):
     metrics: list[MetricComparison] = Field(default_factory=list)
 
 
-def _count(summary: MetricSummary | None, field: str) -> int:
+#: The counts compared as ``<count>_delta`` (an experiment's ``error_delta`` too).
+_COUNTS = ("evaluated", "passed", "failed", "unjudged")
+
+
+def _count(summary: ExperimentSummary | MetricSummary | None, field: str) -> int:
     return 0 if summary is None else int(getattr(summary, field))
+
+
+def _count_deltas(
+    baseline: ExperimentSummary | MetricSummary | None,
+    candidate: ExperimentSummary | MetricSummary | None,
+) -> dict[str, int]:
+    """``<count>_delta`` of each count: candidate minus baseline (an absent
+    side counts no reports)."""
+    return {f"{name}_delta": _count(candidate, name) - _count(baseline, name) for name in _COUNTS}
+
+
+def _distribution_delta(
+    baseline: MetricSummary | None, candidate: MetricSummary | None, field: str
+) -> DistributionDelta:
+    sides = [_ABSENT if side is None else getattr(side, field) for side in (baseline, candidate)]
+    return DistributionDelta.between(*sides)
 
 
 def _compare_metric(
@@ -65,17 +85,9 @@ def _compare_metric(
         metric=metric,
         baseline=baseline,
         candidate=candidate,
-        evaluated_delta=_count(candidate, "evaluated") - _count(baseline, "evaluated"),
-        passed_delta=_count(candidate, "passed") - _count(baseline, "passed"),
-        failed_delta=_count(candidate, "failed") - _count(baseline, "failed"),
-        unjudged_delta=_count(candidate, "unjudged") - _count(baseline, "unjudged"),
-        score_delta=DistributionDelta.between(
-            baseline.scores if baseline else _ABSENT, candidate.scores if candidate else _ABSENT
-        ),
-        measurement_delta=DistributionDelta.between(
-            baseline.measurements if baseline else _ABSENT,
-            candidate.measurements if candidate else _ABSENT,
-        ),
+        **_count_deltas(baseline, candidate),
+        score_delta=_distribution_delta(baseline, candidate, "scores"),
+        measurement_delta=_distribution_delta(baseline, candidate, "measurements"),
     )
 
 
@@ -93,10 +105,7 @@ def compare_summaries(
     return ExperimentComparison(
         baseline=baseline,
         candidate=candidate,
-        evaluated_delta=candidate.evaluated - baseline.evaluated,
-        passed_delta=candidate.passed - baseline.passed,
-        failed_delta=candidate.failed - baseline.failed,
-        unjudged_delta=candidate.unjudged - baseline.unjudged,
+        **_count_deltas(baseline, candidate),
         error_delta=candidate.errors - baseline.errors,
         metrics=metrics,
     )

@@ -25,6 +25,7 @@ fail, 0.5) score (3 * 1.0 + 1 * 0.5) / 4 = 0.875; the composite passes under
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -124,7 +125,10 @@ class CompositeEvaluator(Generic[T]):
         component gives no score or no decided verdict; a component's own
         exception is raised as it is, after the others are cancelled)."""
         reports = await run_bounded(
-            [_job(component.evaluator, subject) for component in self.components],
+            [
+                functools.partial(call_evaluator, component.evaluator, subject)
+                for component in self.components
+            ],
             self.max_concurrency,
         )
         return self.aggregate(reports)
@@ -204,10 +208,3 @@ class CompositeEvaluator(Generic[T]):
         if self.minimum_passed is not None:
             parameters["minimum_passed"] = self.minimum_passed
         return Metric(namespace=self.namespace, name=COMPOSITE, parameters=parameters)
-
-
-def _job(evaluator: Evaluator[T], subject: T) -> Any:
-    async def run() -> EvaluationReport:
-        return await call_evaluator(evaluator, subject)
-
-    return run

@@ -15,6 +15,8 @@ all zero.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Annotated
@@ -122,27 +124,20 @@ class Distribution(BaseModel):
         if n == 0:
             return cls(count=0)
         ordered = sorted(tally.items())
-        targets = {
-            "p10": _rank_index(1, 10, n),
-            "p50": _rank_index(1, 2, n),
-            "p90": _rank_index(9, 10, n),
-        }
-        found: dict[str, float] = {}
-        seen = 0
-        pending = sorted(targets.items(), key=lambda item: item[1])
-        for value, count in ordered:
-            seen += count
-            while pending and pending[0][1] < seen:
-                found[pending.pop(0)[0]] = value
-            if not pending:
-                break
+        # Values at or below ordered[i] are seen[i]; the value at a 0-based
+        # rank is the first whose count of values at or below passes it.
+        seen = list(itertools.accumulate(count for _, count in ordered))
+
+        def percentile(numerator: int, denominator: int) -> float:
+            return ordered[bisect.bisect_right(seen, _rank_index(numerator, denominator, n))][0]
+
         return cls(
             count=n,
             mean=mean_of_counts(tally),
             minimum=ordered[0][0],
-            p10=found["p10"],
-            p50=found["p50"],
-            p90=found["p90"],
+            p10=percentile(1, 10),
+            p50=percentile(1, 2),
+            p90=percentile(9, 10),
             maximum=ordered[-1][0],
         )
 

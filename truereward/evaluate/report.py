@@ -51,10 +51,6 @@ def _metadata(value: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return value
 
 
-def _no_blank_only(value: str) -> bool:
-    return bool(value.strip())
-
-
 #: An outcome in JSON Schema terms (what the model checks in Python).
 _OUTCOME_RULE: dict[str, Any] = {
     "anyOf": [
@@ -123,7 +119,7 @@ class EvaluationReport(BaseModel):
             self.verdict.decided
             or self.score is not None
             or self.measurement is not None
-            or _no_blank_only(self.feedback)
+            or bool(self.feedback.strip())
             or bool(self.details)
         )
 

@@ -15,8 +15,9 @@ would look better than it is.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from .evaluator import Evaluator, call_evaluator, check_evaluator
 from .metric import SUITE, Metric
@@ -62,7 +63,11 @@ class SuiteEvaluator(Generic[T]):
     async def evaluate(self, subject: T) -> EvaluationReport:
         """Evaluate every child; the suite report keeps them all."""
         reports = await run_bounded(
-            [_job(evaluator, subject) for evaluator in self.evaluators], self.max_concurrency
+            [
+                functools.partial(call_evaluator, evaluator, subject)
+                for evaluator in self.evaluators
+            ],
+            self.max_concurrency,
         )
         return self.aggregate(reports)
 
@@ -77,10 +82,3 @@ class SuiteEvaluator(Generic[T]):
         )
         verdict = suite_verdict([report.verdict for report in reports])
         return EvaluationReport(metric=metric, verdict=verdict, details=list(reports))
-
-
-def _job(evaluator: Evaluator[T], subject: T) -> Any:
-    async def run() -> EvaluationReport:
-        return await call_evaluator(evaluator, subject)
-
-    return run

@@ -21,6 +21,7 @@ metric had one). Metrics are listed in order of first appearance.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import Annotated
 
@@ -92,23 +93,28 @@ class ExperimentSummary(BaseModel):
         return next((item for item in self.metrics if item.metric == metric), None)
 
 
+def _verdict_counts(verdicts: Counter[EvaluationVerdict]) -> dict[str, int]:
+    """``evaluated``, ``passed``, ``failed`` and ``unjudged`` of a tally of
+    verdicts."""
+    return {
+        "evaluated": verdicts.total(),
+        "passed": verdicts[EvaluationVerdict.PASS],
+        "failed": verdicts[EvaluationVerdict.FAIL],
+        "unjudged": verdicts[EvaluationVerdict.UNSPECIFIED],
+    }
+
+
 class _MetricTally:
-    __slots__ = ("evaluated", "failed", "measurements", "metric", "passed", "scores", "unjudged")
+    __slots__ = ("measurements", "metric", "scores", "verdicts")
 
     def __init__(self, metric: Metric) -> None:
         self.metric = metric
-        self.evaluated = self.passed = self.failed = self.unjudged = 0
+        self.verdicts: Counter[EvaluationVerdict] = Counter()
         self.scores = ValueCounts()
         self.measurements = ValueCounts()
 
     def add(self, report: EvaluationReport) -> None:
-        self.evaluated += 1
-        if report.verdict is EvaluationVerdict.PASS:
-            self.passed += 1
-        elif report.verdict is EvaluationVerdict.FAIL:
-            self.failed += 1
-        else:
-            self.unjudged += 1
+        self.verdicts[report.verdict] += 1
         if report.score is not None:
             self.scores.add(float(report.score))
         if report.measurement is not None:
@@ -117,10 +123,7 @@ class _MetricTally:
     def summary(self) -> MetricSummary:
         return MetricSummary(
             metric=self.metric,
-            evaluated=self.evaluated,
-            passed=self.passed,
-            failed=self.failed,
-            unjudged=self.unjudged,
+            **_verdict_counts(self.verdicts),
             scores=self.scores.distribution(),
             measurements=self.measurements.distribution(),
         )
@@ -129,7 +132,8 @@ class _MetricTally:
 def summarize(cases: Iterable[EvaluationOutcome]) -> ExperimentSummary:
     """The summary of case outcomes (streaming: one pass, memory in the
     number of metrics and distinct values)."""
-    total = evaluated = passed = failed = unjudged = errors = not_evaluated = 0
+    total = errors = not_evaluated = 0
+    verdicts: Counter[EvaluationVerdict] = Counter()
     tallies: dict[MetricKey, _MetricTally] = {}
     for case in cases:
         total += 1
@@ -137,26 +141,15 @@ def summarize(cases: Iterable[EvaluationOutcome]) -> ExperimentSummary:
             errors += 1
             not_evaluated += case.status is CaseStatus.NOT_EVALUATED
             continue
-        evaluated += 1
-        verdict = case.report.verdict
-        if verdict is EvaluationVerdict.PASS:
-            passed += 1
-        elif verdict is EvaluationVerdict.FAIL:
-            failed += 1
-        else:
-            unjudged += 1
+        verdicts[case.report.verdict] += 1
         for report in case.report.walk():
             key = report.metric.key()
-            tally = tallies.get(key)
-            if tally is None:
-                tally = tallies[key] = _MetricTally(report.metric)
-            tally.add(report)
+            if key not in tallies:
+                tallies[key] = _MetricTally(report.metric)
+            tallies[key].add(report)
     return ExperimentSummary(
         total=total,
-        evaluated=evaluated,
-        passed=passed,
-        failed=failed,
-        unjudged=unjudged,
+        **_verdict_counts(verdicts),
         errors=errors,
         not_evaluated=not_evaluated,
         metrics=[tally.summary() for tally in tallies.values()],

@@ -21,8 +21,8 @@ from pydantic import Field
 from ..util.dumped import Dumped
 from ..util.frozen import is_empty
 from .errors import JudgeError
-from .numbers import finite_float
-from .questions import Question, QuestionKind
+from .numbers import finite_float, is_number
+from .questions import Question, QuestionKind, check_fields
 
 __all__ = [
     "Answer",
@@ -139,12 +139,8 @@ class Answer(Dumped):
         """An answer from ``{value, confidence, probabilities?}``."""
         if not isinstance(value, Mapping):
             raise JudgeError(f"an answer is an object, got {type(value).__name__}")
-        unknown = set(value) - {"value", "confidence", "probabilities"}
-        if unknown:
-            raise JudgeError(f"{sorted(unknown)[0]}: unknown answer field")
-        for key in ("value", "confidence"):
-            if key not in value:
-                raise JudgeError(f"{key}: missing")
+        known = {"value", "confidence", "probabilities"}
+        check_fields(value, known, "answer", required=("value", "confidence"))
         raw = value["value"]
         if isinstance(raw, list):
             raw = tuple(raw)
@@ -193,18 +189,10 @@ class Decider:
             raise JudgeError(f"value: one of {options!r}, got {value!r}")
         # A numeric Answer value is already known to be finite (Answer checks it).
         if kind is QuestionKind.NUMBER:
-            if (
-                isinstance(value, int | float)
-                and not isinstance(value, bool)
-                and self._low <= value <= self._high
-            ):
+            if is_number(value) and self._low <= value <= self._high:
                 return float(value)
             raise JudgeError(f"value: a number from {self._low!r} to {self._high!r}, got {value!r}")
-        if (
-            isinstance(value, int | float)
-            and not isinstance(value, bool)
-            and 0 <= value <= self._last
-        ):
+        if is_number(value) and 0 <= value <= self._last:
             return math.floor(float(value) + 0.5)
         raise JudgeError(f"value: an expected score from 0 to {self._last}, got {value!r}")
 
@@ -223,11 +211,7 @@ class Decider:
             raise JudgeError(f"a label is one of {options!r}, got {label!r}")
         if kind is QuestionKind.NUMBER:
             number = finite_float(label)
-            if (
-                number is not None
-                and not isinstance(label, bool)
-                and self._low <= number <= self._high
-            ):
+            if number is not None and self._low <= number <= self._high:  # None for a bool
                 return number
             raise JudgeError(
                 f"a number label is from {self._low!r} to {self._high!r}, got {label!r}"

@@ -16,7 +16,8 @@ from typing import Any
 
 from .answers import Answer
 from .errors import JudgeError, ProviderFailure
-from .prompt import parse_content, request_messages
+from .numbers import is_number
+from .prompt import chat_request, parse_content
 from .questions import Question
 
 __all__ = ["LiteLLMProvider", "load_litellm"]
@@ -61,7 +62,7 @@ class LiteLLMProvider:
             raise JudgeError("model: a LiteLLM model name is needed (e.g. openai/gpt-4o)")
         if api_base is not None and not api_base.startswith(("http://", "https://")):
             raise JudgeError(f"api_base: an http(s) URL, got {api_base!r}")
-        if isinstance(timeout_s, bool) or not isinstance(timeout_s, int | float) or timeout_s <= 0:
+        if not is_number(timeout_s) or timeout_s <= 0:
             raise JudgeError(f"timeout_s: a positive number of seconds, got {timeout_s!r}")
         self.model = model
         self.api_base = api_base
@@ -74,20 +75,13 @@ class LiteLLMProvider:
     def call_arguments(self, questions: Sequence[Question], state: Any) -> dict[str, Any]:
         """The keyword arguments of ``litellm.acompletion`` for one case (the
         key is left out: it is added when calling)."""
-        arguments: dict[str, Any] = {
-            "model": self.model,
-            "messages": request_messages(questions, state),
-            "temperature": self.temperature,
-            "timeout": self.timeout_s,
-            "num_retries": 0,
-            "max_retries": 0,
-        }
+        arguments = chat_request(
+            self.model, questions, state, temperature=self.temperature, json_mode=self.json_mode
+        )
+        arguments.update(timeout=self.timeout_s, num_retries=0, max_retries=0)
         if self.api_base is not None:
             arguments["api_base"] = self.api_base
-        if self.json_mode:
-            arguments["response_format"] = {"type": "json_object"}
-        arguments.update(self.extra)
-        return arguments
+        return arguments | dict(self.extra)
 
     async def answer(self, questions: Sequence[Question], state: Any) -> Mapping[str, Answer]:
         litellm = load_litellm()

@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import math
+from typing import TypeGuard
 
 from .errors import JudgeError
 
-__all__ = ["finite_float", "positive_seconds"]
+__all__ = ["finite_float", "is_number", "positive_seconds"]
+
+
+def is_number(value: object) -> TypeGuard[int | float]:
+    """Whether ``value`` is an ``int`` or a ``float``, never a ``bool``."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def finite_float(value: object) -> float | None:
     """``value`` as a float when it is an ``int`` or ``float`` (never a
     ``bool``) that is finite as a float, else ``None``. An integer too large
     for a float is not finite (``float()`` would overflow)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if not is_number(value):
         return None
     try:
         number = float(value)

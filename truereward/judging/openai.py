@@ -19,7 +19,7 @@ import httpx
 from ..util.strictjson import StrictJSONError, loads
 from .answers import Answer
 from .errors import JudgeError, ProviderFailure
-from .prompt import SYSTEM_PROMPT, describe_question, parse_reply, request_messages
+from .prompt import SYSTEM_PROMPT, chat_request, describe_question, parse_reply
 from .questions import Question
 
 __all__ = ["SYSTEM_PROMPT", "OpenAIProvider", "describe_question", "parse_reply"]
@@ -67,15 +67,9 @@ class OpenAIProvider:
 
     def request_body(self, questions: Sequence[Question], state: Any) -> dict[str, Any]:
         """The JSON body of the request for one case."""
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": request_messages(questions, state),
-            "temperature": self.temperature,
-        }
-        if self.json_mode:
-            body["response_format"] = {"type": "json_object"}
-        body.update(self.extra_body)
-        return body
+        return chat_request(
+            self.model, questions, state, temperature=self.temperature, json_mode=self.json_mode
+        ) | dict(self.extra_body)
 
     def _client_here(self) -> httpx.AsyncClient:
         if not self._own_client:

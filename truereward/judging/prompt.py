@@ -23,6 +23,7 @@ from .questions import Question, QuestionKind
 
 __all__ = [
     "SYSTEM_PROMPT",
+    "chat_request",
     "describe_question",
     "parse_content",
     "parse_reply",
@@ -129,3 +130,19 @@ def request_messages(questions: Sequence[Question], state: Any) -> list[dict[str
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": user},
     ]
+
+
+def chat_request(
+    model: str, questions: Sequence[Question], state: Any, *, temperature: float, json_mode: bool
+) -> dict[str, Any]:
+    """What every chat provider sends for one case: the model, the
+    :func:`request_messages`, the temperature and, in JSON mode,
+    ``response_format: {"type": "json_object"}``."""
+    request: dict[str, Any] = {
+        "model": model,
+        "messages": request_messages(questions, state),
+        "temperature": temperature,
+    }
+    if json_mode:
+        request["response_format"] = {"type": "json_object"}
+    return request

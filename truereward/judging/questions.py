@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated
@@ -26,7 +27,7 @@ from ..util.frozen import is_absent, is_empty
 from .errors import JudgeError, UnsupportedQuestion
 from .numbers import finite_float
 
-__all__ = ["Question", "QuestionKind", "check_name", "check_questions"]
+__all__ = ["Question", "QuestionKind", "check_fields", "check_name", "check_questions"]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
@@ -53,6 +54,20 @@ def check_name(value: object, what: str = "a question name") -> str:
             f"{what} has no leading or trailing whitespace and no control characters, got {value!r}"
         )
     return value
+
+
+def check_fields(
+    value: Mapping[str, object], known: AbstractSet[str], what: str, required: Sequence[str] = ()
+) -> None:
+    """JudgeError unless the JSON object ``value`` has only ``known`` fields
+    (``NAME: unknown WHAT field``, the first in sorted order) and every
+    ``required`` one (``NAME: missing``, the first in ``required`` order)."""
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise JudgeError(f"{unknown[0]}: unknown {what} field")
+    for name in required:
+        if name not in value:
+            raise JudgeError(f"{name}: missing")
 
 
 def _distinct_names(values: object, what: str) -> tuple[str, ...]:
@@ -190,12 +205,8 @@ class Question(Dumped):
         """A question from its JSON form; JudgeError naming the field."""
         if not isinstance(value, Mapping):
             raise JudgeError(f"a question is an object, got {type(value).__name__}")
-        unknown = set(value) - {"name", "kind", "options", "levels", "text", "minimum", "maximum"}
-        if unknown:
-            raise JudgeError(f"{sorted(unknown)[0]}: unknown question field")
-        for field in ("name", "kind"):
-            if field not in value:
-                raise JudgeError(f"{field}: missing")
+        known = {"name", "kind", "options", "levels", "text", "minimum", "maximum"}
+        check_fields(value, known, "question", required=("name", "kind"))
         for field in ("options", "levels"):
             if field in value and not isinstance(value[field], list):
                 raise JudgeError(f"{field}: a list of strings, got {value[field]!r}")
