@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from ..util import safefile
 from ..util.exceptions import TruerewardError
-from ..util.strictjson import loads
+from ..util.strictjson import StrictJSONError, loads
 
 if TYPE_CHECKING:
     from ..record.cases import CaseResult
@@ -32,6 +32,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_PUBLISH_FAILED",
     "CliError",
+    "json_or_text",
     "load_case_set",
     "load_rows",
     "number",
@@ -89,6 +90,15 @@ def number(
         return value
 
     return parse
+
+
+def json_or_text(text: str) -> Any:
+    """An option's VALUE: ``text`` parsed as JSON when it parses, else
+    ``text`` itself."""
+    try:
+        return loads(text)
+    except StrictJSONError:
+        return text
 
 
 def read_bytes(path: str, *, limit: int = safefile.LIMIT) -> bytes:

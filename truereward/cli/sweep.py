@@ -19,13 +19,13 @@ cannot be written).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..util.strictjson import StrictJSONError, loads
-from .common import EXIT_FAILED, EXIT_OK, CliError, number
+from .common import EXIT_FAILED, EXIT_OK, CliError, json_or_text, number
 from .progress import Progress
 
 if TYPE_CHECKING:
@@ -61,17 +61,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="only runs that stand refused for the grader's reasons",
     )
-    retries.add_argument(
-        "--runs",
-        metavar="SWEEP",
-        help="the sweep of runs these grades were published from, for the regrade command "
-        "(default: URL when the runs were graded in place)",
-    )
-    retries.add_argument(
-        "--deployment",
-        default="grade-run/local",
-        help="the deployment the regrade command names (default: grade-run/local)",
-    )
+    _regrade_options(retries)
     _common_options(retries, formats=("table", "markdown", "json"))
     retries.set_defaults(run=run_retries)
 
@@ -90,17 +80,7 @@ def register(subparsers: Any) -> None:
     report.add_argument(
         "--baseline", metavar="BASE", help="a baseline sweep: show regressions and fixes against it"
     )
-    report.add_argument(
-        "--runs",
-        metavar="SWEEP",
-        help="the sweep of runs these grades were published from, for the regrade command "
-        "(default: URL when the runs were graded in place)",
-    )
-    report.add_argument(
-        "--deployment",
-        default="grade-run/local",
-        help="the deployment the regrade command names (default: grade-run/local)",
-    )
+    _regrade_options(report)
     report.add_argument(
         "--limit",
         type=number(int, least=1),
@@ -143,6 +123,21 @@ def _common_options(
     _reading_options(parser)
 
 
+def _regrade_options(parser: argparse.ArgumentParser) -> None:
+    """--runs and --deployment: what the regrade command names."""
+    parser.add_argument(
+        "--runs",
+        metavar="SWEEP",
+        help="the sweep of runs these grades were published from, for the regrade command "
+        "(default: URL when the runs were graded in place)",
+    )
+    parser.add_argument(
+        "--deployment",
+        default="grade-run/local",
+        help="the deployment the regrade command names (default: grade-run/local)",
+    )
+
+
 def _reading_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--strict",
@@ -165,20 +160,27 @@ def storage_options(pairs: list[str]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise CliError(f"--storage-option: expected KEY=VALUE, got {pair!r}")
-        try:
-            options[key] = loads(value)
-        except StrictJSONError:
-            options[key] = value
+        options[key] = json_or_text(value)
     return options
 
 
-def _source(url: str, args: argparse.Namespace) -> Any:
-    from ..sweeps import SweepNotFound, SweepSource
+@contextlib.contextmanager
+def _readable() -> Iterator[None]:
+    """A sweep that cannot be listed (:class:`~truereward.sweeps.SweepNotFound`)
+    as a :class:`CliError` with its message."""
+    from ..sweeps import SweepNotFound
 
     try:
-        return SweepSource(url, storage_options(args.storage_option))
+        yield
     except SweepNotFound as error:
         raise CliError(str(error)) from None
+
+
+def _source(url: str, args: argparse.Namespace) -> Any:
+    from ..sweeps import SweepSource
+
+    with _readable():
+        return SweepSource(url, storage_options(args.storage_option))
 
 
 def _emit(args: argparse.Namespace, payload: dict[str, Any], markdown: str) -> None:
@@ -189,15 +191,12 @@ def _emit(args: argparse.Namespace, payload: dict[str, Any], markdown: str) -> N
 
 
 def run_summary(args: argparse.Namespace) -> int:
-    from ..sweeps import SweepNotFound, summarize
+    from ..sweeps import summarize
     from ..sweeps.markdown import render_summary
 
     source = _source(args.sweep, args)
-    try:
-        with Progress("read", args.sweep) as progress:
-            summary = summarize(progress.each(source.records(strict=args.strict)))
-    except SweepNotFound as error:
-        raise CliError(str(error)) from None
+    with _readable(), Progress("read", args.sweep) as progress:
+        summary = summarize(progress.each(source.records(strict=args.strict)))
     _emit(
         args,
         {"sweep": args.sweep, "summary": summary.model_dump(mode="json")},
@@ -207,16 +206,14 @@ def run_summary(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from ..sweeps import SweepNotFound, compare_runs, paired_records
+    from ..sweeps import compare_runs, paired_records
     from ..sweeps.markdown import render_comparison
 
     baseline, candidate = _source(args.baseline, args), _source(args.candidate, args)
     try:
-        with Progress("compared", args.candidate) as progress:
+        with _readable(), Progress("compared", args.candidate) as progress:
             pairs = paired_records(baseline, candidate, strict=args.strict)
             comparison = compare_runs(progress.each(pairs))
-    except SweepNotFound as error:
-        raise CliError(str(error)) from None
     except ArithmeticError as error:  # rewards of weighted-sum/1 near the float range
         raise CliError(f"no comparison: {error}") from None
     tripped = []
@@ -241,20 +238,17 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_stability(args: argparse.Namespace) -> int:
-    from ..sweeps import SweepNotFound, grouped_records, stability
+    from ..sweeps import grouped_records, stability
     from ..sweeps.markdown import render_stability
 
     if len(args.sweeps) < 2:
         raise CliError("stability needs at least two sweeps")
     sources = [_source(url, args) for url in args.sweeps]
-    try:
-        with Progress("read", ", ".join(args.sweeps)) as progress:
-            report = stability(
-                progress.each(grouped_records(sources, strict=args.strict, with_cases=True)),
-                sweeps=len(sources),
-            )
-    except SweepNotFound as error:
-        raise CliError(str(error)) from None
+    with _readable(), Progress("read", ", ".join(args.sweeps)) as progress:
+        report = stability(
+            progress.each(grouped_records(sources, strict=args.strict, with_cases=True)),
+            sweeps=len(sources),
+        )
     _emit(
         args,
         {"sweeps": list(args.sweeps), "stability": report.model_dump(mode="json")},
@@ -322,43 +316,39 @@ def _runs(count: int, what: str = "") -> str:
 
 
 def run_retries(args: argparse.Namespace) -> int:
-    from ..sweeps import SweepNotFound
     from ..sweeps.retries import RetriesTally, RetryFilter, retried_runs
 
     source = _source(args.sweep, args)
     tally = RetriesTally()
     keep = RetryFilter(code=args.code, blame=args.blame, still_refused=args.still_refused)
     out = sys.stdout
-    with Progress("read", args.sweep) as progress:
-        try:
-            lines = retried_runs(progress.each(source.records(strict=args.strict)), tally, keep)
-            if args.format == "json":
-                out.write('{"runs": [')
-                for index, run in enumerate(lines):
-                    out.write(("," if index else "") + "\n  " + run.model_dump_json())
-                out.write("\n]")
+    with Progress("read", args.sweep) as progress, _readable():
+        lines = retried_runs(progress.each(source.records(strict=args.strict)), tally, keep)
+        if args.format == "json":
+            out.write('{"runs": [')
+            for index, run in enumerate(lines):
+                out.write(("," if index else "") + "\n  " + run.model_dump_json())
+            out.write("\n]")
+        else:
+            markdown = args.format == "markdown"
+            if markdown:
+                out.write(f"## Retries: {_md(args.sweep)}\n\n")
+                out.write("| run | state | reward | attempts | attempt by attempt |\n")
+                out.write("|---|---|---:|---:|---|\n")
             else:
-                markdown = args.format == "markdown"
+                out.write(f"{'RUN':<24} {'STATE':<10} {'REWARD':<6} {'ATTEMPTS':<8} HISTORY\n")
+            for run in lines:
+                reward = "—" if run.reward is None else repr(run.reward)
                 if markdown:
-                    out.write(f"## Retries: {_md(args.sweep)}\n\n")
-                    out.write("| run | state | reward | attempts | attempt by attempt |\n")
-                    out.write("|---|---|---:|---:|---|\n")
+                    out.write(
+                        f"| {_md(run.run)} | {run.state} | {reward} | {len(run.attempts)} "
+                        f"| {_md(_attempts_text(run))} |\n"
+                    )
                 else:
-                    out.write(f"{'RUN':<24} {'STATE':<10} {'REWARD':<6} {'ATTEMPTS':<8} HISTORY\n")
-                for run in lines:
-                    reward = "—" if run.reward is None else repr(run.reward)
-                    if markdown:
-                        out.write(
-                            f"| {_md(run.run)} | {run.state} | {reward} | {len(run.attempts)} "
-                            f"| {_md(_attempts_text(run))} |\n"
-                        )
-                    else:
-                        out.write(
-                            f"{run.run:<24} {run.state:<10} {reward:<6} {len(run.attempts):<8} "
-                            f"{_attempts_text(run)}\n"
-                        )
-        except SweepNotFound as error:
-            raise CliError(str(error)) from None
+                    out.write(
+                        f"{run.run:<24} {run.state:<10} {reward:<6} {len(run.attempts):<8} "
+                        f"{_attempts_text(run)}\n"
+                    )
     deployment, local, note = _regrade_commands(args, source.in_place)
     fixed = _regrade_commands(args, source.in_place, "needing-fix")
     counts = (
@@ -425,7 +415,7 @@ def _listed(
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from ..sweeps import SweepNotFound, compare_runs, paired_records
+    from ..sweeps import compare_runs, paired_records
     from ..sweeps.html import render_report
     from ..sweeps.retries import RetriesListing
     from ..sweeps.summary import SummaryBuilder
@@ -437,7 +427,7 @@ def run_report(args: argparse.Namespace) -> int:
     # One pass: each record is summarised and offered to the listing as it is
     # read; the listing keeps --limit lines, the summary bounded tallies.
     try:
-        with Progress("read", args.sweep) as progress:
+        with _readable(), Progress("read", args.sweep) as progress:
             if baseline is None:
                 builder = SummaryBuilder()
                 for record in progress.each(source.records(strict=args.strict)):
@@ -449,8 +439,6 @@ def run_report(args: argparse.Namespace) -> int:
                 comparison = compare_runs(progress.each(_listed(pairs, listing)))
                 # compare_runs summarised the candidate's records
                 summary = comparison.candidate
-    except SweepNotFound as error:
-        raise CliError(str(error)) from None
     except ArithmeticError as error:  # rewards of weighted-sum/1 near the float range
         raise CliError(f"no comparison: {error}") from None
     regrade: tuple[str, ...] = ()

@@ -8,9 +8,10 @@ import argparse
 import json
 import os
 import sys
+from collections import Counter
 from typing import Any
 
-from .common import EXIT_CONFLICT, EXIT_OK, EXIT_PUBLISH_FAILED, CliError
+from .common import EXIT_CONFLICT, EXIT_OK, EXIT_PUBLISH_FAILED, CliError, json_or_text
 
 #: Where a Harbor verifier's files go unless told otherwise.
 DEFAULT_LOGS = "/logs/verifier"
@@ -97,17 +98,11 @@ def run_info(args: argparse.Namespace) -> dict[str, Any] | None:
 def parse_storage_options(items: list[str]) -> dict[str, Any]:
     """``KEY=VALUE`` strings as a (nested) options dict; :class:`CliError`
     naming the bad item."""
-    from ..util.strictjson import StrictJSONError, loads
-
     options: dict[str, Any] = {}
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
             raise CliError(f"--storage-option {item!r}: expected KEY=VALUE")
-        try:
-            value: Any = loads(raw)
-        except StrictJSONError:
-            value = raw
         *parents, leaf = key.strip().split(".")
         where = options
         for parent in parents:
@@ -115,7 +110,7 @@ def parse_storage_options(items: list[str]) -> dict[str, Any]:
             if not isinstance(nested, dict):
                 raise CliError(f"--storage-option {item!r}: {parent} is already a value")
             where = nested
-        where[leaf] = value
+        where[leaf] = json_or_text(raw)
     return options
 
 
@@ -208,10 +203,7 @@ def outcome_line(document: Any) -> str:
     """One line saying the reward, or the refusal codes with blame and count."""
     if document.gradable:
         return f"gradable: reward {document.reward!r} ({document.scheme})"
-    counts: dict[tuple[str, str], int] = {}
-    for item in document.refusals:
-        key = (item.code, item.blame.value)
-        counts[key] = counts.get(key, 0) + 1
+    counts = Counter((item.code, item.blame.value) for item in document.refusals)
     listed = ", ".join(
         f"{code} ({blame})" + (f" x{count}" if count > 1 else "")
         for (code, blame), count in sorted(counts.items())

@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .common import EXIT_FAILED, EXIT_OK, CliError
 from .progress import Progress
+
+if TYPE_CHECKING:
+    from ..grade.readback import Disagreement
 
 
 def register(subparsers: Any) -> None:
@@ -119,10 +122,7 @@ def _one(target: Any, repair: bool) -> dict[str, Any]:
             "scheme": None,
             "repaired": [],
             "why": str(error),
-            "disagreements": [
-                {"where": item.where, "stored": item.stored, "expected": item.expected}
-                for item in error.found
-            ],
+            "disagreements": _disagreements(error.found),
         }
     except Unreadable as error:
         return {"target": target.url, "readable": False, "why": str(error)}
@@ -134,11 +134,15 @@ def _one(target: Any, repair: bool) -> dict[str, Any]:
         "reward": document.reward,
         "scheme": document.scheme,
         "repaired": repaired,
-        "disagreements": [
-            {"where": item.where, "stored": item.stored, "expected": item.expected}
-            for item in found
-        ],
+        "disagreements": _disagreements(found),
     }
+
+
+def _disagreements(found: list[Disagreement]) -> list[dict[str, Any]]:
+    """Disagreements as the outcome lists them."""
+    return [
+        {"where": item.where, "stored": item.stored, "expected": item.expected} for item in found
+    ]
 
 
 def _print(outcome: dict[str, Any]) -> None:

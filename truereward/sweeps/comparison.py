@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from ..evaluate.distribution import DistributionDelta, ValueCounts
 from .record import RunRecord, RunState
-from .summary import SummaryBuilder, SweepSummary
+from .summary import FROZEN, Count, SummaryBuilder, SweepSummary
 
 __all__ = [
     "NoReward",
@@ -31,14 +31,11 @@ __all__ = [
     "pair_records",
 ]
 
-_FROZEN = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
-Count = Annotated[int, Field(ge=0)]
-
 
 class RewardChange(BaseModel):
     """A run gradable on both sides whose reward changed."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     run: str
     baseline: float
@@ -51,7 +48,7 @@ class NoReward(BaseModel):
     or ``unreadable``), its refusal ``codes`` and ``blame``, or ``why`` it is
     unreadable; ``reward`` on the other side when it had one."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     run: str
     state: Literal["ungradable", "unreadable"]
@@ -64,7 +61,7 @@ class NoReward(BaseModel):
 class SweepComparison(BaseModel):
     """A candidate sweep against a baseline (see the module docstring)."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     baseline: SweepSummary
     candidate: SweepSummary

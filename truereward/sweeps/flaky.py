@@ -12,14 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from .record import RunRecord, RunState
+from .summary import FROZEN, Count
 
 __all__ = ["FlakyCase", "RunHistory", "Stability", "stability"]
-
-_FROZEN = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
-Count = Annotated[int, Field(ge=0)]
 
 
 class RunHistory(BaseModel):
@@ -27,7 +25,7 @@ class RunHistory(BaseModel):
     (``gradable``, ``ungradable``, ``unreadable`` or ``absent``) and reward
     (``None`` without one)."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     run: str
     states: list[str]
@@ -38,7 +36,7 @@ class FlakyCase(BaseModel):
     """A case that passed in some sweeps and failed in others: in how many
     sweeps it ``passed``, ``failed``, or was ``ungradable``."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     run: str
     case: str
@@ -51,7 +49,7 @@ class Stability(BaseModel):
     """Stability of runs and cases across ``sweeps`` sweeps (see the module
     docstring)."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     sweeps: Annotated[int, Field(ge=2)]
     runs: Count

@@ -97,11 +97,15 @@ def _num(metric: str, value: int | float | None, *, signed: bool = False) -> str
         return f'<span class="num absent" data-metric="{name}">{ABSENT}</span>'
     if isinstance(value, bool):
         raise TypeError(f"{metric}: a number, not a bool")
-    if isinstance(value, int):
-        exact, text = str(value), str(value)
-    else:
-        exact, text = repr(float(value)), (_signed if signed else _real)(value)
+    exact, text = _exact_and_text(value, signed=signed)
     return f'<span class="num" data-metric="{name}" data-value="{_e(exact)}">{text}</span>'
+
+
+def _exact_and_text(value: int | float, *, signed: bool = False) -> tuple[str, str]:
+    """A number's exact ``data-value`` and its text (as :func:`_num` shows it)."""
+    if isinstance(value, int):
+        return str(value), str(value)
+    return repr(float(value)), (_signed if signed else _real)(value)
 
 
 def _td(metric: str, value: int | float | None, *, signed: bool = False) -> str:
@@ -114,12 +118,10 @@ def _bar(
     value: int | float,
     kind: str = "count",
     label_metric: str | None = None,
+    label_markup: str | None = None,
 ) -> Bar:
-    if isinstance(value, int):
-        exact = text = str(value)
-    else:
-        exact, text = repr(float(value)), _real(value)
-    return Bar(label, float(value), text, metric, exact, kind, label_metric)
+    exact, text = _exact_and_text(value)
+    return Bar(label, float(value), text, metric, exact, kind, label_metric, label_markup)
 
 
 def _card(metric: str, value: int | float | None, label: str) -> str:
@@ -225,18 +227,7 @@ def _reward(summary: SweepSummary) -> list[str]:
             )
             metric = f"reward_histogram.{index}.runs"
             lines.append(f"<tr><td>{html}</td>{_td(metric, bucket.runs)}</tr>")
-            bars.append(
-                Bar(
-                    text,
-                    float(bucket.runs),
-                    str(bucket.runs),
-                    metric,
-                    str(bucket.runs),
-                    "reward",
-                    None,
-                    svg,
-                )
-            )
+            bars.append(_bar(text, metric, bucket.runs, "reward", label_markup=svg))
         lines.append("</tbody></table>")
         lines.append(
             _figure(
@@ -534,6 +525,13 @@ _HEADINGS = (
     ("added", "only in the candidate"),
     ("removed", "only in the baseline"),
 )
+#: The changes the comparison's chart draws, each with its bar's colour.
+_CHANGE_KINDS = (
+    ("regressions", "grader"),
+    ("fixes", "reward"),
+    ("newly_ungradable", "run"),
+    ("newly_gradable", "count"),
+)
 
 
 def _comparison(
@@ -568,10 +566,9 @@ def _comparison(
         "gradable on both sides: "
         f"{_delta('comparison.paired_reward_delta', comparison.paired_reward_delta)}.</p>"
     )
-    counts: dict[str, int] = {}
-    for key, _ in _HEADINGS:
-        value = getattr(comparison, key)
-        counts[key] = value if isinstance(value, int) else len(value)
+    values = {key: getattr(comparison, key) for key, _ in _HEADINGS}
+    counts = {key: value if isinstance(value, int) else len(value) for key, value in values.items()}
+    labels = dict(_HEADINGS)
     lines.append('<div class="cards">')
     lines += [_card(f"comparison.{key}", counts[key], label) for key, label in _HEADINGS]
     lines.append("</div>")
@@ -579,20 +576,8 @@ def _comparison(
         _figure(
             bar_chart(
                 [
-                    _bar("regressions", "comparison.regressions", counts["regressions"], "grader"),
-                    _bar("fixes", "comparison.fixes", counts["fixes"], "reward"),
-                    _bar(
-                        "newly ungradable",
-                        "comparison.newly_ungradable",
-                        counts["newly_ungradable"],
-                        "run",
-                    ),
-                    _bar(
-                        "newly gradable",
-                        "comparison.newly_gradable",
-                        counts["newly_gradable"],
-                        "count",
-                    ),
+                    _bar(labels[key], f"comparison.{key}", counts[key], kind)
+                    for key, kind in _CHANGE_KINDS
                 ],
                 title="Runs per change against the baseline",
             ),

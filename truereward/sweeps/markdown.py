@@ -19,6 +19,8 @@ __all__ = ["render_comparison", "render_stability", "render_summary"]
 
 ABSENT = "—"
 LIMIT = 50
+#: The statistics of a distribution's table, in its columns' order.
+_STATS = ("mean", "minimum", "p10", "p50", "p90", "maximum")
 
 
 def _num(value: float | None) -> str:
@@ -42,15 +44,7 @@ def _distribution(distribution: Distribution) -> list[str]:
         "|---:|---:|---:|---:|---:|---:|---:|",
         "| "
         + " | ".join(
-            [
-                str(distribution.count),
-                _num(distribution.mean),
-                _num(distribution.minimum),
-                _num(distribution.p10),
-                _num(distribution.p50),
-                _num(distribution.p90),
-                _num(distribution.maximum),
-            ]
+            [str(distribution.count), *(_num(getattr(distribution, key)) for key in _STATS)]
         )
         + " |",
     ]

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..grade.versions import SchemaVersion
 from ..record.validation import describe
 from ..util.strictjson import StrictJSONError
-from .record import AttemptNote, RunRecord, RunState, notes
+from .record import RunRecord
 
 __all__ = ["parse_grade"]
 
@@ -102,23 +102,7 @@ def parse_grade(
     )
     if problem:
         return RunRecord.unreadable(run, f"grade.json: {problem}")
-    attempt = view.run.attempt if view.run is not None else 1
-    return RunRecord(
-        run=run,
-        state=RunState.GRADABLE if view.gradable else RunState.UNGRADABLE,
-        reward=view.reward,
-        scheme=view.scheme,
-        refusals=notes(view.refusals),
-        attempts=max(attempt, len(view.attempts) + 1),
-        history=tuple(
-            AttemptNote(item.attempt, item.gradable, notes(item.refusals)) for item in view.attempts
-        ),
-        cases=(
-            tuple((row.id, row.verdict) for row in view.detail)
-            if isinstance(view, _GradeViewWithCases)
-            else None
-        ),
-    )
+    return RunRecord.from_grade(view, run, with_cases=with_cases)
 
 
 def _parse_strict(data: bytes, run: str, *, with_cases: bool) -> RunRecord:

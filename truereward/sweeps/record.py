@@ -176,17 +176,25 @@ class RunRecord:
             if document.run is None or document.run.id is None:
                 raise ValueError("the document has no run id: name the run")
             run = document.run.id
-        attempt = document.run.attempt if document.run is not None else 1
+        return cls.from_grade(document, run, with_cases=with_cases)
+
+    @classmethod
+    def from_grade(cls, grade: Any, run: str, *, with_cases: bool) -> RunRecord:
+        """The record of run ``run`` from a grade document or a view of one
+        (anything with the document's ``gradable``, ``reward``, ``scheme``,
+        ``refusals``, ``run``, ``attempts`` and, ``with_cases``, ``detail``)
+        whose outcome is consistent."""
+        attempt = grade.run.attempt if grade.run is not None else 1
         return cls(
             run=run,
-            state=RunState.GRADABLE if document.gradable else RunState.UNGRADABLE,
-            reward=document.reward if document.gradable else None,
-            scheme=document.scheme,
-            refusals=notes(document.refusals),
-            attempts=max(attempt, len(document.attempts) + 1),
-            cases=tuple((row.id, row.verdict) for row in document.detail) if with_cases else None,
+            state=RunState.GRADABLE if grade.gradable else RunState.UNGRADABLE,
+            reward=grade.reward if grade.gradable else None,
+            scheme=grade.scheme,
+            refusals=notes(grade.refusals),
+            attempts=max(attempt, len(grade.attempts) + 1),
+            cases=tuple((row.id, row.verdict) for row in grade.detail) if with_cases else None,
             history=tuple(
                 AttemptNote(item.attempt, item.gradable, notes(item.refusals))
-                for item in document.attempts
+                for item in grade.attempts
             ),
         )

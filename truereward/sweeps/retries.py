@@ -11,13 +11,12 @@ lines and the tally); memory holds one record. docs/sweeps.md, "Retries".
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
-from .record import AttemptNote, RefusalNote, RunRecord, RunState
+from .record import RefusalNote, RunRecord, RunState
 from .summary import keep_first
 
 __all__ = [
@@ -133,7 +132,6 @@ def _line(record: RunRecord) -> RetriedRun:
     history = [
         AttemptLine.of(note.attempt, note.gradable, note.refusals) for note in record.history
     ]
-    last = AttemptNote(record.attempts, record.graded, record.refusals)
     fix = None
     if record.needs_fix:
         from ..record.refusal import outlook, what_to_change
@@ -152,15 +150,11 @@ def _line(record: RunRecord) -> RetriedRun:
         gradable=record.graded,
         reward=record.reward,
         still_refused=record.grader_refused,
-        attempts=[*history, AttemptLine.of(last.attempt, last.gradable, last.refusals)],
+        attempts=[*history, AttemptLine.of(record.attempts, record.graded, record.refusals)],
         outlook=record.outlook,
         fix=fix,
         unchanged=record.unchanged,
     )
-
-
-def _run_of(line: RetriedRun) -> str:
-    return line.run
 
 
 def retried_runs(
@@ -212,9 +206,7 @@ class RetriesListing:
         """Count one record, and keep its line if it is listed and there is room."""
         for line in retried_runs((record,), self.tally, self.keep):
             # The lines of the smallest run ids, whatever order runs arrive in.
-            if len(self.runs) < self.limit or (self.runs and line.run < self.runs[-1].run):
-                bisect.insort(self.runs, line, key=_run_of)
-                del self.runs[self.limit :]
+            keep_first(self.runs, line, self.limit)
 
     @property
     def more(self) -> int:

@@ -10,8 +10,9 @@ run), and memory does not grow with the number of runs. docs/sweeps.md,
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -39,7 +40,8 @@ __all__ = [
 #: How many unreadable runs a summary names (it counts them all).
 EXAMPLES = 20
 
-_FROZEN = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
+#: The configuration of the sweep result models (frozen, strict, no extra field, finite floats).
+FROZEN = ConfigDict(frozen=True, strict=True, extra="forbid", allow_inf_nan=False)
 Count = Annotated[int, Field(ge=0)]
 
 
@@ -48,7 +50,7 @@ class RewardBucket(BaseModel):
     bucket holds ``low`` and excludes ``high``, but the last bucket holds
     both; a bucket of one value has ``low == high``."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     low: float
     high: float
@@ -98,7 +100,7 @@ class RefusalCount(BaseModel):
     """One refusal code with its blame: ``refusals`` in all, over ``runs``
     runs (a run refused twice under one code counts once in ``runs``)."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     code: str
     blame: str
@@ -110,7 +112,7 @@ class BlameCount(BaseModel):
     """Refusals and runs per blame (``run`` or ``grader``). A run refused
     for both reasons counts under both."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     blame: str
     refusals: Count
@@ -120,7 +122,7 @@ class BlameCount(BaseModel):
 class AttemptCount(BaseModel):
     """``runs`` runs took ``attempts`` attempts."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     attempts: Annotated[int, Field(ge=1)]
     runs: Count
@@ -131,7 +133,7 @@ class AttemptsSummary(BaseModel):
     (``by_count``, ascending), ``retried`` runs (more than one attempt) and,
     of those, ``recovered`` (gradable in the end)."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     total: Count
     retried: Count
@@ -142,7 +144,7 @@ class AttemptsSummary(BaseModel):
 class UnreadableRun(BaseModel):
     """A run without a readable grade, and why."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     run: str
     why: str
@@ -151,7 +153,7 @@ class UnreadableRun(BaseModel):
 class SweepSummary(BaseModel):
     """The summary of one sweep (see the module docstring)."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     runs: Count
     gradable: Count
@@ -190,19 +192,26 @@ class SweepSummary(BaseModel):
         return self
 
 
-T = TypeVar("T", str, UnreadableRun)
+class _Run(Protocol):
+    """Anything with a run id (an unreadable run, a retried run's line)."""
+
+    @property
+    def run(self) -> str: ...
 
 
-def _run_of(item: str | UnreadableRun) -> str:
+T = TypeVar("T", bound=str | _Run)
+
+
+def _run_of(item: str | _Run) -> str:
     return item if isinstance(item, str) else item.run
 
 
 def keep_first(kept: list[T], item: T, limit: int = EXAMPLES) -> None:
-    """Keep in ``kept`` the ``limit`` items of the smallest run ids seen, in
-    id order: the same runs whatever order they arrive in (a sweep read in
-    name order keeps its first ones; a flow adds runs as they finish)."""
-    run = _run_of(item)
-    if len(kept) >= limit and run >= _run_of(kept[-1]):
+    """Keep in ``kept`` the ``limit`` items (strings or anything with a
+    ``run``) of the smallest run ids seen, in id order: the same runs
+    whatever order they arrive in (a sweep read in name order keeps its
+    first ones; a flow adds runs as they finish). ``limit`` 0 keeps none."""
+    if kept and len(kept) >= limit and _run_of(item) >= _run_of(kept[-1]):
         return
     bisect.insort(kept, item, key=_run_of)
     del kept[limit:]
@@ -221,16 +230,28 @@ def as_record(item: RunRecord | GradeDocument, position: int = 0) -> RunRecord:
     raise TypeError(f"a sweep holds RunRecords or GradeDocuments, got {type(item).__name__}")
 
 
+K = TypeVar("K")
+
+
+def _tally(tallies: dict[K, list[int]], counts: Counter[K]) -> None:
+    """Add one run's refusals per key (``counts``) to ``tallies``, each
+    ``[refusals, runs]``."""
+    for key, count in counts.items():
+        tally = tallies.setdefault(key, [0, 0])
+        tally[0] += count
+        tally[1] += 1
+
+
 class SummaryBuilder:
     """Adds runs one at a time; :meth:`result` is the summary so far."""
 
     def __init__(self) -> None:
         self._runs = self._ungradable = self._unreadable = 0
         self._rewards = ValueCounts()
-        self._schemes: dict[str, int] = {}
+        self._schemes: Counter[str] = Counter()
         self._codes: dict[tuple[str, str], list[int]] = {}
         self._blame: dict[str, list[int]] = {}
-        self._attempts: dict[int, int] = {}
+        self._attempts: Counter[int] = Counter()
         self._retried = self._recovered = self._grader_refused = 0
         self._examples: list[UnreadableRun] = []
         self._retried_runs: list[str] = []
@@ -251,21 +272,11 @@ class SummaryBuilder:
         else:
             self._ungradable += 1
         if record.scheme is not None:
-            self._schemes[record.scheme] = self._schemes.get(record.scheme, 0) + 1
-        per_code: dict[tuple[str, str], int] = {}
-        per_blame: dict[str, int] = {}
-        for code, blame, _ in record.refusals:
-            per_code[(code, blame)] = per_code.get((code, blame), 0) + 1
-            per_blame[blame] = per_blame.get(blame, 0) + 1
-        for key, count in per_code.items():
-            tally = self._codes.setdefault(key, [0, 0])
-            tally[0] += count
-            tally[1] += 1
-        for blame, count in per_blame.items():
-            tally = self._blame.setdefault(blame, [0, 0])
-            tally[0] += count
-            tally[1] += 1
-        self._attempts[record.attempts] = self._attempts.get(record.attempts, 0) + 1
+            self._schemes[record.scheme] += 1
+        if record.refusals:  # most runs have none: no Counter to build for them
+            _tally(self._codes, Counter((code, blame) for code, blame, _ in record.refusals))
+            _tally(self._blame, Counter(blame for _, blame, _ in record.refusals))
+        self._attempts[record.attempts] += 1
         if record.retried:
             self._retried += 1
             self._recovered += record.graded
