@@ -304,19 +304,16 @@ def read_run(job: RunJob, attempt: int = 1) -> RunReading:
     started = datetime.now(UTC)
     digests: list[EvidenceDigest] = []
     definition: list[str] = []
+    spec: TaskSpec | None = None
+    rows: list[CaseResult] = []
+    scoring: Scoring | None = None
+    refusal: Refusal | None = None
     with attempt_scope(attempt):
         try:
             spec, rows, scoring = _read(job, digests, definition)
         except Exception as error:  # noqa: BLE001 - a surprise is this run's, not its chunk's
-            refused = error if isinstance(error, Ungradable) else _crashed(job, error)
-            return RunReading(
-                job=job,
-                attempt=attempt,
-                started=started,
-                finished=datetime.now(UTC),
-                refusal=from_ungradable(refused),
-                evidence=tuple(digests),
-                definition=definition[0] if definition else None,
+            refusal = from_ungradable(
+                error if isinstance(error, Ungradable) else _crashed(job, error)
             )
     return RunReading(
         job=job,
@@ -325,6 +322,7 @@ def read_run(job: RunJob, attempt: int = 1) -> RunReading:
         finished=datetime.now(UTC),
         rows=tuple(rows),
         spec=spec,
+        refusal=refusal,
         evidence=tuple(digests),
         scoring=scoring,
         definition=definition[0] if definition else None,
