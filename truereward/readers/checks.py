@@ -74,8 +74,10 @@ def _row(case: CaseSpec, index: int, answer: str, scoring: Any) -> CaseResult:
         )
     if outcome.errored:
         return case_invalid(case, f"options: {outcome.error}")
-    failing = [check for check in outcome.checks if check.required and not check.passed]
-    said = "; ".join(f"{check.type}: {check.detail}" for check in failing or outcome.checks)
+    why = ""
+    if not outcome.passed:  # a passing case says nothing: no text to build for it
+        failing = [check for check in outcome.checks if check.required and not check.passed]
+        why = "; ".join(f"{check.type}: {check.detail}" for check in failing or outcome.checks)
     report = outcome.report()
     verdict = report.verdict.to_row()  # the one mapping (evaluate.verdict)
     assert verdict is not None  # a scored case passed or failed
@@ -83,7 +85,7 @@ def _row(case: CaseSpec, index: int, answer: str, scoring: Any) -> CaseResult:
         id=case.id,
         kind=case.kind,
         verdict=verdict,
-        why="" if outcome.passed else said[:500],
+        why=why[:500],
         measures={"score": float(outcome.score or 0.0)},
         observations=[
             Observation(
