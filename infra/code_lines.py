@@ -65,11 +65,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     total = 0
     for path in args.paths:
-        if args.by_package and path.is_dir():
-            for part in sorted(item for item in path.iterdir() if item.is_dir()):
-                if any(part.rglob("*.py")):
-                    print(f"{count(part):7d} {part}")
-        total += count(path)
+        if not (args.by_package and path.is_dir()):
+            total += count(path)
+            continue
+        for part in sorted(item for item in path.iterdir() if item.is_dir()):
+            if any(part.rglob("*.py")):
+                lines = count(part)
+                print(f"{lines:7d} {part}")
+                total += lines
+        total += sum(count(file) for file in sorted(path.glob("*.py")))  # the modules beside them
     print(f"{total:7d} total")
     return 0
 
