@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.calibrate_support import QUESTIONS, labelled_batches
+from tests.support.markdown import HOSTILE, as_read, table_rows
 from truereward.calibrate import (
     Answer,
     LabelledCase,
@@ -107,6 +108,16 @@ def test_score_prints_markdown_by_default(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "| relevant | 4 | 3 | 1 | 2 | 0.500 | 0.667 | n/a |" in out
     assert "| c1 | relevant | true | false | 0.600 |" in out
+
+
+def test_markdown_shows_case_ids_as_they_are(tmp_path, capsys):
+    names = HOSTILE[:3]  # a case id holds no line break
+    lines = [HEADER] + [case_line(False, id=name) for name in names]
+    assert main(["calibrate", "score", str(write_lines(tmp_path / "log.jsonl", lines))]) == 0
+    misses = table_rows(capsys.readouterr().out.split("## Misses")[1])
+    assert [row[:4] for row in misses] == [
+        [as_read(name), "relevant", "true", "false"] for name in names
+    ]
 
 
 def test_threshold_reports_low_confidence_answers_as_abstentions(tmp_path, capsys):

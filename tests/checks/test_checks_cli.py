@@ -75,7 +75,7 @@ def test_standard_input_and_formats(tmp_path):
     text = json.dumps([PASS, FAIL])
     done = run("score", "-", "--format", "markdown", stdin=text)
     assert done.returncode == 1 and "| f | fail | 0.0 | token_f1 |" in done.stdout
-    assert "- File: <stdin>" in done.stdout
+    assert "- File: `<stdin>`" in done.stdout
     for format in ("junit", "ctrf", "json"):
         assert run("score", "-", "--format", format, stdin=text).returncode == 1
 

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from tests.support.markdown import HOSTILE, as_read, code_spans, table_rows
 from truereward.checks.compare import BadResults, compare, load_results, render_markdown
 
 
@@ -77,6 +78,19 @@ def test_categories(tmp_path):
         and "| reg | 1.0 → 0.4 (-0.6) | yes | **no** |" in markdown
     )
     assert "## Removed cases\n\n- `gone`" in markdown
+
+
+def test_case_ids_show_as_they_are(tmp_path):
+    # Each kind of change once: a table row (regression), code spans (a score
+    # change, a new and a removed case).
+    reg, changed, new, gone = HOSTILE
+    base = results(tmp_path, "b.json", [c(reg, True, 1.0), c(changed, True, 0.9), c(gone, True, 1)])
+    current = results(
+        tmp_path, "c.json", [c(reg, False, 0.4), c(changed, True, 0.8), c(new, True, 1)]
+    )
+    markdown = render_markdown(compare(base, current))
+    assert [row[0] for row in table_rows(markdown)] == [as_read(reg)]
+    assert code_spans(markdown) == [as_read(changed), as_read(new), as_read(gone)]
 
 
 def test_tolerance_is_exact(tmp_path):

@@ -12,6 +12,7 @@ import jsonschema
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.markdown import HOSTILE, as_read, table_rows
 from truereward.checks import score_case, score_file
 from truereward.checks.formats.json_report import case_json
 
@@ -119,12 +120,20 @@ def test_junit_counts_and_escapes():
 
 def test_markdown_summary_and_rows():
     text, _ = render("markdown")
-    assert text.startswith("# Checks report\n\n- File: suite.jsonl\n- Total: 6\n- Passed: 3\n")
+    assert text.startswith("# Checks report\n\n- File: `suite.jsonl`\n- Total: 6\n- Passed: 3\n")
     assert "- Errors (not scored): 2\n- Pass rate: 50%\n- Average score: 0.75\n" in text
     assert "| pass | pass | 1.0 | - |" in text
     assert "| fail\\|pipe | fail | 0.0 | exact |" in text
     assert "| bad | error | - | suite.jsonl:4: checks[0] (nope): unknown check type" in text
     assert text.count("\n|") == 2 + 6
+
+
+def test_markdown_rows_show_the_case_ids_as_they_are():
+    text, _ = render("markdown", [{"id": name, "actual": "a", "expected": "a"} for name in HOSTILE])
+    rows = table_rows(text)
+    assert [row[0] for row in rows[:-1]] == [as_read(name) for name in HOSTILE]
+    assert all(row[1:3] == ["pass", "1.0"] for row in rows[:-1]), rows
+    assert rows[-1][:2] == ["case-4", "error"]  # the broken line render() adds
 
 
 def test_empty_suite_in_every_format():

@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from tests.support.markdown import HOSTILE, as_read, table_rows
 from tests.support.schemas import validator
 from tests.support.sweeps import (
     FAULTS,
@@ -489,6 +490,22 @@ def test_the_report_keeps_refused_runs_in_a_bounded_table(tmp_path: Path) -> Non
     text = render_result(result)
     assert "Graded with refusals" in text and "EVIDENCE_MISSING" in text
     assert next(line for line in result.runs if line.run == "bad").cells()["reward"] == "—"
+
+
+def test_the_report_shows_run_ids_and_entries_as_they_are(tmp_path: Path) -> None:
+    # Two names are run ids, graded; two are not (a backslash, line breaks),
+    # listed as entries not graded, with the reason quoting the name.
+    kinds = dict(zip(HOSTILE, ["pass", "missing", "fail", "pass"], strict=True))
+    sweep = make_sweep(tmp_path / "sw", kinds)
+    result = grade_request(GradeRequest(sweep=str(sweep), target=str(tmp_path / "o")))
+    from truereward.grading.markdown import render_result, render_runs
+
+    runs = {row[0]: row for row in table_rows(render_runs(result))}
+    assert set(runs) == {"`x|y`", "<!--"}
+    assert all(len(row) == len(runs["<!--"]) for row in runs.values())
+    entries = table_rows(render_result(result).split("## Sweep summary")[0])
+    assert [row[0] for row in entries] == [as_read("a\\|b"), as_read("two\rlines\nhere")]
+    assert all(len(row) == 2 and row[1].startswith("not a run id: ") for row in entries)
 
 
 def test_a_sweep_with_no_gradable_run_has_no_mean_reward(tmp_path: Path) -> None:

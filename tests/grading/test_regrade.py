@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.markdown import PARSER, as_read, shown, table_rows
 from tests.support.sweeps import make_sweep, snapshot
 from truereward import GradeDocument, PublishConflict, grade_document, publish
 from truereward.cli import main
@@ -171,6 +172,19 @@ def test_refusals_that_need_a_fix_are_regraded_only_when_their_input_changed(
     assert "1 run still refused for the grader's reasons (0 retryable, 1 needing a fix, " in text
     assert "1 graded again with nothing changed" in text
     assert "needs a fix, graded again with nothing changed: NO_FAIL_TO_PASS" in text
+
+
+def test_the_retries_table_shows_run_ids_and_the_target_as_they_are(tmp_path: Path, capsys) -> None:
+    runs = ["`x|y`", "<!--"]
+    sweep = make_sweep(tmp_path / "sweep", {run: ("heal", 1) for run in runs})
+    out = tmp_path / "out|`a`\\b"
+    grade_request(GradeRequest(sweep=str(sweep), target=str(out), retry_delay_seconds=0))
+    assert main(["sweep", "retries", str(out), "--format", "markdown"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("## Retries: ")
+    assert shown(PARSER.parse(text)[1]) == "Retries: " + as_read(str(out))
+    rows = table_rows(text)
+    assert [row[:4] for row in rows] == [[run, "gradable", "1.0", "2"] for run in sorted(runs)]
 
 
 def test_regrading_grader_refusals_after_an_outage(tmp_path: Path, capsys) -> None:

@@ -21,6 +21,7 @@ from tests.support.graded_sweeps import (
     put_memory_sweep,
     record_for,
 )
+from tests.support.markdown import HOSTILE, as_read, code_spans, table_rows
 from truereward.cli import main
 from truereward.sweeps import (
     RunRecord,
@@ -410,6 +411,28 @@ def test_stability_across_three_sweeps(tmp_path):
     ]
     text = render_stability(report, roots)
     assert "flip gradability" in text and "| flaky | t::fix | 2 | 1 |" in text
+
+
+def test_run_ids_and_labels_show_as_they_are():
+    # Run ids in tables (regressions, unreadable grades) and code spans (the
+    # runs still refused for the grader's reasons), labels in code spans. A
+    # grade's run id holds no backslash or line break; a label or the name
+    # of an unreadable grade may.
+    ids = ["`x|y`", "<!--", "a|b`c`"]
+    base = [record_for(name, "pass") for name in ids]
+    cand = [record_for(name, "fail") for name in ids]
+    text = render_comparison(compare(base, cand), HOSTILE[0], HOSTILE[3])
+    assert code_spans(text) == [as_read(HOSTILE[0]), as_read(HOSTILE[3])]
+    assert sorted(row[0] for row in table_rows(text)) == sorted(ids)
+    refused = [record_for(name, "GRADER_TIMEOUT") for name in ids]
+    unreadable = [RunRecord.unreadable(name, f"{name}: broken") for name in HOSTILE]
+    document = json.loads(document_for("forged", "pass").to_bytes())
+    forged = parse_grade(json.dumps({**document, "scheme": HOSTILE[3]}).encode(), "forged")
+    text = render_summary(summarize([*refused, *unreadable, forged]))
+    assert {*ids, as_read(HOSTILE[3])} <= set(code_spans(text))  # a forged grade's scheme too
+    assert sorted(table_rows(text.split("### Unreadable grades")[1])) == sorted(
+        [as_read(name), as_read(f"{name}: broken")] for name in HOSTILE
+    )
 
 
 def test_ungradable_verdicts_never_make_a_case_flaky():

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..evaluate.distribution import nearest_rank
+from ..util.markdown import cell
 from .report import Calibration
 
 __all__ = ["format_number", "latency_summary", "markdown_report", "markdown_stability"]
@@ -32,14 +33,9 @@ def latency_summary(latencies_ms: Sequence[float]) -> dict[str, float | None]:
 
 
 def _cell(value: object) -> str:
-    text = (
-        "abstained"
-        if value is None
-        else str(value).lower()
-        if isinstance(value, bool)
-        else str(value)
-    )
-    return text.replace("|", "\\|").replace("\n", " ")
+    if value is None:
+        return "abstained"
+    return cell(str(value).lower() if isinstance(value, bool) else value)
 
 
 def markdown_report(report: Calibration, title: str = "Judge calibration") -> str:

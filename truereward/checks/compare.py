@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_fie
 from ..record.validation import describe
 from ..util.dumped import Dumped
 from ..util.exceptions import TruerewardError
+from ..util.markdown import cell, code
 from ..util.strictjson import StrictJSONError, loads
 
 __all__ = [
@@ -247,7 +248,7 @@ def render_markdown(
                 "| --- | ---: | :---: | :---: |",
             ]
             lines += [
-                f"| {_cell(diff.id)} | {_score(diff.baseline_score)} → "
+                f"| {cell(diff.id)} | {_score(diff.baseline_score)} → "
                 f"{_score(diff.current_score)}{_delta(diff)} | {was} | {now} |"
                 for diff in diffs
             ]
@@ -255,7 +256,7 @@ def render_markdown(
     if result.score_changes:
         lines += ["## Score changes (still passing or still failing)", ""]
         lines += [
-            f"- `{diff.id}`: {_score(diff.baseline_score)} → {_score(diff.current_score)}"
+            f"- {code(diff.id)}: {_score(diff.baseline_score)} → {_score(diff.current_score)}"
             f"{_delta(diff)}"
             for diff in result.score_changes
         ]
@@ -266,9 +267,5 @@ def render_markdown(
         ("Not scored now (errors)", result.errored_ids),
     ):
         if ids:
-            lines += [f"## {title}", ""] + [f"- `{case_id}`" for case_id in ids] + [""]
+            lines += [f"## {title}", ""] + [f"- {code(case_id)}" for case_id in ids] + [""]
     return "\n".join(lines) + "\n"
-
-
-def _cell(text: str) -> str:
-    return " ".join(text.replace("|", "\\|").split())

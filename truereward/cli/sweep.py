@@ -25,6 +25,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from ..util.markdown import cell
 from .common import EXIT_FAILED, EXIT_OK, CliError, json_or_text, number
 from .progress import Progress
 
@@ -332,7 +333,7 @@ def run_retries(args: argparse.Namespace) -> int:
         else:
             markdown = args.format == "markdown"
             if markdown:
-                out.write(f"## Retries: {_md(args.sweep)}\n\n")
+                out.write(f"## Retries: {cell(args.sweep)}\n\n")
                 out.write("| run | state | reward | attempts | attempt by attempt |\n")
                 out.write("|---|---|---:|---:|---|\n")
             else:
@@ -341,8 +342,8 @@ def run_retries(args: argparse.Namespace) -> int:
                 reward = "—" if run.reward is None else repr(run.reward)
                 if markdown:
                     out.write(
-                        f"| {_md(run.run)} | {run.state} | {reward} | {len(run.attempts)} "
-                        f"| {_md(_attempts_text(run))} |\n"
+                        f"| {cell(run.run)} | {run.state} | {reward} | {len(run.attempts)} "
+                        f"| {cell(_attempts_text(run))} |\n"
                     )
                 else:
                     out.write(
@@ -489,7 +490,3 @@ def _write_output(path: str, text: str) -> None:
         write_whole(path, data)
     except OSError as error:
         raise CliError(f"--output {path}: cannot write: {error.strerror or error}") from None
-
-
-def _md(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")

@@ -5,9 +5,10 @@ command that prints them. An absent reward is ``—``, never 0."""
 from __future__ import annotations
 
 from ..sweeps.markdown import render_summary
+from ..util.markdown import cell
 from .report import GradeRunResult
 
-__all__ = ["cell", "render_result", "render_runs"]
+__all__ = ["render_result", "render_runs"]
 
 #: The table's columns, in :meth:`~truereward.grading.report.RunLine.cells`'s order.
 _COLUMNS = (
@@ -21,13 +22,6 @@ _COLUMNS = (
     "blame",
     "published",
 )
-
-
-def cell(value: object) -> str:
-    """``value`` as the text of one markdown table cell (no pipe or newline
-    breaks the row)."""
-    text = str(value)
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
 def render_runs(result: GradeRunResult) -> str:

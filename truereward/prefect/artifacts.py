@@ -25,11 +25,12 @@ from ..grading.commands import (
     local_command,
     regrade_request,
 )
-from ..grading.markdown import cell, render_result
+from ..grading.markdown import render_result
 from ..grading.plan import options_for
 from ..grading.report import GradeRunResult
 from ..grading.request import GradeRequest
 from ..util import urls
+from ..util.markdown import cell
 from ..util.target import Target
 
 __all__ = [

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..evaluate.distribution import Distribution, DistributionDelta
+from ..util.markdown import cell, code
 from .comparison import NoReward, RewardChange, SweepComparison
 from .flaky import RunHistory, Stability
 from .summary import SweepSummary
@@ -29,11 +30,6 @@ def _num(value: float | None) -> str:
 
 def _signed(value: float | None) -> str:
     return ABSENT if value is None else f"{value:+.4g}"
-
-
-def _cell(text: str) -> str:
-    # A run id or reason in a table cell: no pipes or newlines breaking the row.
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("`", "'")
 
 
 def _distribution(distribution: Distribution) -> list[str]:
@@ -64,7 +60,7 @@ def _named(title: str, runs: Sequence[str], total: int) -> list[str]:
     """``title: a, b, c (and N more).`` naming the first runs of a count."""
     if not total:
         return []
-    shown = ", ".join(f"`{_cell(run)}`" for run in runs)
+    shown = ", ".join(code(run) for run in runs)
     more = f" and {total - len(runs)} more" if total > len(runs) else ""
     return ["", f"{title} ({total}): {shown}{more}."]
 
@@ -82,7 +78,7 @@ def render_summary(summary: SweepSummary, title: str = "Sweep summary") -> str:
         *_distribution(summary.reward),
     ]
     if summary.schemes:
-        schemes = ", ".join(f"`{name}` ({count})" for name, count in summary.schemes.items())
+        schemes = ", ".join(f"{code(name)} ({count})" for name, count in summary.schemes.items())
         lines += ["", f"Schemes: {schemes}."]
     lines += ["", "### Refusals", ""]
     if summary.refusals:
@@ -134,7 +130,7 @@ def render_summary(summary: SweepSummary, title: str = "Sweep summary") -> str:
         lines += _named("Needing a fix", summary.needs_fix_runs, summary.needs_fix)
     if summary.unreadable:
         lines += ["", "### Unreadable grades", "", "| run | why |", "|---|---|"]
-        lines += [f"| {_cell(item.run)} | {_cell(item.why)} |" for item in summary.unreadable_runs]
+        lines += [f"| {cell(item.run)} | {cell(item.why)} |" for item in summary.unreadable_runs]
         if summary.unreadable > len(summary.unreadable_runs):
             lines.append(f"\n… and {summary.unreadable - len(summary.unreadable_runs)} more.")
     return "\n".join(lines) + "\n"
@@ -146,7 +142,7 @@ def _changes(title: str, changes: Sequence[RewardChange], limit: int) -> list[st
         return [*lines, "None."]
     lines += ["| run | baseline | candidate | delta |", "|---|---:|---:|---:|"]
     lines += [
-        f"| {_cell(item.run)} | {_num(item.baseline)} | {_num(item.candidate)} "
+        f"| {cell(item.run)} | {_num(item.baseline)} | {_num(item.candidate)} "
         f"| {_signed(item.delta)} |"
         for item in changes[:limit]
     ]
@@ -159,9 +155,9 @@ def _no_rewards(title: str, items: Sequence[NoReward], side: str, limit: int) ->
         return [*lines, "None."]
     lines += [f"| run | reward ({side}) | state | codes | blame |", "|---|---:|---|---|---|"]
     for item in items[:limit]:
-        codes = ", ".join(f"`{code}`" for code in item.codes) or _cell(item.why or "")
+        codes = ", ".join(f"`{each}`" for each in item.codes) or cell(item.why or "")
         lines.append(
-            f"| {_cell(item.run)} | {_num(item.reward)} | {item.state} | {codes} "
+            f"| {cell(item.run)} | {_num(item.reward)} | {item.state} | {codes} "
             f"| {', '.join(item.blame) or ABSENT} |"
         )
     return _cut(lines, len(items), limit)
@@ -171,7 +167,7 @@ def _names(title: str, names: Sequence[str], limit: int) -> list[str]:
     lines = ["", f"### {title} ({len(names)})", ""]
     if not names:
         return [*lines, "None."]
-    lines += [f"- {_cell(name)}" for name in names[:limit]]
+    lines += [f"- {cell(name)}" for name in names[:limit]]
     return _cut(lines, len(names), limit)
 
 
@@ -186,9 +182,9 @@ def render_comparison(
     lines = [
         "## Sweep comparison",
         "",
-        f"Baseline `{_cell(baseline)}`: {base.runs} runs, {base.gradable} gradable, "
+        f"Baseline {code(baseline)}: {base.runs} runs, {base.gradable} gradable, "
         f"mean reward {_num(base.reward.mean)}.",
-        f"Candidate `{_cell(candidate)}`: {cand.runs} runs, {cand.gradable} gradable, "
+        f"Candidate {code(candidate)}: {cand.runs} runs, {cand.gradable} gradable, "
         f"mean reward {_num(cand.reward.mean)}.",
         "",
         f"Mean reward delta: {_delta(comparison.reward_delta)}; over the runs gradable on "
@@ -226,7 +222,7 @@ def _histories(title: str, items: Sequence[RunHistory], limit: int) -> list[str]
             _num(reward) if state == "gradable" else state
             for state, reward in zip(item.states, item.rewards, strict=True)
         )
-        lines.append(f"| {_cell(item.run)} | {outcomes} |")
+        lines.append(f"| {cell(item.run)} | {outcomes} |")
     return _cut(lines, len(items), limit)
 
 
@@ -234,7 +230,7 @@ def render_stability(report: Stability, labels: Sequence[str] = (), limit: int =
     """The stability report as markdown."""
     lines = ["## Stability across sweeps", ""]
     if labels:
-        lines += [f"{index}. `{_cell(label)}`" for index, label in enumerate(labels, 1)] + [""]
+        lines += [f"{index}. {code(label)}" for index, label in enumerate(labels, 1)] + [""]
     lines += [
         f"{report.runs} runs over {report.sweeps} sweeps: {report.stable} stable, "
         f"{len(report.flaky_runs)} flaky, {len(report.flips)} flip gradability, "
@@ -247,7 +243,7 @@ def render_stability(report: Stability, labels: Sequence[str] = (), limit: int =
     if report.flaky_cases:
         lines += ["| run | case | passed | failed | ungradable |", "|---|---|---:|---:|---:|"]
         lines += [
-            f"| {_cell(item.run)} | {_cell(item.case)} | {item.passed} | {item.failed} "
+            f"| {cell(item.run)} | {cell(item.case)} | {item.passed} | {item.failed} "
             f"| {item.ungradable} |"
             for item in report.flaky_cases[:limit]
         ]

@@ -4,20 +4,10 @@ cases could not be scored."""
 
 from __future__ import annotations
 
-import re
-
+from ...util.markdown import cell, code
 from ..model import Summary
 from ..suite import ScoredCase
 from . import Run
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def cell(text: str) -> str:
-    """Text safe inside a table cell: pipes escaped, whitespace runs (newlines
-    included) as one space, lone surrogates (which UTF-8 cannot carry) as
-    U+FFFD."""
-    return " ".join(_SURROGATE.sub("\ufffd", text).replace("|", "\\|").split())
 
 
 class MarkdownFormat:
@@ -39,7 +29,7 @@ class MarkdownFormat:
         lines = [
             "# Checks report",
             "",
-            f"- File: {cell(run.file)}",
+            f"- File: {code(run.file)}",
             f"- Total: {summary.total}",
             f"- Passed: {summary.passed}",
             f"- Failed: {summary.failed}",

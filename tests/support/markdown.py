@@ -1,0 +1,54 @@
+"""Markdown we write, read back as a reader sees it: a CommonMark parser
+with GFM tables (markdown-it-py), not our own idea of the syntax."""
+
+from __future__ import annotations
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+PARSER = MarkdownIt("commonmark").enable("table")
+#: Names that break a table or a code span written without care: a backslash
+#: before a pipe, pipes in a code span, HTML, line breaks.
+HOSTILE = ("a\\|b", "`x|y`", "<!--", "two\rlines\nhere")
+
+
+def as_read(text: str) -> str:
+    """What a reader should see of ``text`` on one line of markdown."""
+    replaced = "".join("\ufffd" if c == "\x00" or "\ud800" <= c <= "\udfff" else c for c in text)
+    return " ".join(replaced.split())
+
+
+def shown(inline: Token) -> str:
+    """The text an inline token shows: its text and code spans, marks
+    (emphasis, links) left out."""
+    return "".join(
+        child.content if child.type in ("text", "code_inline") else "\n"
+        for child in inline.children or []
+        if child.type in ("text", "code_inline", "softbreak", "hardbreak")
+    )
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """The body rows of every table in ``text``, each as its cells' shown text."""
+    tokens = PARSER.parse(text)
+    rows: list[list[str]] = []
+    in_body = False
+    for index, token in enumerate(tokens):
+        if token.type in ("tbody_open", "tbody_close"):
+            in_body = token.type == "tbody_open"
+        elif in_body and token.type == "tr_open":
+            rows.append([])
+        elif in_body and token.type == "td_open":
+            rows[-1].append(shown(tokens[index + 1]))
+    return rows
+
+
+def code_spans(text: str) -> list[str]:
+    """The contents of every code span in ``text``."""
+    return [
+        child.content
+        for token in PARSER.parse(text)
+        if token.type == "inline"
+        for child in token.children or []
+        if child.type == "code_inline"
+    ]
