@@ -25,7 +25,7 @@ from .context import Context
 from .files import as_text
 from .kind import Failure, Options
 from .options import Path, Seconds
-from .process import Ran, run_bounded
+from .process import Ran, run_program
 
 __all__ = ["MAX_OUTPUT", "CommandOptions", "output_text", "run_command", "shell_syntax"]
 
@@ -143,7 +143,7 @@ def run_command(options: CommandOptions, context: Context) -> Ran:
     cwd = files.directory(options.cwd)
     env = {**os.environ, **options.env} if options.env else None
     try:
-        ran = run_bounded(
+        ran = run_program(
             words, cwd=cwd, timeout=options.timeout, max_output=options.max_output, env=env
         )
     except OSError as error:

@@ -1,6 +1,6 @@
 """Running a program for a criterion, bounded in time and in output.
 
-:func:`run_bounded` starts ``argv`` in a session of its own, standard input
+:func:`run_program` starts ``argv`` in a session of its own, standard input
 closed, reading both streams as they come (never more than ``max_output``
 bytes each). It **finishes** (exited, streams ended; the rest of its
 process group is killed then, so nothing it started outlives it), **times
@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Ran", "run_bounded"]
+__all__ = ["Ran", "run_program"]
 
 _CHUNK = 1 << 16
 
@@ -46,7 +46,7 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-def run_bounded(
+def run_program(
     argv: Sequence[str],
     *,
     cwd: str,

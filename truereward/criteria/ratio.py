@@ -20,7 +20,7 @@ import tempfile
 from difflib import SequenceMatcher
 
 from ..codes import Ungradable
-from .process import run_bounded
+from .process import run_program
 
 __all__ = ["INLINE_CHARS", "MEMORY_BYTES", "text_ratio"]
 
@@ -56,7 +56,7 @@ def text_ratio(first: str, second: str, *, timeout: float) -> float:
         paths = [os.path.join(scratch, name) for name in ("first", "second")]
         for path, text in zip(paths, (first, second), strict=True):
             pathlib.Path(path).write_text(text, encoding="utf-8", newline="")
-        ran = run_bounded(
+        ran = run_program(
             [sys.executable, "-I", "-S", "-c", _CHILD.format(memory=MEMORY_BYTES), *paths],
             cwd=scratch,
             timeout=timeout,
