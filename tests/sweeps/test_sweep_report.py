@@ -25,6 +25,7 @@ from tests.support.graded_sweeps import (
     put_memory_sweep,
     record_for,
 )
+from tests.support.markdown import table_rows
 from tests.support.sweeps import make_sweep
 from truereward.cli import main
 from truereward.grading import GradeRequest, grade_request
@@ -42,6 +43,7 @@ from truereward.sweeps import (
 )
 from truereward.sweeps.charts import COLOURS, Bar, bar_chart
 from truereward.sweeps.html import LIMIT
+from truereward.sweeps.markdown import render_comparison
 from truereward.sweeps.record import RefusalNote
 
 CHROMIUM = "/usr/bin/chromium"
@@ -341,6 +343,32 @@ def test_numbers_agree_with_the_models_and_long_lists_are_cut():
     assert found["retries.more"][0]["text"] == "5" == str(listing.more)  # 7 listed, 2 shown
     assert found["comparison.regressions.more"][0]["text"] == "3"
     assert [run for run in page.runs if run.startswith("r")] == ["r0", "r1", "r0", "r1"]
+
+
+#: The figures of a reward change's row, after its run.
+COLUMNS = ("baseline", "candidate", "delta")
+
+
+def test_the_markdown_and_the_page_write_each_figure_alike():
+    # Rewards whose deltas round to zero from either side, or need rounding.
+    base = [0.123456, 0.5, 1e-05, 0.3, 0.25]
+    cand = [0.1234, 0.25, 0.0, 0.30002, 0.75]
+    comparison = compare(
+        [gradable(f"r{index}", reward) for index, reward in enumerate(base)],
+        [gradable(f"r{index}", reward) for index, reward in enumerate(cand)],
+    )
+    found = metrics_of(Page(render_report(summarize([]), comparison=comparison)))
+    markdown = render_comparison(comparison)
+    for key, heading in (("regressions", "### Regressions"), ("fixes", "### Fixes")):
+        rows = table_rows(markdown.split(heading)[1].split("###")[0])
+        changes = getattr(comparison, key)
+        assert len(rows) == len(changes) >= 2, (key, rows)
+        for index, row in enumerate(rows):
+            texts = [found[f"comparison.{key}.{index}.{name}"][0]["text"] for name in COLUMNS]
+            assert row[1:] == texts, (key, row)
+    for key in ("reward_delta", "paired_reward_delta"):
+        assert f"{found[f'comparison.{key}'][0]['text']}" in markdown, key
+    assert not re.search(r"\de-\d|-0\.0(?!\d)", markdown)  # no 1e-05, no -0.0
 
 
 def test_a_caller_with_a_summary_and_lines_needs_no_files_nor_tally():

@@ -19,13 +19,13 @@ from html import escape
 from ..evaluate.distribution import DistributionDelta
 from .charts import Bar, bar_chart
 from .comparison import NoReward, RewardChange, SweepComparison
+from .numbers import ABSENT, real
+from .numbers import signed as signed_text
 from .retries import RetriedRun, RetriesTally
 from .summary import SweepSummary
 
 __all__ = ["ABSENT", "LIMIT", "render_report"]
 
-#: How an absent value is shown.
-ABSENT = "—"
 #: Rows of a list shown at most (the rest is counted: "and K more").
 LIMIT = 50
 
@@ -77,16 +77,6 @@ def _e(text: str) -> str:
     return escape(text, quote=True)
 
 
-def _real(value: float) -> str:
-    rounded = round(value, 4)
-    return repr(0.0 if rounded == 0 else rounded)
-
-
-def _signed(value: float) -> str:
-    text = _real(value)
-    return f"+{text}" if round(value, 4) > 0 else text
-
-
 def _num(metric: str, value: int | float | None, *, signed: bool = False) -> str:
     """One number as the page shows it: a ``<span>`` with its
     ``data-metric``, its exact ``data-value`` and its text (an int as is, a
@@ -105,7 +95,7 @@ def _exact_and_text(value: int | float, *, signed: bool = False) -> tuple[str, s
     """A number's exact ``data-value`` and its text (as :func:`_num` shows it)."""
     if isinstance(value, int):
         return str(value), str(value)
-    return repr(float(value)), (_signed if signed else _real)(value)
+    return repr(float(value)), (signed_text if signed else real)(value)
 
 
 def _td(metric: str, value: int | float | None, *, signed: bool = False) -> str:
@@ -146,9 +136,7 @@ def _figure(chart: str, caption: str) -> str:
 def _bound(metric: str, value: float) -> str:
     """A histogram bound inside a chart label: a ``<tspan>`` carrying its
     metric, as every number of the page does."""
-    return (
-        f'<tspan data-metric="{_e(metric)}" data-value="{_e(repr(value))}">{_real(value)}</tspan>'
-    )
+    return f'<tspan data-metric="{_e(metric)}" data-value="{_e(repr(value))}">{real(value)}</tspan>'
 
 
 def _runs(count: int) -> str:
@@ -180,10 +168,10 @@ def _bucket_label(index: int, low: float, high: float, last: bool) -> tuple[str,
     """A histogram bucket's label: plain text, SVG markup, HTML markup."""
     metric = f"reward_histogram.{index}"
     if low == high:
-        text = _real(low)
+        text = real(low)
         return text, _bound(f"{metric}.low", low), _num(f"{metric}.low", low)
     close = "]" if last else ")"
-    text = f"[{_real(low)}, {_real(high)}{close}"
+    text = f"[{real(low)}, {real(high)}{close}"
     svg = f"[{_bound(f'{metric}.low', low)}, {_bound(f'{metric}.high', high)}{close}"
     html = f"[{_num(f'{metric}.low', low)}, {_num(f'{metric}.high', high)}{close}"
     return text, svg, html

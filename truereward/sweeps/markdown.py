@@ -14,22 +14,22 @@ from ..evaluate.distribution import Distribution, DistributionDelta
 from ..util.markdown import cell, code
 from .comparison import NoReward, RewardChange, SweepComparison
 from .flaky import RunHistory, Stability
+from .numbers import ABSENT, real, signed
 from .summary import SweepSummary
 
 __all__ = ["render_comparison", "render_stability", "render_summary"]
 
-ABSENT = "—"
 LIMIT = 50
 #: The statistics of a distribution's table, in its columns' order.
 _STATS = ("mean", "minimum", "p10", "p50", "p90", "maximum")
 
 
 def _num(value: float | None) -> str:
-    return ABSENT if value is None else repr(round(value, 4))
+    return ABSENT if value is None else real(value)
 
 
 def _signed(value: float | None) -> str:
-    return ABSENT if value is None else f"{value:+.4g}"
+    return ABSENT if value is None else signed(value)
 
 
 def _distribution(distribution: Distribution) -> list[str]:
