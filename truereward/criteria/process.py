@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Ran", "run_program"]
+__all__ = ["Ran", "kill_group", "run_program"]
 
 _CHUNK = 1 << 16
 
@@ -41,8 +41,9 @@ class Ran:
     seconds: float
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone already
+def kill_group(pid: int) -> None:
+    """SIGKILL to process group ``pid``; nothing when it is gone already."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
 
 
@@ -79,7 +80,7 @@ def run_program(
         group_killed = False
         while selector.get_map() and ended == "finished":
             if not group_killed and process.poll() is not None:
-                _kill_group(process.pid)  # what it left running, now that it exited
+                kill_group(process.pid)  # what it left running, now that it exited
                 group_killed = True
             left = deadline - time.monotonic()
             if left <= 0:
@@ -105,7 +106,7 @@ def run_program(
                 ended = "timeout"
     finally:
         # Whatever it started is killed too, however it ended.
-        _kill_group(process.pid)
+        kill_group(process.pid)
         process.wait()
         selector.close()
         process.stdout.close()

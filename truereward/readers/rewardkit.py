@@ -13,11 +13,9 @@ from the caller).
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 from collections import Counter
@@ -37,6 +35,7 @@ from ..criteria.codes import (
     TRAJECTORY_MISSING,
     WORKSPACE_MISSING,
 )
+from ..criteria.process import kill_group
 from ..record.cases import CaseResult, Observation
 from ..record.scoring import RESERVED_NAMES, Scoring
 from ..record.taskspec import TaskSpec
@@ -250,17 +249,12 @@ def _run(argv: list[str], workspace: str, logs: Path, timeout: float, env: dict[
             _kill(process)
             raise
         finally:
-            _kill_group(process.pid)  # a program a criterion left running
+            kill_group(process.pid)  # a program a criterion left running
     return _Run(status=status, said=_tail(errors))
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
 def _kill(process: subprocess.Popen[bytes]) -> None:
-    _kill_group(process.pid)
+    kill_group(process.pid)
     process.wait()
 
 
