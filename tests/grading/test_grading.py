@@ -508,6 +508,16 @@ def test_the_report_shows_run_ids_and_entries_as_they_are(tmp_path: Path) -> Non
     assert all(len(row) == 2 and row[1].startswith("not a run id: ") for row in entries)
 
 
+def test_the_headline_writes_the_mean_as_the_summary_table_does(tmp_path: Path) -> None:
+    sweep = make_sweep(tmp_path / "sw", {"a": "fail", "b": "fail", "c": "missing"})
+    result = grade_request(GradeRequest(sweep=str(sweep), target=str(tmp_path / "o")))
+    from truereward.grading.markdown import render_result
+
+    text = render_result(result)
+    (mean,) = [row[1] for row in table_rows(text.split("### Reward")[1].split("###")[0])]
+    assert mean == "0.0" and f"(mean reward {mean})" in result.headline()
+
+
 def test_a_sweep_with_no_gradable_run_has_no_mean_reward(tmp_path: Path) -> None:
     sweep = make_sweep(tmp_path / "sw", {"a": "missing", "b": "malformed"})
     result = grade_request(GradeRequest(sweep=str(sweep), target=str(tmp_path / "o")))

@@ -16,6 +16,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..sweeps.numbers import real
 from ..sweeps.record import RunRecord, RunState
 from ..sweeps.retries import RetriedRun, RetriesListing, RetriesTally
 from ..sweeps.summary import SummaryBuilder, SweepSummary
@@ -145,11 +146,12 @@ class GradeRunResult(BaseModel):
 
     def headline(self) -> str:
         """One line: the grades (runs, gradable, mean reward or its absence,
-        refused), what this flow run did (graded, regraded, retried), what
-        it kept (already graded, retried earlier), what was not published."""
+        written as the reports write it, refused), what this flow run did
+        (graded, regraded, retried), what it kept (already graded, retried
+        earlier), what was not published."""
         summary = self.summary
         mean = summary.reward.mean
-        reward = "no gradable run" if mean is None else f"mean reward {mean:.4g}"
+        reward = "no gradable run" if mean is None else f"mean reward {real(mean)}"
         grades = (
             f"{summary.runs} runs: {summary.gradable} gradable ({reward}), "
             f"{summary.ungradable} refused"
