@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import s3_options
+from tests.support.markdown import code_blocks
 from truereward.grading import GradeRequest
 from truereward.prefect.artifacts import artifact_key, render_regrade, report_link
 from truereward.util.target import Target
@@ -99,3 +100,23 @@ def test_the_regrade_artifact_lists_apart_the_runs_that_need_a_fix(tmp_path) -> 
     assert fixing.startswith(" of the task definition or the reader: 1")
     assert "| cases | CASES_MISSING | CASES_MISSING: the task definition" in fixing
     assert '"regrade": "needing-fix"' in fixing
+    # The commands are code blocks, read back whole.
+    commands = code_blocks(text)
+    assert [info for info, _ in commands] == ["bash"] * 3
+    assert commands[0][1].startswith("prefect deployment run 'grade-run/local'")
+
+
+def test_the_regrade_artifact_s_commands_stay_whole_whatever_the_path(tmp_path) -> None:
+    from tests.support.sweeps import make_sweep
+    from truereward.grading import grade_request
+    from truereward.grading.commands import deployment_command, local_command, regrade_request
+
+    # A directory with a line of three backticks in its name, above the sweep.
+    sweep = make_sweep(tmp_path / "a\n```\nb" / "nightly", {"ok": "pass", "down": "never"})
+    request = GradeRequest(sweep=str(sweep), target=str(tmp_path / "out"), retry_delay_seconds=0)
+    text = render_regrade(grade_request(request, sleep=lambda _: None), request, "grade-run/local")
+    again = regrade_request(request)
+    assert code_blocks(text) == [
+        ("bash", deployment_command(again, "grade-run/local") + "\n"),
+        ("bash", local_command(again) + "\n"),  # the path's newlines as they are
+    ]

@@ -52,3 +52,8 @@ def code_spans(text: str) -> list[str]:
         for child in token.children or []
         if child.type == "code_inline"
     ]
+
+
+def code_blocks(text: str) -> list[tuple[str, str]]:
+    """(info, content) of every fenced code block in ``text``."""
+    return [(token.info, token.content) for token in PARSER.parse(text) if token.type == "fence"]

@@ -30,7 +30,7 @@ from ..grading.plan import options_for
 from ..grading.report import GradeRunResult
 from ..grading.request import GradeRequest
 from ..util import urls
-from ..util.markdown import cell
+from ..util.markdown import cell, fence
 from ..util.target import Target
 
 __all__ = [
@@ -140,15 +140,11 @@ def render_regrade(result: GradeRunResult, request: GradeRequest, deployment: st
             "Once the fault is fixed, grade exactly these again (each replaces the grade it "
             "finds and keeps its attempts):",
             "",
-            "```bash",
-            deployment_command(again, deployment),
-            "```",
+            fence(deployment_command(again, deployment), "bash"),
             "",
             "or on one machine, without a server:",
             "",
-            "```bash",
-            local_command(again),
-            "```",
+            fence(local_command(again), "bash"),
         ]
     else:
         lines.append("None.")
@@ -176,9 +172,7 @@ def render_regrade(result: GradeRunResult, request: GradeRequest, deployment: st
         "or the reader is changed, `regrade: grader-refusals` grades a run again when its "
         "definition's digest changed; to grade them all again whatever changed:",
         "",
-        "```bash",
-        deployment_command(fixed, deployment),
-        "```",
+        fence(deployment_command(fixed, deployment), "bash"),
     ]
     return "\n".join(lines) + "\n"
 

@@ -1,18 +1,23 @@
 """Text from runs and users placed in markdown we write (artifacts, reports,
 CLI output): :func:`cell` for a table cell or running text, :func:`code` for
-a code span. docs/design.md, "One of each"."""
+a code span, :func:`fence` for a code block. docs/design.md, "One of each"."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["cell", "code"]
+__all__ = ["cell", "code", "fence"]
 
 # UTF-8 cannot carry a lone surrogate; CommonMark shows NUL as U+FFFD.
 _UNWRITABLE = re.compile("[\x00\ud800-\udfff]")
 # \ and | could end a table cell, ` open a code span, < open HTML.
 _ACTIVE = re.compile(r"([\\|`<])")
 _BACKTICKS = re.compile("`+")
+_LINE_END = re.compile("\r\n?")
+
+
+def _longest_run(text: str) -> int:
+    return max(map(len, _BACKTICKS.findall(text)), default=0)
 
 
 def _one_line(value: object) -> str:
@@ -38,6 +43,16 @@ def code(value: object) -> str:
     Backslashes show as typed. Not for table cells: a ``|`` in a code span
     still ends the cell there."""
     text = _one_line(value)
-    fence = "`" * (max(map(len, _BACKTICKS.findall(text)), default=0) + 1)
+    bar = "`" * (_longest_run(text) + 1)
     pad = " " if text[:1] == "`" or text[-1:] == "`" or not text else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    return f"{bar}{pad}{text}{pad}{bar}"
+
+
+def fence(value: object, info: str = "") -> str:
+    """``value`` as a fenced code block (``info`` naming its language, say
+    ``bash``), its lines as they are: the fence is three backticks, or one
+    more than the longest run of them in the text, so no line closes it
+    early. Line ends become ``\\n``; NUL and lone surrogates U+FFFD."""
+    text = _LINE_END.sub("\n", _UNWRITABLE.sub("\ufffd", str(value)))
+    bar = "`" * max(3, _longest_run(text) + 1)
+    return f"{bar}{info}\n{text}\n{bar}"
