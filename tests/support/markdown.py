@@ -12,10 +12,15 @@ PARSER = MarkdownIt("commonmark").enable("table")
 HOSTILE = ("a\\|b", "`x|y`", "<!--", "two\rlines\nhere")
 
 
+def as_written(text: str) -> str:
+    """``text`` as markdown can carry it: NUL (CommonMark's rule) and lone
+    surrogates (UTF-8's) as U+FFFD."""
+    return "".join("\ufffd" if c == "\x00" or "\ud800" <= c <= "\udfff" else c for c in text)
+
+
 def as_read(text: str) -> str:
     """What a reader should see of ``text`` on one line of markdown."""
-    replaced = "".join("\ufffd" if c == "\x00" or "\ud800" <= c <= "\udfff" else c for c in text)
-    return " ".join(replaced.split())
+    return " ".join(as_written(text).split())
 
 
 def shown(inline: Token) -> str:

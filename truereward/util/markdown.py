@@ -39,9 +39,8 @@ def code(value: object) -> str:
     """``value`` as one code span, on one line: fenced by one backtick more
     than its longest run of them, with a space inside each fence when it
     starts or ends with a backtick (CommonMark takes one off each end) or is
-    empty.
-    Backslashes show as typed. Not for table cells: a ``|`` in a code span
-    still ends the cell there."""
+    empty. Backslashes show as typed. Not for table cells: a ``|`` in a code
+    span still ends the cell there."""
     text = _one_line(value)
     bar = "`" * (_longest_run(text) + 1)
     pad = " " if text[:1] == "`" or text[-1:] == "`" or not text else ""
