@@ -6,6 +6,8 @@ from __future__ import annotations
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from .terminal import as_shown
+
 PARSER = MarkdownIt("commonmark").enable("table")
 #: Names that break a table or a code span written without care: a backslash
 #: before a pipe, pipes in a code span, HTML, line breaks.
@@ -19,8 +21,9 @@ def as_written(text: str) -> str:
 
 
 def as_read(text: str) -> str:
-    """What a reader should see of ``text`` on one line of markdown."""
-    return " ".join(as_written(text).split())
+    """What a reader should see of ``text`` on one line of markdown: each
+    whitespace run one space, what a terminal acts on as its escape."""
+    return as_shown(" ".join(text.split()))
 
 
 def shown(inline: Token) -> str:

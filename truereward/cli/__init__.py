@@ -22,6 +22,7 @@ from importlib import import_module
 from typing import Any
 
 from .._version import __version__
+from ..util.terminal import printable, printable_stream
 from .common import EXIT_INTERNAL, CliError
 
 __all__ = ["COMMANDS", "main"]
@@ -60,10 +61,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     _log_to_stderr(os.environ.get("TRUEREWARD_LOG_LEVEL", ""))
     previous = _stop_on_sigterm()
+    stdout = sys.stdout
+    # What runs wrote (a refusal's reason, a forged grade's text) reaches the
+    # terminal shown, never acted on (an ESC sequence clears the screen).
+    sys.stdout = printable_stream(stdout)
     try:
         status: int = args.run(args)
     except CliError as error:
-        print(f"truereward {args.command}: {error}", file=sys.stderr)
+        _say(f"truereward {args.command}: {error}")
         return error.status
     except KeyboardInterrupt as stop:
         return _stopped(args, stop)
@@ -75,16 +80,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:
         if os.environ.get("TRUEREWARD_DEBUG"):
             raise
-        print(
+        _say(
             f"truereward {args.command}: internal error: {type(error).__name__}: {error} "
-            "(set TRUEREWARD_DEBUG=1 for a traceback)",
-            file=sys.stderr,
+            "(set TRUEREWARD_DEBUG=1 for a traceback)"
         )
         return EXIT_INTERNAL
     finally:
+        sys.stdout = stdout
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     return status
+
+
+def _say(line: str) -> None:
+    """``line`` on stderr, :func:`~truereward.util.terminal.printable`."""
+    print(printable(line), file=sys.stderr)
 
 
 class Terminated(KeyboardInterrupt):
@@ -117,8 +127,11 @@ def _stopped(args: argparse.Namespace, stop: KeyboardInterrupt) -> int:
     name = " ".join(str(part) for part in (args.command, getattr(args, "action", None)) if part)
     try:
         sys.stderr.write(
-            f"truereward {name}: stopped by {number.name}: {how_far}; exit status {status}; "
-            "run the same command again to resume\n"
+            printable(
+                f"truereward {name}: stopped by {number.name}: {how_far}; exit status "
+                f"{status}; run the same command again to resume"
+            )
+            + "\n"
         )
         sys.stderr.flush()
     except (OSError, ValueError):

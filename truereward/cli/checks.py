@@ -31,6 +31,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..util.terminal import printable, printable_stream
 from .common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERNAL, EXIT_OK, CliError, number
 
 #: Report formats of ``score`` and ``compare``.
@@ -121,7 +122,7 @@ def _output(path: str | None) -> Iterator[TextIO]:
             return
         stream = io.TextIOWrapper(binary, encoding="utf-8", newline="\n")
         try:
-            yield stream
+            yield printable_stream(stream)  # as main() has it: no text a terminal acts on
             stream.flush()
         finally:
             stream.detach()
@@ -172,7 +173,7 @@ def _input(path: str) -> Iterator[Any]:
 
 def _tell(lines: list[str], count: int, what: str) -> None:
     for line in lines:
-        print(line, file=sys.stderr)
+        print(printable(line), file=sys.stderr)  # a case's text, as stdout shows it
     if count > len(lines):
         print(f"... and {count - len(lines)} more {what} (see the report)", file=sys.stderr)
 

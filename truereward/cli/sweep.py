@@ -25,7 +25,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..util.markdown import cell
+from ..util.markdown import cell, fence
+from ..util.terminal import printable
 from .common import EXIT_FAILED, EXIT_OK, CliError, json_or_text, number
 from .progress import Progress
 
@@ -317,6 +318,7 @@ def _runs(count: int, what: str = "") -> str:
 
 
 def run_retries(args: argparse.Namespace) -> int:
+    from ..sweeps.numbers import ABSENT, real
     from ..sweeps.retries import RetriesTally, RetryFilter, retried_runs
 
     source = _source(args.sweep, args)
@@ -339,7 +341,7 @@ def run_retries(args: argparse.Namespace) -> int:
             else:
                 out.write(f"{'RUN':<24} {'STATE':<10} {'REWARD':<6} {'ATTEMPTS':<8} HISTORY\n")
             for run in lines:
-                reward = "—" if run.reward is None else repr(run.reward)
+                reward = ABSENT if run.reward is None else real(run.reward)
                 if markdown:
                     out.write(
                         f"| {cell(run.run)} | {run.state} | {reward} | {len(run.attempts)} "
@@ -382,12 +384,16 @@ def run_retries(args: argparse.Namespace) -> int:
         out.write("}\n")
         return EXIT_OK
     out.write(f"\n{counts}\n")
-    fence = ("```bash\n", "```\n") if args.format == "markdown" else ("", "")
+
+    def commands(*lines: str) -> str:
+        text = "\n".join(lines)
+        return (fence(text, "bash") if args.format == "markdown" else text) + "\n"
+
     if tally.retryable:
         out.write(
             f"\nTo grade the {_runs(tally.retryable, 'still refused')} for the grader's reasons "
             "that grading again may heal, once the fault is fixed (each replaces the grade it "
-            f"finds):\n\n{fence[0]}{deployment}\n{local}\n{fence[1]}"
+            f"finds):\n\n{commands(deployment, local)}"
         )
         if note:
             out.write(f"({note})\n")
@@ -398,7 +404,7 @@ def run_retries(args: argparse.Namespace) -> int:
             "first (each line says what to change); grading them again as they are adds "
             "an identical attempt. regrade grader-refusals grades one again once its "
             "task definition or reader changed; to grade them all again whatever changed:\n\n"
-            f"{fence[0]}{fixed[0]}\n{fixed[1]}\n{fence[1]}"
+            f"{commands(fixed[0], fixed[1])}"
         )
         if fixed[2]:
             out.write(f"({fixed[2]})\n")
@@ -474,19 +480,18 @@ def _write_output(path: str, text: str) -> None:
     not at all: a temporary file in the same directory, flushed to disk,
     then moved over ``path`` with ``os.replace``. :class:`CliError` naming
     the path when it cannot be written (no temporary file is left)."""
-    data = text.encode("utf-8")
     if path == "-":
         sys.stdout.flush()
         binary = getattr(sys.stdout, "buffer", None)
         if binary is None:  # a text-only stream put in place by the caller
             sys.stdout.write(text)
-        else:
-            binary.write(data)
+        else:  # bytes pass main()'s printable stdout: the text is made printable here
+            binary.write(printable(text).encode("utf-8"))
             binary.flush()
         return
     from ..util.atomic import write_whole
 
     try:
-        write_whole(path, data)
+        write_whole(path, text.encode("utf-8"))
     except OSError as error:
         raise CliError(f"--output {path}: cannot write: {error.strerror or error}") from None

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from .terminal import printable
+
 __all__ = ["cell", "code", "fence"]
 
 # UTF-8 cannot carry a lone surrogate; CommonMark shows NUL as U+FFFD.
@@ -22,8 +24,10 @@ def _longest_run(text: str) -> int:
 
 def _one_line(value: object) -> str:
     """``str(value)`` on one line: each whitespace run (line breaks, tabs)
-    one space, the ends trimmed, NUL and lone surrogates U+FFFD."""
-    return " ".join(_UNWRITABLE.sub("\ufffd", str(value)).split())
+    one space, the ends trimmed, and what a terminal acts on (ESC, NUL, the
+    bidirectional controls, lone surrogates) escaped by
+    :func:`~truereward.util.terminal.printable`."""
+    return printable(" ".join(str(value).split()))
 
 
 def cell(value: object) -> str:
@@ -31,7 +35,8 @@ def cell(value: object) -> str:
     ``\\``, ``|``, a backtick and ``<`` backslash-escaped, so it can neither
     end its cell or row nor open a code span or HTML, and reads as typed.
     Emphasis and link marks (``*``, ``_``, ``[``) are left alone: they can
-    change how the text looks, never the table's shape."""
+    change how the text looks, never the table's shape. Control characters
+    read as their ``\\uXXXX`` escapes."""
     return _ACTIVE.sub(r"\\\1", _one_line(value))
 
 
