@@ -76,6 +76,17 @@ def test_only_grader_faults_and_transient_publish_failures_are_retried() -> None
     assert pickle.loads(pickle.dumps(PublishRetry([("r1", "x")]))).failures == [("r1", "x")]
 
 
+def test_a_refusal_logged_by_a_task_is_shown_never_acted_on() -> None:
+    # The worker prints its flow runs' logs on its terminal.
+    from truereward.prefect.tasks import _reason
+    from truereward.record.refusal import refusal
+
+    told = _reason(
+        [refusal("GRADER_TIMEOUT", "\x1b[2J\u202eslow"), refusal("EVIDENCE_UNREADABLE", "x")]
+    )
+    assert told == "GRADER_TIMEOUT (grader): \\u001b[2J\\u202eslow; EVIDENCE_UNREADABLE (grader): x"
+
+
 def test_grading_and_truereward_do_not_import_prefect() -> None:
     script = (
         "import sys, truereward, truereward.grading, truereward.prefect\n"

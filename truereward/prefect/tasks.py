@@ -23,6 +23,7 @@ from ..grading.progress import ChunkProgress, PublishProgress, retry_delays
 from ..grading.reading import RunReading
 from ..grading.steps import GradedRun, PublishedRun, fold_reading
 from ..record.refusal import Refusal
+from ..util.terminal import printable
 from .carry import Carry
 from .lifeline import halt_for
 from .retry import GraderFault, PublishRetry, retry_transient
@@ -149,8 +150,11 @@ def read_attempt(chunk: Chunk) -> ChunkReadings | State[ChunkReadings]:
 
 
 def _reason(refusals: Iterable[Refusal]) -> str:
-    """``CODE (blame): why`` for each refusal."""
-    return "; ".join(f"{item.code} ({item.blame.value}): {item.why}" for item in refusals)
+    """``CODE (blame): why`` for each refusal, :func:`printable` (a worker
+    prints its flow runs' logs on its terminal)."""
+    return "; ".join(
+        f"{item.code} ({item.blame.value}): {printable(item.why)}" for item in refusals
+    )
 
 
 def fold_chunk(readings: ChunkReadings) -> ChunkGrades:
