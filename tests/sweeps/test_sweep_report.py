@@ -27,6 +27,7 @@ from tests.support.graded_sweeps import (
 )
 from tests.support.markdown import table_rows
 from tests.support.sweeps import make_sweep
+from tests.support.terminal import acted_on
 from truereward.cli import main
 from truereward.grading import GradeRequest, grade_request
 from truereward.sweeps import (
@@ -50,7 +51,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
 EVIL_RUN = "<script>alert('run')</script>&\"q\""
-EVIL_WHY = '<img src=x onerror=alert(1)> & "it\'s" </td></tr>'
+EVIL_WHY = '<img src=x onerror=alert(1)> & "it\'s" </td></tr> \x1b[2J\u202eevil'
 
 
 # --- Reading a page back ------------------------------------------------------------
@@ -273,6 +274,9 @@ def test_text_from_grades_is_escaped_in_text_and_attributes():
     assert "alert" not in text  # the run ids and reasons are in code and why elements ...
     raw = re.sub(r"<[^>]+>", "", page_text)
     assert raw.count("&lt;img src=x onerror=alert(1)&gt;") >= 2  # ... shown as text
+    # An escape sequence or a bidi override in a reason is shown, never acted on.
+    assert not any(map(acted_on, page_text))
+    assert raw.count("\\u001b[2J\\u202eevil") >= 2
 
 
 def test_absent_values_are_dashes_never_zero():

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from html import escape
 
 from ..evaluate.distribution import DistributionDelta
+from ..util.terminal import printable
 from .charts import Bar, bar_chart
 from .comparison import NoReward, RewardChange, SweepComparison
 from .numbers import ABSENT, real
@@ -74,7 +75,8 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 
 
 def _e(text: str) -> str:
-    return escape(text, quote=True)
+    # printable: a bidi override in a run's text would reorder its cell.
+    return escape(printable(text), quote=True)
 
 
 def _num(metric: str, value: int | float | None, *, signed: bool = False) -> str:
