@@ -126,12 +126,9 @@ def _stopped(args: argparse.Namespace, stop: KeyboardInterrupt) -> int:
     how_far = progress.stopped() if progress is not None else "nothing was written"
     name = " ".join(str(part) for part in (args.command, getattr(args, "action", None)) if part)
     try:
-        sys.stderr.write(
-            printable(
-                f"truereward {name}: stopped by {number.name}: {how_far}; exit status "
-                f"{status}; run the same command again to resume"
-            )
-            + "\n"
+        _say(
+            f"truereward {name}: stopped by {number.name}: {how_far}; exit status {status}; "
+            "run the same command again to resume"
         )
         sys.stderr.flush()
     except (OSError, ValueError):
